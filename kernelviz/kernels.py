@@ -32,6 +32,14 @@ from sklearn.neighbors import kneighbors_graph
 from . import partitions as _partitions
 from .partitions import validate_points
 
+#: Largest exponent whose exp is a finite float64.
+_LOG_MAX = float(np.log(np.finfo(np.float64).max))
+
+_OVERFLOW_MESSAGE = (
+    "Kernel values overflow float64: the normaliser det(Σx+Σy)^(−½) is too large for this data. "
+    "Use normalize='unit' (divides the kernel by one constant) or scale the data."
+)
+
 #: Lifted-feature path (one matrix product for the whole Gram) is used while the lifted
 #: dimension k·(d² + d + 1) stays below this; above it the block path is cheaper.
 _MAX_LIFTED_DIM = 160
@@ -82,16 +90,12 @@ class GammaFamily:
     def gram(self, gamma, out=None):
         """K_γ = n ⊙ exp(−γ D)."""
         gamma = _check_gamma(gamma)
+        if np.max(self.log_n) > _LOG_MAX:      # K ≤ n, so only the normaliser can overflow
+            raise ValueError(_OVERFLOW_MESSAGE)
         K = np.multiply(self.D, -gamma, out=out)
         if not (np.isscalar(self.log_n) and self.log_n == 0.0):
             K += self.log_n
-        np.exp(K, out=K)
-        if not np.all(np.isfinite(K)):
-            raise ValueError(
-                "Kernel values overflow float64: the normaliser is too large for this data. "
-                "Use normalize='unit' (divides the kernel by a constant) or scale the data."
-            )
-        return K
+        return np.exp(K, out=K)
 
 
 # ----------------------------------------------------------------------------- base class
@@ -299,17 +303,13 @@ def _cluster_gamma_family(Xc, Yc, cx, cy, precisions, log_norm, same):
 
 
 def _cluster_gram(Xc, Yc, cx, cy, precisions, log_norm, gamma, same):
+    if log_norm.max() > _LOG_MAX:
+        raise ValueError(_OVERFLOW_MESSAGE)
     # The exponent comes out of one fused pass, then one exp: cheaper than D, then n·exp(−γD).
     E = _cluster_quadratic(Xc, Yc, cx, cy, precisions, -gamma, log_norm, same)
     # Rounding in the expanded form can leave −γD a hair above 0; K(x, y) ≤ n_ij always.
     np.minimum(E, log_norm.max(), out=E)
-    np.exp(E, out=E)
-    if not np.all(np.isfinite(E)):
-        raise ValueError(
-            "Kernel values overflow float64: the normaliser det(Σx+Σy)^(−½) is too large for this data. "
-            "Use normalize='unit' or scale the data."
-        )
-    return E
+    return np.exp(E, out=E)
 
 
 def cluster_gaussian_gram(X, Y, x_clusters, y_clusters, covariances, gamma):
