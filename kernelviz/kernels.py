@@ -741,6 +741,15 @@ def lppk(A, B):
     d = A.means.shape[1]
     if B.means.shape[1] != d:
         raise ValueError(f"Units live in {d} and {B.means.shape[1]} dimensions.")
+    if not A.shared and not B.shared:
+        # Cluster against cluster: all pairs at once with stacked Cholesky factors.
+        S = A.covariances[:, None] + B.covariances[None, :]
+        L = np.linalg.cholesky(S)
+        diff = (A.means[:, None, :] - B.means[None, :, :])[..., None]
+        z = np.linalg.solve(L, diff)[..., 0]
+        log_det = 2.0 * np.log(np.diagonal(L, axis1=-2, axis2=-1)).sum(-1)
+        out = np.exp(-0.5 * ((z**2).sum(-1) + d * np.log(2 * np.pi) + log_det))
+        return out * A.weights[:, None] * B.weights[None, :]
     out = np.empty((len(A), len(B)))
     for rows, Sa in A.groups():
         for cols, Sb in B.groups():
