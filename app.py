@@ -1,0 +1,1270 @@
+"""kernelviz — the Streamlit app: page glue between the sidebar, the URL and the package.
+
+Every computation lives in ``kernelviz`` (data, partitions, kernels, evaluation) and every
+figure in ``kernelviz.figures``; the settings table and its URL round trip live in
+``kernelviz.state``. This file wires them together, caches the expensive steps on their
+inputs, and keeps errors on the page as readable messages.
+
+Run it with ``streamlit run app.py`` (or ``kernelviz app``).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import io
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import kernelviz as kv
+from kernelviz import figures as fg
+from kernelviz import state as kvstate
+
+st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
+                   initial_sidebar_state="expanded")
+
+#: Kernels whose definition uses the partition / mixture shown in the Partition view.
+PARTITION_KERNELS = ("ckrbf", "ckrbf-radial", "gmm", "rwm")
+#: Kernels whose value changes with the CkRBF scale switch.
+SCALED_KERNELS = ("ckrbf", "ckrbf-radial")
+#: Models of kv.models that are SVMs underneath, so their f = ±1 lines are margins.
+SVM_MODELS = ("mkRBF", "SCM", "CKSVMNDA")
+#: libsvm iteration cap for the interactive fits: a badly scaled kernel stops here instead of hanging.
+SVM_MAX_ITER = 200_000
+#: Largest γ-free matrix (points × training points) kept in the cache per kernel; beyond it the
+#: decision function is evaluated in blocks instead (a 70 × 70 grid against 5000 points would
+#: otherwise hold 200 MB per matrix).
+FAMILY_MAX_ENTRIES = 3_000_000
+#: Resolution (cells along the longer side) of the grids behind the 2-D maps.
+BOUNDARY_RESOLUTION = 70
+SIMILARITY_RESOLUTION = 80
+PARTITION_RESOLUTION = 90
+#: The Kernel matrix view shows at most this many points (an evenly spaced subsample).
+GRAM_MAX_POINTS = 300
+DRAW_RANGE = (-3.0, 3.0)
+DRAW_LABELS = {"class +1": 1.0, "class −1": -1.0, "unlabeled": 0.0}
+
+
+# ============================================================================ state and URL
+
+def _widget_keys_of_generator(generator: str) -> dict[str, str]:
+    return {p: f"gp:{generator}:{p}" for p in kv.data.GENERATORS.get(generator, {})}
+
+
+def init_state() -> None:
+    """First run of a session: settings from the URL (defaults where absent or unreadable)."""
+    if st.session_state.get("_initialised"):
+        return
+    values, problems = kvstate.parse(st.query_params.to_dict())
+    for name, value in values.items():
+        st.session_state[name] = value
+    generator = values["generator"]
+    defaults = kv.data.GENERATORS.get(generator, {})
+    for param, key in _widget_keys_of_generator(generator).items():
+        st.session_state[key] = type(defaults[param])(values["gen_params"].get(param, defaults[param]))
+    st.session_state["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
+    st.session_state["_flash"] = list(problems)
+    st.session_state["_pending"] = {}
+    st.session_state["_last_good"] = {}
+    st.session_state["_initialised"] = True
+
+
+# Widgets drawn on every completed run (the view switcher and the sidebar's unconditional
+# controls). They must NOT be written back in carry_over_state: a script-side write makes
+# Streamlit push the run's (older) value to the browser, which loses slider steps that
+# the user made while the view was computing.
+ALWAYS_DRAWN = frozenset({"view", "source", "scaling", "label_how", "test_fraction", "partition", "n_components",
+                          "partition_seed", "kernels", "models", "log_gamma", "log_C", "normalize"})
+
+
+def carry_over_state() -> None:
+    """Apply values queued by the previous run, and keep every setting alive.
+
+    Streamlit forgets a widget's value when the widget is not drawn in a completed run;
+    writing each such setting back to itself keeps the settings of views that are not open.
+    """
+    pending = st.session_state["_pending"]
+    for name, value in pending.items():
+        st.session_state[name] = value
+    pending.clear()
+    for key in list(st.session_state.keys()):
+        if key in ALWAYS_DRAWN:
+            continue
+        if key in kvstate.BY_NAME or str(key).startswith("gp:"):
+            st.session_state[key] = st.session_state[key]
+
+
+def current_settings() -> dict:
+    values = {name: st.session_state.get(name, s.default) for name, s in kvstate.BY_NAME.items()}
+    generator = values["generator"]
+    defaults = kv.data.GENERATORS.get(generator, {})
+    gen_params = {}
+    for param, key in _widget_keys_of_generator(generator).items():
+        value = st.session_state.get(key, defaults[param])
+        if value != defaults[param]:
+            gen_params[param] = value
+    values["gen_params"] = gen_params
+    values["points"] = st.session_state.get("points")
+    return values
+
+
+def queue_and_rerun(values: dict, message: str | None = None) -> None:
+    """Set widget-backed settings on the next run (they cannot change after their widget is drawn)."""
+    st.session_state["_pending"].update(values)
+    if message:
+        st.session_state["_flash"].append(message)
+    st.rerun()
+
+
+def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> None:
+    """An impossible setting: say why, and go back to the last settings that worked.
+
+    Falls through (the caller shows the error in place) when there is nothing different
+    to go back to, so a failure can never loop.
+    """
+    last_good = st.session_state["_last_good"].get(stage)
+    if last_good:
+        restore = {n: last_good[n] for n in names if n in last_good and not _same(st.session_state.get(n), last_good[n])}
+        if restore:
+            shown = ", ".join(f"{n} = {_show(v)}" for n, v in restore.items())
+            queue_and_rerun(restore, f"{error} — restored {shown}.")
+
+
+def remember_good(stage: str, names: tuple[str, ...]) -> None:
+    st.session_state["_last_good"][stage] = {n: copy.deepcopy(st.session_state.get(n)) for n in names}
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return list(a) == list(b)
+    return a == b
+
+
+def _show(value) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+
+def write_url(values: dict) -> None:
+    query = kvstate.encode(values)
+    if query != st.query_params.to_dict():
+        st.query_params.from_dict(query)
+
+
+DATA_SETTINGS = ("source", "generator", "data_seed", "sample", "label_how", "label_fraction", "label_per_class",
+                 "label_seed", "scaling", "fit_on", "test_fraction")
+PARTITION_SETTINGS = ("partition", "n_components", "partition_seed", "vi_prior_type", "vi_alpha0", "vi_beta0", "vi_w0")
+MODEL_SETTINGS = ("kernels", "log_gamma", "log_C", "normalize")
+
+
+# ============================================================================ data
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def generated(kind: str, params: tuple, seed: int) -> kv.data.Dataset:
+    X, y = kv.data.make(kind, random_state=seed, **dict(params))
+    return kv.data.Dataset(X, y, name=kind)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def bundled(name: str) -> kv.data.Dataset:
+    if name == "iris-2class":
+        from sklearn.datasets import load_iris
+
+        iris = load_iris()
+        keep = iris.target < 2
+        return kv.data.Dataset(iris.data[keep], iris.target[keep].astype(float), name="iris-2class",
+                               feature_names=[f.replace(" (cm)", "") for f in iris.feature_names])
+    return kv.data.load(name)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def uploaded(digest: str, file_name: str, _raw: bytes) -> kv.data.Dataset:
+    stem = file_name.rsplit(".", 1)[0] or "upload"
+    return kv.data.read(_raw, name=stem)
+
+
+class NoDataYet(ValueError):
+    """The chosen source has nothing yet (no file uploaded, no point drawn): not an error of the user."""
+
+
+def drawn_dataset(points: np.ndarray) -> kv.data.Dataset:
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    if len(points) == 0:
+        raise NoDataYet("No points drawn yet: click on the canvas in the Data view to add some.")
+    y = np.where(points[:, 2] == 0, kv.data.UNLABELED, points[:, 2])
+    return kv.data.Dataset(points[:, :2], y, name="drawn")
+
+
+def handle_upload() -> None:
+    """Read a newly uploaded file; a bad one leaves the previous data in place."""
+    file = st.session_state.get("uploader")
+    if file is None:
+        return
+    raw = file.getvalue()
+    digest = hashlib.sha1(raw).hexdigest()
+    if st.session_state.get("_upload_digest") == digest:
+        return
+    st.session_state["_upload_digest"] = digest
+    try:
+        ds = uploaded(digest, file.name, raw)
+        if ds.d < 2:
+            raise ValueError(f"{file.name!r} has a single feature; kernelviz works in the plane and needs at least two.")
+        if ds.y is None or len(ds.classes) < 2:
+            raise ValueError(f"{file.name!r} has fewer than two classes among its labels; an SVM needs two.")
+    except Exception as err:  # noqa: BLE001 - any failure to read a user's file is shown, never raised
+        st.session_state["_flash"].append(f"Could not use {file.name!r}: {err} The previous data are kept.")
+        return
+    st.session_state["_upload"] = (digest, file.name, raw)
+
+
+def raw_dataset(values: dict) -> kv.data.Dataset:
+    source = values["source"]
+    if source == "generator":
+        return generated(values["generator"], tuple(sorted(values["gen_params"].items())), values["data_seed"])
+    if source == "sample":
+        return bundled(values["sample"])
+    if source == "upload":
+        if "_upload" not in st.session_state:
+            raise NoDataYet("No file uploaded yet: choose a CSV or LIBSVM file in the sidebar.")
+        return uploaded(*st.session_state["_upload"])
+    return drawn_dataset(values["points"])
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The data as every view needs it.
+
+    ``X_model`` is what kernels and partitions see; ``X_view`` what plots show (the same
+    for 2-D data; a PCA projection for d > 2). With ``fit_on == "full"`` the model works
+    in all d features and points of the plane are mapped back through the PCA.
+    """
+
+    name: str
+    key: str
+    X_raw: np.ndarray          # the features as loaded, for downloads
+    X_model: np.ndarray
+    X_view: np.ndarray
+    y: np.ndarray              # UNLABELED where a label is hidden or unknown
+    y_true: np.ndarray         # the labels before any were hidden (UNLABELED where unknown)
+    train: np.ndarray          # bool: labeled points the SVM trains on
+    test: np.ndarray           # bool: labeled points held out
+    classes: np.ndarray
+    feature_names: tuple
+    d: int
+    pca_mean: np.ndarray | None
+    pca_components: np.ndarray | None
+    explained: np.ndarray | None
+    fit_on: str
+
+    @property
+    def labeled(self) -> np.ndarray:
+        return self.train | self.test
+
+    @property
+    def unlabeled(self) -> np.ndarray:
+        return ~self.labeled
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """Points whose label exists but was hidden: the semi-supervised score is measured on them."""
+        return self.unlabeled & (self.y_true != kv.data.UNLABELED)
+
+    @property
+    def projected(self) -> bool:
+        return self.pca_components is not None
+
+    def to_model(self, plane_points: np.ndarray) -> np.ndarray:
+        if self.projected and self.fit_on == "full":
+            return self.pca_mean + plane_points @ self.pca_components
+        return plane_points
+
+    def view_gaussians(self, means: np.ndarray, covariances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Means and covariances of the model space as seen in the plot plane."""
+        if self.projected and self.fit_on == "full":
+            P = self.pca_components
+            return (means - self.pca_mean) @ P.T, np.einsum("ij,kjl,ml->kim", P, covariances, P)
+        return means, covariances
+
+    @property
+    def axis_titles(self) -> tuple[str, str]:
+        if self.projected:
+            return tuple(f"PC{i + 1} ({100 * self.explained[i]:.0f}% of variance)" for i in range(2))
+        return tuple(self.feature_names[:2])
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def prepare(ds_key: str, _ds: kv.data.Dataset, scaling: str, fit_on: str, label_how: str, label_value: float,
+            label_seed: int, test_fraction: float) -> Prepared:
+    X = kv.data.scale(_ds.X, scaling)
+    y = _ds.y if _ds.y is not None else np.full(_ds.n, kv.data.UNLABELED)
+    if _ds.d < 2:
+        raise ValueError("kernelviz works in the plane and needs at least two features.")
+    pca_mean = pca_components = explained = None
+    X_view = X
+    if _ds.d > 2:
+        from sklearn.decomposition import PCA  # imported on use: the first page must not wait for scikit-learn
+
+        pca = PCA(n_components=2, random_state=0).fit(X)
+        X_view = pca.transform(X)
+        pca_mean, pca_components, explained = pca.mean_, pca.components_, pca.explained_variance_ratio_
+    X_model = X_view if (_ds.d > 2 and fit_on == "projection") else X
+    y_true = y
+    keep = kv.data.select_labeled(y, label_how, None if label_how == "all" else label_value, X=X_model,
+                                  random_state=label_seed)
+    y = kv.data.hide_labels(y, keep)
+    labeled = y != kv.data.UNLABELED
+    test = holdout(y, labeled, test_fraction, label_seed)
+    train = labeled & ~test
+    classes = np.unique(y[labeled])
+    key = hashlib.sha1(b"".join([X_model.tobytes(), y.tobytes(), train.tobytes(), ds_key.encode()])).hexdigest()[:16]
+    return Prepared(_ds.name, key, _ds.X, X_model, X_view, y, y_true, train, test, classes, tuple(_ds.feature_names), _ds.d,
+                    pca_mean, pca_components, explained, fit_on)
+
+
+def holdout(y: np.ndarray, labeled: np.ndarray, fraction: float, seed: int) -> np.ndarray:
+    """Stratified test mask: about ``fraction`` of each class's labeled points, never a
+    class's last training point (a class with one labeled point stays in training)."""
+    rng = np.random.default_rng(seed)
+    test = np.zeros(len(y), dtype=bool)
+    if fraction <= 0:
+        return test
+    for label in np.unique(y[labeled]):
+        members = np.flatnonzero(labeled & (y == label))
+        n_test = min(int(round(fraction * len(members))), len(members) - 1)
+        if n_test > 0:
+            test[rng.choice(members, n_test, replace=False)] = True
+    return test
+
+
+def dataset_key(values: dict) -> str:
+    source = values["source"]
+    if source == "generator":
+        return f"gen:{values['generator']}:{sorted(values['gen_params'].items())}:{values['data_seed']}"
+    if source == "sample":
+        return f"sample:{values['sample']}"
+    if source == "upload":
+        return f"upload:{st.session_state['_upload'][0]}"
+    return "drawn:" + hashlib.sha1(np.asarray(values["points"], dtype=float).tobytes()).hexdigest()
+
+
+def load_prepared(values: dict) -> Prepared:
+    """The current data, prepared; on failure the last data that worked, with an error on top."""
+    try:
+        ds = raw_dataset(values)
+        label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
+        prep = prepare(dataset_key(values), ds, values["scaling"], values["fit_on"], values["label_how"],
+                       float(label_value), values["label_seed"], values["test_fraction"])
+    except NoDataYet as err:
+        previous = st.session_state.get("_last_good_data")
+        if previous is None or (values["source"] == "drawn" and values["view"] == "data"):
+            raise
+        st.info(f"{err} Meanwhile the views show the previous data ({previous.name}).")
+        return previous
+    except ValueError as err:
+        fail_and_restore("data", DATA_SETTINGS, err)
+        previous = st.session_state.get("_last_good_data")
+        if previous is None:
+            raise
+        st.error(f"{err} Showing the last data that worked ({previous.name}).")
+        return previous
+    st.session_state["_last_good_data"] = prep
+    remember_good("data", DATA_SETTINGS)
+    return prep
+
+
+# ============================================================================ partition and kernels
+
+def partition_params(values: dict) -> dict:
+    if values["partition"] != "vi":
+        return {}
+    params = {"weight_concentration_prior_type": values["vi_prior_type"],
+              "weight_concentration_prior": values["vi_alpha0"], "mean_precision_prior": values["vi_beta0"]}
+    if values["vi_w0"] > 0:
+        params["covariance_prior"] = values["vi_w0"]
+    return params
+
+
+def partition_key(values: dict) -> tuple:
+    return (values["partition"], values["n_components"], values["partition_seed"],
+            tuple(sorted(partition_params(values).items())))
+
+
+def backend_key() -> int:
+    """Changes whenever Streamlit re-imports ``kernelviz`` after a source edit, so objects
+    cached from the old modules never meet the new classes (``isinstance`` would fail)."""
+    return id(kv.partitions)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def fit_partition(data_key: str, part_key: tuple, backend: int, _X: np.ndarray):
+    method, n_components, seed, params = part_key
+    if n_components > len(_X):
+        raise ValueError(f"More clusters ({n_components}) than points ({len(_X)}): choose at most {len(_X)} clusters.")
+    return kv.partitions.fit(method, _X, n_components=n_components, random_state=seed, **dict(params))
+
+
+def current_partition(prep: Prepared, values: dict):
+    try:
+        with st.spinner("Fitting the partition …"):
+            part = fit_partition(prep.key, partition_key(values), backend_key(), prep.X_model)
+    except ValueError as err:
+        fail_and_restore("partition", PARTITION_SETTINGS, err)
+        raise
+    remember_good("partition", PARTITION_SETTINGS)
+    return part
+
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def fitted_kernel(name: str, data_key: str, part_key: tuple, normalize: str, backend: int, _X: np.ndarray,
+                  _partition):
+    """The kernel's unsupervised part fitted on every point (labels are never used)."""
+    params = {}
+    if name in PARTITION_KERNELS:
+        params["partition"] = _partition
+    if name in SCALED_KERNELS:
+        params["normalize"] = normalize
+    return kv.kernels.make(name, gamma=1.0, **params).fit(_X)
+
+
+def kernel_key(name: str, values: dict) -> tuple:
+    """What a kernel's fitted state depends on besides the data (so a γ change reuses it)."""
+    part = partition_key(values) if name in PARTITION_KERNELS else None
+    return part, (values["normalize"] if name in SCALED_KERNELS else None)
+
+
+def get_kernel(name: str, prep: Prepared, values: dict, partition):
+    part_key, normalize = kernel_key(name, values)
+    return fitted_kernel(name, prep.key, part_key, normalize, backend_key(), prep.X_model, partition)
+
+
+def at_gamma(kernel, gamma: float):
+    """A shallow copy at another γ: the cached kernel's fitted state is shared, never mutated."""
+    return copy.copy(kernel).set_params(gamma=gamma)
+
+
+@st.cache_resource(show_spinner=False, max_entries=24)
+def gamma_families(name: str, data_key: str, kkey: tuple, grid_key: tuple, _kernel, _prep: Prepared, _grid_model):
+    """γ-free parts (D, log n) of the Gram matrices a boundary panel needs, computed once per
+    data/partition: a γ change then costs one ``exp`` per matrix."""
+    X_train = _prep.X_model[_prep.train]
+    families = {"train": _kernel.gamma_family(X_train)}
+    for part, points in (("grid", _grid_model), ("test", _prep.X_model[_prep.test]),
+                         ("hidden", _prep.X_model[_prep.hidden])):
+        small = 0 < len(points) * len(X_train) <= FAMILY_MAX_ENTRIES
+        families[part] = _kernel.gamma_family(points, X_train) if small else None
+    return families
+
+
+def _fit_svm(K_train: np.ndarray, y_train: np.ndarray, C: float):
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        clf = SVC(kernel="precomputed", C=C, max_iter=SVM_MAX_ITER).fit(K_train, y_train)
+    return clf, any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def _against_support(K_sv: np.ndarray, sv: np.ndarray, n_train: int) -> np.ndarray:
+    """Rows of a precomputed test Gram holding only the support-vector columns (libsvm
+    reads no other column; the zeros stand in for the rest)."""
+    K = np.zeros((len(K_sv), n_train))
+    K[:, sv] = K_sv
+    return K
+
+
+@st.cache_resource(show_spinner=False, max_entries=96)
+def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float, log_C: float,
+                   _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
+    gamma, C = 10.0 ** log_gamma, 10.0 ** log_C
+    X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
+    grid_model = _prep.to_model(_grid.points)
+    start = time.perf_counter()
+    if _kernel.gamma_convertible:
+        families = gamma_families(name, data_key, kkey, grid_key, _kernel, _prep, grid_model)
+        K_train = families["train"].gram(gamma)
+    else:
+        K_train = at_gamma(_kernel, gamma)(X_train)
+    clf, capped = _fit_svm(K_train, y_train, C)
+    fit_seconds = time.perf_counter() - start
+    sv = clf.support_
+
+    def against_support(part: str, points: np.ndarray) -> np.ndarray | None:
+        if len(points) == 0:
+            return None
+        family = families.get(part) if _kernel.gamma_convertible else None
+        if family is not None:
+            log_n = family.log_n if np.isscalar(family.log_n) else family.log_n[:, sv]
+            K_sv = kv.kernels.GammaFamily(family.D[:, sv], log_n).gram(gamma)
+        else:  # large data: evaluated block by block against the support vectors only
+            K_sv = kv.kernels.apply_in_chunks(at_gamma(_kernel, gamma), points, X_train[sv], lambda K: K)
+        return _against_support(K_sv, sv, len(X_train))
+
+    def accuracy(part: str, mask: np.ndarray, labels: np.ndarray) -> float | None:
+        K = against_support(part, _prep.X_model[mask])
+        return None if K is None else float(np.mean(clf.predict(K) == labels[mask]))
+
+    K_grid = against_support("grid", grid_model)
+    multiclass = len(clf.classes_) > 2
+    values = np.searchsorted(clf.classes_, clf.predict(K_grid)) if multiclass else clf.decision_function(K_grid)
+    return fg.BoundaryPanel(
+        name=name, values=values, classes=list(clf.classes_), X_train=_prep.X_view[_prep.train], y_train=y_train,
+        X_test=_prep.X_view[_prep.test], y_test=_prep.y[_prep.test], support=sv,
+        dual=np.abs(clf.dual_coef_).max(axis=0), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
+        test_accuracy=accuracy("test", _prep.test, _prep.y),
+        hidden_accuracy=accuracy("hidden", _prep.hidden, _prep.y_true),
+        fit_seconds=fit_seconds, multiclass=multiclass,
+        note="libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
+                _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
+    """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ and C, on the same grid."""
+    cls = kv.models.MODELS[name][0]
+    accepted = cls().get_params()
+    params = {"gamma": 10.0 ** log_gamma, "C": 10.0 ** log_C, "random_state": seed}
+    model = cls(**{k: v for k, v in params.items() if k in accepted})
+    X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
+    X_test, y_test = _prep.X_model[_prep.test], _prep.y[_prep.test]
+    X_unlabeled = _prep.X_model[_prep.unlabeled]
+    start = time.perf_counter()
+    model.fit(X_train, y_train, X_unlabeled=X_unlabeled if len(X_unlabeled) else None)
+    fit_seconds = time.perf_counter() - start
+    multiclass = len(model.classes_) > 2
+    if multiclass:
+        values = np.searchsorted(model.classes_, fg.evaluate_in_chunks(model.predict, _prep.to_model(_grid.points)))
+    else:
+        values = fg.evaluate_in_chunks(model.decision_function, _prep.to_model(_grid.points))
+    note = f"worst-case accuracy bound α = {model.alpha_:.2f}" if hasattr(model, "alpha_") else ""
+    return fg.BoundaryPanel(
+        name=name, values=values, classes=list(model.classes_), X_train=_prep.X_view[_prep.train], y_train=y_train,
+        X_test=_prep.X_view[_prep.test], y_test=y_test,
+        train_accuracy=float(np.mean(model.predict(X_train) == y_train)),
+        test_accuracy=float(np.mean(model.predict(X_test) == y_test)) if len(X_test) else None,
+        hidden_accuracy=(float(np.mean(model.predict(_prep.X_model[_prep.hidden]) == _prep.y_true[_prep.hidden]))
+                         if _prep.hidden.any() else None),
+        fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS, note=note)
+
+
+def kernel_diagonal(kernel, points: np.ndarray, block: int = 256) -> np.ndarray:
+    """k(p, p) for every point, from small diagonal blocks (the kernel API has no diagonal call)."""
+    return np.concatenate([np.diag(kernel(points[i:i + block])) for i in range(0, len(points), block)])
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float,
+                     reference: tuple, _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.SimilarityPanel:
+    gamma = 10.0 ** log_gamma
+    k = at_gamma(_kernel, gamma)
+    grid_model = _prep.to_model(_grid.points)
+    ref = _prep.to_model(np.asarray([reference], dtype=float))
+    k_gr = kv.kernels.apply_in_chunks(k, grid_model, ref, lambda K: K[:, 0])
+    k_rr = float(k(ref)[0, 0])
+    k_gg = kernel_diagonal(k, grid_model)
+    dis, sim = fg.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)
+    means = covs = None
+    note = ""
+    if name in ("ckrbf", "ckrbf-radial"):
+        means, covs = _kernel.partition_.means_, _kernel.covariances_
+    elif name in ("gmm", "rwm"):
+        means, covs = _kernel.partition_.means_, _kernel.partition_.covariances_
+    elif name == "mrbf":
+        means, covs = _prep.X_model.mean(axis=0, keepdims=True), np.cov(_prep.X_model.T)[None]
+        note = "data covariance"
+    if means is not None:
+        means, covs = _prep.view_gaussians(means, covs)
+    return fg.SimilarityPanel(name, dis, sim, means, covs, note)
+
+
+# ============================================================================ grid search
+
+@st.cache_resource(show_spinner=False)
+def grid_store() -> dict:
+    """Finished grid searches, keyed on everything they depend on (shared across reruns)."""
+    return {}
+
+
+def grid_axes(values: dict) -> tuple[np.ndarray, np.ndarray]:
+    steps = values["grid_steps"]
+    return (np.linspace(*values["grid_log_C"], steps), np.linspace(*values["grid_log_gamma"], steps))
+
+
+def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
+    part, normalize = kernel_key(name, values)
+    return (name, prep.key, part, normalize, backend_key(), tuple(values["grid_log_C"]), tuple(values["grid_log_gamma"]),
+            values["grid_steps"], values["cv"], values["cv_seed"])
+
+
+def grid_kernel_params(name: str, values: dict, partition) -> dict:
+    """The grid's kernels use the very partition the other views show (fitted on every point)."""
+    params = {}
+    if name in PARTITION_KERNELS:
+        params["partition"] = partition
+    if name in SCALED_KERNELS:
+        params["normalize"] = values["normalize"]
+    return params
+
+
+def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
+    """Grid-search every kernel not yet in the store, with one progress bar over all fits."""
+    store = grid_store()
+    missing = [n for n in names if grid_key(n, prep, values) not in store]
+    if not missing:
+        return
+    log_Cs, log_gammas = grid_axes(values)
+    X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
+    X_unlabeled = prep.X_model[prep.unlabeled]
+    per_kernel = len(log_Cs) * len(log_gammas) * values["cv"]
+    bar = st.progress(0.0, text="Grid search …")
+    for i, name in enumerate(missing):
+        def report(done, total, i=i, name=name):
+            share = (i * per_kernel + done * per_kernel / max(total, 1)) / (len(missing) * per_kernel)
+            bar.progress(min(share, 1.0), text=f"Grid search: {fg.kernel_label(name)} — {done}/{total} fits")
+
+        result = kv.evaluation.grid_search(
+            name, X, y, Cs=10.0 ** log_Cs, gammas=10.0 ** log_gammas, cv=values["cv"], random_state=values["cv_seed"],
+            n_jobs=1, X_unlabeled=X_unlabeled if len(X_unlabeled) else None, progress=report,
+            **grid_kernel_params(name, values, partition))
+        try:
+            path = kv.evaluation.keerthi_lin(X, y, result.Cs, result.gammas, scores=result, cv=values["cv"],
+                                             random_state=values["cv_seed"])
+        except ValueError:
+            path = None  # the line misses this grid: the heatmap is shown without it
+        store[grid_key(name, prep, values)] = (result, path)
+    bar.empty()
+
+
+def stored_grids(prep: Prepared, values: dict, names: list[str]) -> dict:
+    store = grid_store()
+    return {n: store[grid_key(n, prep, values)] for n in names if grid_key(n, prep, values) in store}
+
+
+# ============================================================================ sidebar
+
+def sidebar(values: dict) -> None:
+    sb = st.sidebar
+    sb.markdown("## ◎ kernelviz")
+    sb.caption("See data-dependent SVM kernels at work.")
+
+    with sb.expander("**Data**", expanded=True):
+        st.radio("Source", ("generator", "sample", "upload", "drawn"), key="source", horizontal=True,
+                 format_func={"generator": "generate", "sample": "sample", "upload": "upload", "drawn": "draw"}.get)
+        source = st.session_state["source"]
+        if source == "generator":
+            st.selectbox("Generator", tuple(kv.data.GENERATORS), key="generator",
+                         help="; ".join(f"{k}: {v}" for k, v in kv.data.GENERATOR_DESCRIPTIONS.items()))
+            generator = st.session_state["generator"]
+            st.caption(kv.data.GENERATOR_DESCRIPTIONS.get(generator, ""))
+            defaults = kv.data.GENERATORS[generator]
+            cols = st.columns(2)
+            for i, (param, key) in enumerate(_widget_keys_of_generator(generator).items()):
+                if key not in st.session_state:
+                    st.session_state[key] = defaults[param]
+                is_int = isinstance(defaults[param], int)
+                cols[i % 2].number_input(param.replace("_", " "), key=key, step=1 if is_int else 0.05,
+                                         min_value=0 if is_int else None, format="%d" if is_int else "%.3g")
+            st.number_input("Seed", min_value=0, step=1, key="data_seed")
+        elif source == "sample":
+            st.selectbox("Sample", kvstate.BY_NAME["sample"].choices(), key="sample")
+            desc = kv.data.SAMPLES.get(st.session_state["sample"], {}).get(
+                "description", "Iris, setosa vs versicolor (4 features; scikit-learn's copy).")
+            st.caption(desc)
+        elif source == "upload":
+            st.file_uploader("CSV or LIBSVM file (labels in the last column)", key="uploader",
+                             type=None, accept_multiple_files=False)
+        else:
+            st.caption("Click on the canvas in the **Data** view to add points.")
+        st.selectbox("Scaling", ("none", "minmax", "zscore"), key="scaling",
+                     format_func={"none": "none", "minmax": "min-max to [0, 1]", "zscore": "z-score"}.get)
+        st.selectbox("Labeled points", ("all", "fraction", "per_class", "dense_per_class"), key="label_how",
+                     format_func={"all": "all", "fraction": "a fraction", "per_class": "k per class (random)",
+                                  "dense_per_class": "k per class (dense regions)"}.get,
+                     help="The others become unlabeled: only the unsupervised parts (partition, density, graph) see them.")
+        how = st.session_state["label_how"]
+        if how == "fraction":
+            st.slider("Fraction labeled", 0.01, 1.0, key="label_fraction", step=0.01)
+        elif how in ("per_class", "dense_per_class"):
+            st.number_input("k per class", min_value=1, max_value=500, step=1, key="label_per_class")
+        if how != "all":
+            st.number_input("Seed of the labeled subset", min_value=0, step=1, key="label_seed")
+        st.slider("Held out for testing", 0.0, 0.8, key="test_fraction", step=0.05,
+                  help="Share of the labeled points kept out of training to measure test accuracy.")
+        prep = st.session_state.get("_last_good_data")
+        if prep is not None and prep.d > 2:
+            st.radio("Fit on", ("projection", "full"), key="fit_on", horizontal=True,
+                     format_func={"projection": "2-D projection", "full": "all features"}.get,
+                     help="Plots always show the first two principal components.")
+
+    with sb.expander("**Partition**", expanded=True):
+        st.radio("Method", ("kmeans", "gmm", "vi"), key="partition", horizontal=True,
+                 format_func={"kmeans": "k-means", "gmm": "GMM", "vi": "VI"}.get,
+                 help="Used by the Partition view and by the CkRBF, GMM and RWM kernels.")
+        c1, c2 = st.columns(2)
+        c1.number_input("Clusters" if st.session_state["partition"] != "vi" else "Max. components",
+                        min_value=1, max_value=30, step=1, key="n_components")
+        c2.number_input("Seed", min_value=0, step=1, key="partition_seed")
+        if st.session_state["partition"] == "vi":
+            st.selectbox("Weight prior", ("dirichlet_process", "dirichlet_distribution"), key="vi_prior_type",
+                         format_func=lambda s: s.replace("_", " "))
+            c1, c2, c3 = st.columns(3)
+            c1.number_input("α₀", min_value=1e-4, max_value=1e4, key="vi_alpha0", format="%.3g")
+            c2.number_input("β₀", min_value=1e-4, max_value=1e4, key="vi_beta0", format="%.3g")
+            c3.number_input("w₀", min_value=0.0, max_value=1e4, key="vi_w0", format="%.3g",
+                            help="Covariance prior w₀·I; 0 uses the data's covariance.")
+
+    with sb.expander("**Kernels and SVM**", expanded=True):
+        st.multiselect("Kernels to compare", kvstate.KERNEL_NAMES, key="kernels", format_func=fg.kernel_label)
+        st.multiselect("Other models (Decision boundaries)", kvstate.MODEL_NAMES, key="models",
+                       help="Classifiers built around the kernels (cluster SVMs, minimax machines, discriminants); "
+                            "the Theory view describes each.")
+        st.slider("log₁₀ γ", -3.0, 3.0, step=0.1, key="log_gamma", format="%.1f",
+                  help="Kernel width: larger γ means more local similarity.")
+        st.caption(f"γ = {10 ** st.session_state['log_gamma']:.3g}")
+        st.slider("log₁₀ C", -2.0, 4.0, step=0.1, key="log_C", format="%.1f",
+                  help="SVM penalty: larger C fits the training points harder.")
+        st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
+        st.radio("CkRBF scale", ("paper", "unit"), key="normalize", horizontal=True,
+                 format_func={"paper": "as in the paper", "unit": "unit"}.get,
+                 help="The paper's CkRBF is multiplied by det(Σx+Σy)^(−½), a large constant; 'unit' divides it out.")
+
+    with sb.expander("Share this view"):
+        st.caption("The address bar holds every setting (and drawn points): copy it to reopen this exact view.")
+        query = "&".join(f"{k}={v}" for k, v in kvstate.encode(current_settings()).items())
+        st.code("?" + query if query else "(all defaults)", language=None)
+
+
+# ============================================================================ views
+
+def html_download(fig, name: str, label: str = "Download figure (HTML)") -> None:
+    """An interactive, self-contained HTML file (PNG export would need kaleido), built only when clicked."""
+    st.download_button(label, lambda: fig.to_html(include_plotlyjs=True, full_html=True), file_name=f"{name}.html",
+                       mime="text/html", key=f"html_{name}", on_click="ignore")
+
+
+SCALING_NAMES = {"none": "unscaled", "minmax": "min-max scaled to [0, 1]", "zscore": "z-scored"}
+
+
+def data_summary(prep: Prepared) -> str:
+    names = fg.class_names(prep.classes)
+    lines = [f"**{prep.name}**", f"{len(prep.y)} points · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
+    for c in prep.classes:
+        train, test = int(np.sum(prep.train & (prep.y == c))), int(np.sum(prep.test & (prep.y == c)))
+        lines.append(f"- {names[c]}: {train} train" + (f", {test} test" if test else ""))
+    if prep.unlabeled.any():
+        lines.append(f"- unlabeled: {int(prep.unlabeled.sum())}")
+    return "\n".join(lines)
+
+
+def view_data(prep: Prepared, values: dict) -> None:
+    main, side = st.columns([3, 1], gap="large")
+    with side:
+        st.markdown(data_summary(prep))
+        if prep.projected:
+            st.caption(
+                f"{prep.d} features, shown on their first two principal components "
+                f"({100 * prep.explained.sum():.0f}% of the variance). Models are fitted on "
+                + ("the projection." if prep.fit_on == "projection" else
+                   "all features; the maps show the plane through the data's mean spanned by the two components."))
+        export = kv.data.Dataset(prep.X_raw, prep.y, name=prep.name, feature_names=list(prep.feature_names))
+        st.download_button("Download data (CSV)", lambda: kv.data.to_csv(export), file_name=f"{prep.name}.csv",
+                           mime="text/csv", on_click="ignore", width="stretch")
+        st.download_button("Download data (LIBSVM)", lambda: kv.data.to_libsvm(export),
+                           file_name=f"{prep.name}.libsvm", mime="text/plain", on_click="ignore", width="stretch")
+        st.caption("Downloads hold the unscaled features; hidden labels are written as unlabeled "
+                   f"({kv.data.UNLABELED}).")
+    with main:
+        if values["source"] == "drawn":
+            draw_canvas(values)
+        else:
+            fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.classes,
+                                 axis_titles=prep.axis_titles,
+                                 title=f"{prep.name}, {SCALING_NAMES[values['scaling']]}: what the models see")
+            st.plotly_chart(fig, key="data_chart", config={"displaylogo": False})
+            html_download(fig, "data")
+
+
+def draw_canvas(values: dict) -> None:
+    c1, c2, c3 = st.columns([3, 1, 1])
+    c1.segmented_control("Click adds a point of", tuple(DRAW_LABELS), key="draw_class", default="class +1",
+                         required=True)
+    points = np.asarray(st.session_state["points"], dtype=float).reshape(-1, 3)
+    if c2.button("Undo", disabled=len(points) == 0, width="stretch"):
+        st.session_state["points"] = points[:-1]
+        st.rerun()
+    if c3.button("Clear", disabled=len(points) == 0, width="stretch"):
+        st.session_state["points"] = np.zeros((0, 3))
+        st.rerun()
+    lo = min(DRAW_RANGE[0], float(points[:, :2].min()) - 0.5) if len(points) else DRAW_RANGE[0]
+    hi = max(DRAW_RANGE[1], float(points[:, :2].max()) + 0.5) if len(points) else DRAW_RANGE[1]
+    fig = fg.drawing_figure(points, (lo, hi), (lo, hi), title="Click anywhere to add a point")
+    event = st.plotly_chart(fig, key="draw_chart", on_select="rerun", selection_mode="points",
+                            config={"displaylogo": False})
+    add_drawn_points(event)
+    st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. Unscaled coordinates; the other views use the scaling chosen in the sidebar.")
+
+
+def selected_points(event) -> list[dict]:
+    """The points of a chart selection event; Streamlit gives an attribute dict, tests a plain dict."""
+    if not event:
+        return []
+    selection = event["selection"] if "selection" in event else {}
+    return list(selection.get("points", []) or [])
+
+
+def add_drawn_points(event) -> None:
+    clicked = selected_points(event)
+    signature = repr([(p.get("x"), p.get("y"), p.get("curve_number")) for p in clicked])
+    if not clicked or signature == st.session_state.get("_draw_signature"):
+        return
+    st.session_state["_draw_signature"] = signature
+    label = DRAW_LABELS[st.session_state.get("draw_class") or "class +1"]
+    new = np.array([[float(p["x"]), float(p["y"]), label] for p in clicked[:1]])
+    st.session_state["points"] = np.vstack([np.asarray(st.session_state["points"]).reshape(-1, 3), new])
+    st.rerun()
+
+
+def view_partition(prep: Prepared, values: dict) -> None:
+    part = current_partition(prep, values)
+    grid = fg.grid_over(prep.X_view, PARTITION_RESOLUTION)
+    means, covs = prep.view_gaussians(part.means_, part.covariances_)
+    R_grid = part.predict_proba(prep.to_model(grid.points))
+    R_points = part.predict_proba(prep.X_model)
+    method = {"kmeans": "k-means", "gmm": "GMM", "vi": "variational GMM"}[part.method]
+    fig = fg.partition_figure(prep.X_view, prep.y, prep.labeled, means, covs, grid, R_grid, R_points,
+                              classes=prep.classes,
+                              title=f"{method}: {part.n_components_} component{'s' if part.n_components_ > 1 else ''} "
+                                    "— ellipses at 1, 2 and 3 Mahalanobis units")
+    st.plotly_chart(fig, key="partition_chart", config={"displaylogo": False})
+    table = pd.DataFrame({
+        "component": np.arange(part.n_components_),
+        "weight": np.round(part.weights_, 3),
+        "points": np.bincount(part.predict(prep.X_model), minlength=part.n_components_),
+        "ε (regularisation)": [f"{e:.1e}" if e else "—" for e in part.epsilons_],
+    })
+    c1, c2 = st.columns([2, 3])
+    c1.dataframe(table, hide_index=True, width="stretch")
+    with c2:
+        st.caption("Shaded regions: the component with the largest responsibility. Hover over a point or a "
+                   "region for the responsibilities ρ(x, k). Labels are not used: the partition is fitted on "
+                   "every point. k-means gives hard (0/1) responsibilities.")
+        for note in part.notes_:
+            st.info(note)
+    html_download(fig, "partition")
+
+
+def default_reference(prep: Prepared) -> tuple[float, float]:
+    """The data point nearest the centre of the data: a place where kernels differ most."""
+    centre = prep.X_view.mean(axis=0)
+    i = int(np.argmin(((prep.X_view - centre) ** 2).sum(axis=1)))
+    return float(prep.X_view[i, 0]), float(prep.X_view[i, 1])
+
+
+def view_similarity(prep: Prepared, values: dict, partition) -> None:
+    if values["ref_x"] is None or values["ref_y"] is None:
+        rx, ry = default_reference(prep)
+        queue_and_rerun({"ref_x": round(rx, 4), "ref_y": round(ry, 4)})
+    c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+    c1.radio("Show", ("dissimilarity", "similarity"), key="sim_mode", horizontal=True,
+             format_func={"dissimilarity": "dissimilarity (level curves)", "similarity": "similarity (shaded)"}.get)
+    c2.number_input("reference x", key="ref_x", step=0.1, format="%.3f")
+    c3.number_input("reference y", key="ref_y", step=0.1, format="%.3f")
+    if c4.button("Centre point", help="Put the reference on the data point nearest the centre."):
+        rx, ry = default_reference(prep)
+        queue_and_rerun({"ref_x": round(rx, 4), "ref_y": round(ry, 4)})
+    names = values["kernels"]
+    if not names:
+        st.info("Choose at least one kernel in the sidebar.")
+        return
+    reference = (float(st.session_state["ref_x"]), float(st.session_state["ref_y"]))
+    grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION, extra=np.array([reference]))
+    gkey = (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1], len(grid.xs), len(grid.ys))
+    panels = []
+    with st.spinner("Evaluating the kernels around the reference point …"):
+        for name in names:
+            kernel = get_kernel(name, prep, values, partition)
+            kkey = kernel_key(name, values) + (backend_key(),)
+            panels.append(similarity_panel(name, prep.key, kkey, gkey, values["log_gamma"],
+                                           reference, kernel, prep, grid))
+    fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
+                               classes=prep.classes)
+    event = st.plotly_chart(fig, key="similarity_chart", on_select="rerun", selection_mode="points",
+                            config={"displaylogo": False})
+    clicked = selected_points(event)
+    if clicked:
+        x, y = float(clicked[0]["x"]), float(clicked[0]["y"])
+        if (round(x, 4), round(y, 4)) != (round(reference[0], 4), round(reference[1], 4)):
+            queue_and_rerun({"ref_x": round(x, 4), "ref_y": round(y, 4)})
+    st.caption(
+        "Click a point of the data to move the reference (×). Dissimilarity is the distance inside each kernel's "
+        "exponent, √(−ln(k(r,y)/√(k(r,r)k(y,y)))/γ): Euclidean for RBF, Mahalanobis for Mahalanobis RBF, "
+        "Δ for GMM and RWM; CkRBF's includes its normaliser. Kernels measure in different units, so each panel "
+        "spaces its curves for its own range (labels give the values); grey ellipses are the Gaussians "
+        "(1 Mahalanobis unit) the kernel uses.")
+    html_download(fig, "similarity")
+
+
+def boundary_grid(prep: Prepared) -> tuple[fg.Grid, tuple]:
+    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    return grid, (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1], len(grid.xs), len(grid.ys))
+
+
+def require_two_classes(prep: Prepared) -> bool:
+    train_classes = np.unique(prep.y[prep.train])
+    if len(train_classes) < 2:
+        st.info("An SVM needs labeled training points of at least two classes: label more points "
+                "(sidebar, *Labeled points*) or draw points of both classes.")
+        return False
+    return True
+
+
+def view_boundaries(prep: Prepared, values: dict, partition) -> None:
+    names = values["kernels"]
+    if not names and not values["models"]:
+        st.info("Choose at least one kernel or model in the sidebar.")
+        return
+    if not require_two_classes(prep):
+        return
+    grid, gkey = boundary_grid(prep)
+    panels = []
+    with st.spinner("Fitting the SVMs …"):
+        for name in names:
+            kernel = get_kernel(name, prep, values, partition)
+            kkey = kernel_key(name, values) + (backend_key(),)
+            panels.append(boundary_panel(name, prep.key, kkey, gkey, values["log_gamma"],
+                                         values["log_C"], kernel, prep, grid))
+        n_classes = len(np.unique(prep.y[prep.train]))
+        for name in values["models"]:
+            if n_classes > 2 and kv.models.MODELS[name][2]:
+                st.info(f"{name} separates two classes only; this data has {n_classes}.")
+                continue
+            panels.append(model_panel(name, prep.key, gkey, values["log_gamma"], values["log_C"],
+                                      values["partition_seed"], prep, grid))
+    if not panels:
+        return
+    truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
+    fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
+                             title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
+                                   f"C = {10 ** values['log_C']:.3g}")
+    st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
+    st.dataframe(pd.DataFrame({
+        "kernel": [fg.kernel_label(p.name) for p in panels],
+        "train accuracy": [p.train_accuracy for p in panels],
+        "test accuracy": [p.test_accuracy for p in panels],
+        "accuracy on hidden labels": [p.hidden_accuracy for p in panels],
+        "support vectors": [len(p.support) if p.support is not None else None for p in panels],
+        "fit (ms)": [round(1000 * p.fit_seconds, 1) for p in panels],
+    }), hide_index=True, width="stretch",
+        column_config={name: st.column_config.NumberColumn(format="percent")
+                       for name in ("train accuracy", "test accuracy", "accuracy on hidden labels")})
+    st.caption("Solid line: the decision boundary f = 0; dashed: the margins f = ±1. Rings mark support vectors, "
+               "larger for larger |α|; hollow markers are held-out test points. Small points are unlabeled: only "
+               "the kernels' unsupervised parts see them; they are tinted faintly by their hidden class when "
+               "the data have one, and *unlabeled %* is the accuracy on them — the semi-supervised score. "
+               "Fit time: Gram matrix plus libsvm.")
+    html_download(fig, "boundaries")
+
+
+def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
+    names = values["kernels"]
+    if not names:
+        st.info("Choose at least one kernel in the sidebar.")
+        return
+    n = len(prep.y)
+    pick = np.arange(n) if n <= GRAM_MAX_POINTS else np.linspace(0, n - 1, GRAM_MAX_POINTS).round().astype(int)
+    X = prep.X_model[pick]
+    clusters = partition.predict(X)
+    order = fg.cluster_class_order(clusters, prep.y[pick], within=prep.X_view[pick, 0])
+    X, clusters = X[order], clusters[order]
+    breaks = np.flatnonzero(np.diff(clusters)) + 1
+    gamma = 10.0 ** values["log_gamma"]
+    panels, spectra, rows = [], {}, []
+    with st.spinner("Computing Gram matrices and their spectra …"):
+        for name in names:
+            K = at_gamma(get_kernel(name, prep, values, partition), gamma)(X)
+            report = kv.kernels.psd_report(K)
+            if report["is_psd"]:
+                verdict = "PSD ✓" + (" (smallest λ ≈ 0 up to rounding)" if report["min_eig"] < 0 else "")
+            else:
+                verdict = f"not PSD: {report['n_negative']} negative eigenvalues, min λ = {report['min_eig']:.2g}"
+            panels.append(fg.GramPanel(name, K, breaks, verdict))
+            spectra[name] = report["eigenvalues"]
+            rows.append({"kernel": fg.kernel_label(name), "PSD": "yes" if report["is_psd"] else "no",
+                         "smallest eigenvalue": report["min_eig"], "largest eigenvalue": report["max_eig"],
+                         "negative eigenvalues": report["n_negative"],
+                         "diagonal range": f"{K.diagonal().min():.3g} – {K.diagonal().max():.3g}"})
+    subsample = f" (every {n / GRAM_MAX_POINTS:.1f}-th of {n} points)" if n > GRAM_MAX_POINTS else ""
+    fig = fg.gram_figure(panels, title=f"Gram matrices at γ = {gamma:.3g}, rows ordered by cluster then class{subsample}")
+    st.plotly_chart(fig, key="gram_chart", config={"displaylogo": False})
+    st.caption("White lines separate the clusters of the partition. A kernel that knows the clusters shows "
+               "brighter blocks on the diagonal.")
+    st.plotly_chart(fg.spectrum_figure(spectra), key="spectrum_chart", config={"displaylogo": False})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption("CkRBF and RBF are PSD by construction (Gaussian inner products); RWM and LAP need not be — "
+               "libsvm tolerates mild indefiniteness. The diagonal range shows each kernel's scale.")
+    html_download(fig, "kernel_matrix")
+
+
+def grid_controls() -> None:
+    c1, c2, c3, c4, c5 = st.columns([3, 3, 1.4, 1, 1])
+    c1.slider("log₁₀ C range", -4, 6, key="grid_log_C")
+    c2.slider("log₁₀ γ range", -5, 5, key="grid_log_gamma")
+    c3.number_input("steps per axis", 3, 15, step=1, key="grid_steps")
+    c4.number_input("CV folds", 2, 10, step=1, key="cv")
+    c5.number_input("fold seed", min_value=0, step=1, key="cv_seed")
+
+
+def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition) -> dict:
+    grids = stored_grids(prep, values, names)
+    missing = [n for n in names if n not in grids]
+    if missing:
+        log_Cs, log_gammas = grid_axes(values)
+        fits = len(missing) * len(log_Cs) * len(log_gammas) * values["cv"]
+        st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: not searched yet with these settings "
+                f"({fits} SVM fits).")
+        if st.button("Run grid search", key=button_key, type="primary"):
+            run_grids(prep, values, names, partition)
+            st.rerun()  # redraw without the "not searched yet" note
+    return grids
+
+
+def view_grid(prep: Prepared, values: dict, partition) -> None:
+    grid_controls()
+    names = values["kernels"]
+    if not names:
+        st.info("Choose at least one kernel in the sidebar.")
+        return
+    if not require_two_classes(prep):
+        return
+    grids = ensure_grids(prep, values, names, "run_grid", partition)
+    if not grids:
+        return
+    log_Cs, log_gammas = grid_axes(values)
+    panels = []
+    for name, (result, path) in grids.items():
+        kl = kl_best = None
+        if path is not None:
+            kl = np.array([[log_gammas[j], log_Cs[i]] for i, j in path.cells])
+            i, j = path.best_cell
+            kl_best = (log_gammas[j], log_Cs[i])
+        note = f"{result.n_capped_fits} fits hit the iteration cap" if result.n_capped_fits else ""
+        panels.append(fg.GridPanel(name, result.scores, kl, kl_best, result.capped, note))
+    fig = fg.grid_search_figure(panels, log_Cs, log_gammas,
+                                title=f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)")
+    st.plotly_chart(fig, key="grid_chart", config={"displaylogo": False})
+    st.caption("★ best cell. Grey circles: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
+               "slope −1); red: the best cell on it — one line search instead of the whole grid.")
+    frames = pd.concat([result.to_frame() for result, _ in grids.values()], ignore_index=True)
+    c1, c2 = st.columns(2)
+    c1.download_button("Download scores (CSV)", frames.to_csv(index=False), file_name="grid_scores.csv",
+                       mime="text/csv")
+    with c2:
+        html_download(fig, "grid_search")
+
+
+def toggle_scale() -> None:
+    st.session_state["normalize"] = "unit" if st.session_state["normalize"] == "paper" else "paper"
+
+
+def view_pf(prep: Prepared, values: dict, partition) -> None:
+    names = values["kernels"]
+    if not names:
+        st.info("Choose at least one kernel in the sidebar.")
+        return
+    if not require_two_classes(prep):
+        return
+    other = "unit" if values["normalize"] == "paper" else "paper"
+    c1, c2 = st.columns([3, 2])
+    c1.markdown(f"CkRBF scale: **{'as in the paper' if values['normalize'] == 'paper' else 'unit'}**")
+    c2.button(f"Switch CkRBF to the {other} scale", on_click=toggle_scale, key="pf_toggle")
+    grids = ensure_grids(prep, values, names, "run_pf", partition)
+    if not grids:
+        return
+    scores = {name: result.scores for name, (result, _) in grids.items()}
+    table, alpha0 = kv.evaluation.pf_auc(scores)
+    alphas = np.linspace(alpha0, 1.0, 401)
+    curves = {name: (alphas, kv.evaluation.pf_curve(s, alphas)) for name, s in scores.items()}
+    fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()})
+    st.plotly_chart(fig, key="pf_chart", config={"displaylogo": False})
+    st.dataframe(pd.DataFrame([{"kernel": fg.kernel_label(n), "AUC": t["auc"], "AUC / (1 − α₀)": t["normalized_auc"],
+                                "best accuracy": t["best"]} for n, t in table.items()]),
+                 hide_index=True, width="stretch",
+                 column_config={"AUC": st.column_config.NumberColumn(format="%.3f"),
+                                "AUC / (1 − α₀)": st.column_config.NumberColumn(format="%.3f"),
+                                "best accuracy": st.column_config.NumberColumn(format="percent")})
+    st.caption(f"α₀ = {alpha0:.3f}, the worst score of all grids compared: below it every curve is 1. "
+               "A curve further right means more of the grid reaches that accuracy — the kernel is easier to tune.")
+    if any(n in SCALED_KERNELS for n in names):
+        st.markdown(scale_sentence(prep, values, grids))
+    curve_csv = pd.DataFrame({"alpha": alphas, **{n: c[1] for n, c in curves.items()}}).to_csv(index=False)
+    c1, c2 = st.columns(2)
+    c1.download_button("Download P_f curves (CSV)", curve_csv, file_name="pf_curves.csv", mime="text/csv")
+    with c2:
+        html_download(fig, "pf")
+
+
+def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
+    name = next(n for n in values["kernels"] if n in SCALED_KERNELS)
+    result, _ = grids[name]
+    size = "—"
+    if result.fitted_kernel is not None:
+        described = result.fitted_kernel.describe()
+        size = f"{described['normaliser min']:.3g} to {described['normaliser max']:.3g}"
+    return (f"**Why the CkRBF curve moves when you switch the scale.** With the paper's scale every CkRBF value "
+            f"carries the factor det(Σₓ+Σᵧ)^(−½) (here {size}). Multiplying a kernel by a constant c is the same "
+            f"as multiplying C by c, so on a fixed (C, γ) grid the paper's scale slides CkRBF's good region towards "
+            f"small C — the grid then simply contains more of it. The unit scale divides that constant out; on "
+            f"fourclass most of the paper's P_f advantage disappears with it.")
+
+
+# ----------------------------------------------------------------------------- theory
+
+THEORY = {
+    "rbf": (r"k(x,y)=\exp\!\left(-\gamma\,\lVert x-y\rVert^2\right)",
+            "Every point becomes a round Gaussian of the same size; two points are similar when their "
+            "Gaussians overlap. It ignores where the data lie — the yardstick for everything below."),
+    "mrbf": (r"k(x,y)=\exp\!\left(-\gamma\,(x-y)^\top\Sigma^{-1}(x-y)\right),\quad \Sigma=\operatorname{cov}(X)",
+             "The same Gaussian everywhere, but shaped like the whole data set: distances are measured in "
+             "units of the data's spread along each direction."),
+    "ckrbf": (r"k(x,y)=\det(\Sigma_x+\Sigma_y)^{-1/2}\exp\!\left(-\gamma\,(x-y)^\top(\Sigma_x+\Sigma_y)^{-1}(x-y)\right)",
+              "Each point borrows the covariance Σₓ of its own cluster, so a point in a long thin cluster becomes a "
+              "long thin Gaussian. The kernel is (up to a constant) the overlap integral of the two points' Gaussians "
+              "— which is why it is always positive semi-definite, whatever the clustering."),
+    "ckrbf-radial": (r"k(x,y)=(\sigma_x^2+\sigma_y^2)^{-d/2}\exp\!\left(-\gamma\,\frac{\lVert x-y\rVert^2}{\sigma_x^2+\sigma_y^2}\right)",
+                     "CkRBF with round cluster Gaussians: each cluster keeps only its average spread σ² = trace(Σ)/d. "
+                     "The power d/2 on the normaliser is what keeps it an overlap of Gaussians."),
+    "gmm": (r"k(x,y)=\exp\!\left(-\gamma\,\Delta_{\mathrm{GMM}}(x,y)^2\right),\ \Delta_{\mathrm{GMM}}=\sum_k \pi_k\sqrt{(x-y)^\top\Sigma_k^{-1}(x-y)}",
+            "A mixture model of all points (labeled or not) supplies several Gaussians; the distance is the "
+            "average of their Mahalanobis distances, weighted by how big each component is."),
+    "rwm": (r"k(x,y)=\exp\!\left(-\gamma\,\Delta_{\mathrm{RWM}}(x,y)^2\right),\ \Delta_{\mathrm{RWM}}=\sum_k \tfrac12\big(\rho(x,k)+\rho(y,k)\big)\sqrt{(x-y)^\top\Sigma_k^{-1}(x-y)}",
+            "Like the GMM distance, but each component counts as much as it is responsible for the two points "
+            "compared: distances are measured with the Gaussians the points actually belong to. Not proven "
+            "positive semi-definite — the Kernel matrix view shows its smallest eigenvalue."),
+    "lap": (r"\tilde k(x,z)=k(x,z)-k_x^\top\,(I+M K_{ZZ})^{-1} M\,k_z,\quad M=\tfrac{\gamma_I}{\gamma_A}L^p",
+            "The Laplacian SVM written as a kernel: an RBF kernel deformed by a nearest-neighbour graph over all "
+            "points, so that points joined by a path through dense regions become more similar."),
+    "lppk": (r"K(a,b)=P_aP_b\,\mathcal N\!\left(\mu_a\,\middle|\,\mu_b,\ \Sigma_a+\Sigma_b\right)",
+             "The probability product kernel compares two Gaussians directly — clusters, or points blurred into "
+             "small Gaussians — by the integral of their product."),
+    "rbf-ppk": (r"k(a,b)=\exp\!\left(-\gamma\,\big(K(a,a)+K(b,b)-2K(a,b)\big)\right),\quad K=\text{LPPK}",
+                "An RBF kernel on the distance between two Gaussians measured in the probability-product feature space."),
+}
+
+
+def set_preset(key: str) -> None:
+    preset = kvstate.PRESETS_BY_KEY[key]
+    values = kvstate.apply_preset(preset)
+    for name, value in values.items():
+        if name == "points":
+            continue
+        st.session_state[name] = value
+    generator = values["generator"]
+    defaults = kv.data.GENERATORS.get(generator, {})
+    for param, wkey in _widget_keys_of_generator(generator).items():
+        st.session_state[wkey] = type(defaults[param])(values["gen_params"].get(param, defaults[param]))
+
+
+def view_theory() -> None:
+    st.markdown(
+        "### One idea behind every structured kernel\n"
+        "An RBF kernel can be read as follows: put a small round Gaussian on each point, and call two points "
+        "similar when their Gaussians overlap. The data-dependent kernels keep that picture and change only "
+        "**which Gaussian a point gets** — one shaped like the whole data set (Mahalanobis RBF), like the point's "
+        "own cluster (CkRBF), or a blend of the mixture components responsible for it (GMM, RWM). The probability "
+        "product kernels go one step further and compare whole clusters as Gaussians. The unsupervised part that "
+        "supplies the Gaussians never looks at labels, so unlabeled points help shape the kernel.")
+    st.markdown("### Recreate the papers' figures")
+    for preset in kvstate.PRESETS:
+        with st.container(border=True):
+            c1, c2 = st.columns([4, 1])
+            c1.markdown(f"**{preset.title}**  \n{preset.look_for}")
+            c2.button("Open the figure", key=f"preset_{preset.key}", on_click=set_preset, args=(preset.key,),
+                      width="stretch", type="primary")
+    st.markdown("### The kernels")
+    for name in kvstate.KERNEL_NAMES:
+        formula, text = THEORY[name]
+        with st.container(border=True):
+            st.markdown(f"**{fg.kernel_label(name)}**")
+            st.latex(formula)
+            st.markdown(text)
+    st.markdown("### The other models (Decision boundaries view)")
+    st.markdown("\n".join(f"- **{name}** — {kv.models.MODELS[name][1]}" for name in kvstate.MODEL_NAMES))
+    st.markdown(
+        "### Scale matters\n"
+        "Multiplying a kernel by a constant c changes nothing but the meaning of C: an SVM with c·k and C "
+        "behaves like one with k and c·C. CkRBF's determinant factor is such a near-constant, often far from 1, "
+        "so the P_f(α) view lets you compare it with and without that factor.")
+
+
+# ============================================================================ page
+
+VIEW_FUNCTIONS = {
+    "data": lambda prep, values, part: view_data(prep, values),
+    "partition": lambda prep, values, part: view_partition(prep, values),
+    "similarity": view_similarity,
+    "boundaries": view_boundaries,
+    "kernel": view_kernel_matrix,
+    "grid": view_grid,
+    "pf": view_pf,
+}
+NEEDS_PARTITION = ("similarity", "boundaries", "kernel", "grid", "pf")
+
+
+def run_view(view: str, values: dict) -> None:
+    """The view boundary: ValueError → its message; anything else → a short error with details folded away."""
+    try:
+        if view == "theory":
+            view_theory()
+            return
+        prep = load_prepared(values)
+        partition = current_partition(prep, values) if view in NEEDS_PARTITION else None
+        VIEW_FUNCTIONS[view](prep, values, partition)
+        if view in ("boundaries", "similarity", "kernel"):
+            remember_good("model", MODEL_SETTINGS)
+    except NoDataYet as err:
+        st.info(str(err))
+        if view == "data" and values["source"] == "drawn":
+            draw_canvas(values)
+    except ValueError as err:
+        if view in ("boundaries", "similarity", "kernel", "grid", "pf"):
+            fail_and_restore("model", MODEL_SETTINGS, err)
+        st.error(str(err))
+    except Exception as err:  # noqa: BLE001 - the page must never show a traceback
+        st.error(f"Something went wrong in the {kvstate.VIEW_TITLES[view]} view ({type(err).__name__}). "
+                 "The settings are kept; try another value.")
+        with st.expander("Details for a bug report"):
+            st.code(traceback.format_exc(), language=None)
+
+
+# Streamlit's default top padding leaves a third of a laptop screen empty above the charts.
+PAGE_STYLE = """<style>
+[data-testid="stMainBlockContainer"], .block-container {padding-top: 2.2rem; padding-bottom: 2rem;}
+[data-testid="stSidebarHeader"] {height: 1.5rem; min-height: 1.5rem;}
+</style>"""
+
+
+def main() -> None:
+    st.markdown(PAGE_STYLE, unsafe_allow_html=True)
+    init_state()
+    carry_over_state()
+    handle_upload()
+    for message in st.session_state["_flash"]:
+        st.error(message)
+    st.session_state["_flash"] = []
+    st.segmented_control("View", kvstate.VIEWS, key="view", format_func=kvstate.VIEW_TITLES.get, required=True,
+                         label_visibility="collapsed")
+    values = current_settings()
+    # The view runs before the sidebar is drawn: every setting is already in the session
+    # state, and the chart reaches the browser a few hundred widgets earlier.
+    run_view(values["view"], values)
+    sidebar(current_settings())
+    write_url(current_settings())
+
+
+main()

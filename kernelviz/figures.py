@@ -1,0 +1,819 @@
+"""Every figure of the app, as pure functions: NumPy arrays in, ``plotly.graph_objects.Figure`` out.
+
+Nothing here fits a model or imports Streamlit, so each figure can be built and checked in
+a plain test, a notebook or a script. Conventions shared by all figures:
+
+* one colour per class everywhere (:func:`class_style`); unlabeled points are grey;
+* 2-D scatter plots keep an equal aspect ratio (one unit is as long on both axes), so a
+  circle in the data looks like a circle on the screen — essential when the whole point is
+  to compare the *shape* of level curves;
+* small multiples share their axes, so panels can be compared at a glance.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+# Okabe–Ito: distinguishable with the common colour-vision deficiencies and in print.
+CLASS_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+CLASS_SYMBOLS = ("circle", "cross", "diamond", "square", "triangle-up", "star", "hexagon", "x")
+UNLABELED_COLOR = "#B5B5B5"
+CLUSTER_COLORS = ("#8DD3C7", "#FFED6F", "#BEBADA", "#FB8072", "#80B1D3", "#FDB462", "#B3DE69",
+                  "#FCCDE5", "#BC80BD", "#CCEBC5", "#D9D9D9", "#FFFFB3")
+KERNEL_COLORS = {
+    "rbf": "#4C4C4C", "mrbf": "#0072B2", "ckrbf": "#D55E00", "ckrbf-radial": "#E69F00",
+    "gmm": "#009E73", "rwm": "#CC79A7", "lap": "#56B4E9", "lppk": "#8C564B", "rbf-ppk": "#7F3C8D",
+}
+KERNEL_LABELS = {
+    "rbf": "RBF", "mrbf": "Mahalanobis RBF", "ckrbf": "CkRBF", "ckrbf-radial": "CkRBF (radial)",
+    "gmm": "GMM distance", "rwm": "RWM", "lap": "Laplacian (LAP)", "lppk": "LPPK", "rbf-ppk": "RBF-PPK",
+}
+FONT = dict(family="Source Sans Pro, Helvetica, Arial, sans-serif", size=14)
+
+
+def kernel_label(name: str) -> str:
+    return KERNEL_LABELS.get(name, name)
+
+
+def kernel_color(name: str, index: int = 0) -> str:
+    return KERNEL_COLORS.get(name, CLASS_COLORS[index % len(CLASS_COLORS)])
+
+
+def class_names(classes) -> dict:
+    """Display name of each label: "class −1" / "class +1" for signed labels, "class 0",
+    "class 1" … otherwise (a +1 gets its sign only when −1 is among the classes)."""
+    labels = {float(c) for c in classes}
+    signed = -1.0 in labels or labels == {1.0}  # a drawing with only +1 points so far is still signed
+    return {c: ("class +1" if signed and float(c) == 1.0 else
+                "class −1" if float(c) == -1.0 else f"class {float(c):g}") for c in classes}
+
+
+def class_style(index: int) -> tuple[str, str]:
+    """(colour, marker symbol) of the ``index``-th class in sorted order (−1 before +1)."""
+    return CLASS_COLORS[index % len(CLASS_COLORS)], CLASS_SYMBOLS[index % len(CLASS_SYMBOLS)]
+
+
+def lighten(hex_color: str, amount: float) -> str:
+    """Mix a colour with white; ``amount`` = 1 gives white."""
+    r, g, b = (int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+    mix = [round(c + (255 - c) * amount) for c in (r, g, b)]
+    return "#{:02x}{:02x}{:02x}".format(*mix)
+
+
+# ----------------------------------------------------------------------------- grids
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A regular grid over the plane: axes ``xs`` (nx,), ``ys`` (ny,), and its ``points`` (ny·nx, 2)."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+
+    @property
+    def points(self) -> np.ndarray:
+        xx, yy = np.meshgrid(self.xs, self.ys)
+        return np.column_stack([xx.ravel(), yy.ravel()])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.ys), len(self.xs)
+
+    def reshape(self, values: np.ndarray) -> np.ndarray:
+        """Values at :attr:`points` → an (ny, nx) image."""
+        return np.asarray(values).reshape(self.shape)
+
+
+def grid_over(X: np.ndarray, resolution: int = 80, margin: float = 0.12,
+              extra: np.ndarray | None = None) -> Grid:
+    """A grid covering the points of ``X`` (and ``extra``) with a margin on every side.
+
+    The longer side gets ``resolution`` cells and the shorter one proportionally fewer, so
+    cells are square and the equal-aspect plots are not padded with empty space.
+    """
+    pts = np.asarray(X, dtype=float)[:, :2]
+    if extra is not None and len(extra):
+        pts = np.vstack([pts, np.asarray(extra, dtype=float)[:, :2]])
+    if len(pts) == 0:
+        lo, hi = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
+    else:
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9)
+    pad = margin * max(span.max(), 1e-9)
+    lo, hi = lo - pad, hi + pad
+    span = hi - lo
+    step = span.max() / (resolution - 1)
+    counts = np.maximum(np.round(span / step).astype(int) + 1, 2)
+    return Grid(np.linspace(lo[0], hi[0], counts[0]), np.linspace(lo[1], hi[1], counts[1]))
+
+
+def evaluate_in_chunks(fn: Callable[[np.ndarray], np.ndarray], points: np.ndarray,
+                       chunk_size: int = 4096) -> np.ndarray:
+    """``fn`` applied to ``points`` a block of rows at a time, results stacked.
+
+    Keeps the (block × n_train) kernel matrix small, so a fine grid against a large
+    training set never allocates the full (grid × n_train) matrix at once.
+    """
+    points = np.asarray(points)
+    parts = [np.asarray(fn(points[i:i + chunk_size])) for i in range(0, len(points), chunk_size)]
+    return np.concatenate(parts, axis=0) if parts else np.zeros((0,))
+
+
+def ellipse_xy(mean: np.ndarray, cov: np.ndarray, radius: float, n: int = 120) -> tuple[np.ndarray, np.ndarray]:
+    """The ellipse {x : (x−m)ᵀ Σ⁻¹ (x−m) = radius²} as a closed polyline."""
+    vals, vecs = np.linalg.eigh(np.asarray(cov, dtype=float)[:2, :2])
+    vals = np.clip(vals, 0.0, None)
+    t = np.linspace(0.0, 2.0 * np.pi, n)
+    circle = np.vstack([np.cos(t), np.sin(t)])
+    pts = (vecs * np.sqrt(vals)) @ circle * radius + np.asarray(mean, dtype=float)[:2, None]
+    return pts[0], pts[1]
+
+
+def cluster_class_order(clusters: np.ndarray, classes: np.ndarray, within: np.ndarray | None = None) -> np.ndarray:
+    """Permutation sorting points by cluster, then by class, then by ``within`` (stable).
+
+    Ordering by a coordinate inside each (cluster, class) block turns the speckle of a
+    random order into smooth bands, so the block structure is what the eye sees.
+    """
+    keys = (np.asarray(classes), np.asarray(clusters))
+    if within is not None:
+        keys = (np.asarray(within),) + keys
+    return np.lexsort(keys)
+
+
+def nice_levels(values: np.ndarray, count: int = 12) -> np.ndarray:
+    """About ``count`` round level values (steps of 1, 2 or 5 × 10^k) spanning ``values``."""
+    finite = np.asarray(values, dtype=float)
+    finite = finite[np.isfinite(finite)]
+    if finite.size == 0:
+        return np.array([0.0])
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi <= lo:
+        return np.array([lo])
+    raw = (hi - lo) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    start = math.ceil(lo / step) * step
+    return np.arange(start, hi + step * 1e-9, step)
+
+
+# ----------------------------------------------------------------------------- layout helpers
+#
+# Figures are assembled as plain dicts and turned into a ``go.Figure`` once, at the end:
+# Plotly validates a whole dict in one pass ten times faster than it applies the same
+# content through ``add_trace`` / ``update_layout`` calls, and a γ change re-renders four
+# panels of heatmaps, contours and points — that pass is most of the frame time.
+
+
+def _figure(traces: list[dict], layout: dict) -> go.Figure:
+    return go.Figure({"data": traces, "layout": layout})
+
+
+def _layout(title: str = "", height: int | None = None, top: int = 80) -> dict:
+    layout = {
+        "font": FONT,
+        "template": "plotly_white",
+        "margin": {"l": 50, "r": 20, "t": top if title else 40, "b": 50},
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.06, "xanchor": "center", "x": 0.5},
+        "hoverlabel": {"font_size": 13},
+    }
+    if title:
+        layout["title"] = {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 18}}
+    if height:
+        layout["height"] = height
+    return layout
+
+
+def _panels_height(n: int, grid: Grid, extra: int = 70) -> int:
+    """Figure height at which equal-aspect panels of ``grid`` fill the page width
+    (about 900 px of plot area), so wide data get short rows and tall data tall ones."""
+    rows, cols = _panel_grid(n)
+    aspect = (grid.ys[-1] - grid.ys[0]) / max(grid.xs[-1] - grid.xs[0], 1e-12)
+    panel = min(900 / cols, 520) * float(np.clip(aspect, 0.45, 1.6))
+    return int(rows * (panel + 75) + extra)
+
+
+def _panel_grid(n: int) -> tuple[int, int]:
+    """Rows and columns for ``n`` small multiples: up to three across, four as 2 × 2."""
+    cols = n if n <= 3 else (2 if n == 4 else 3)
+    return math.ceil(n / cols), cols
+
+
+def _axis_names(i: int) -> tuple[str, str, str, str]:
+    """(layout key of x axis, of y axis, trace reference of x, of y) of the 1-based panel ``i``."""
+    suffix = "" if i == 1 else str(i)
+    return f"xaxis{suffix}", f"yaxis{suffix}", f"x{suffix}", f"y{suffix}"
+
+
+def _panels(layout: dict, titles: Sequence[str], hspace: float = 0.05, vspace: float = 0.12,
+            share: bool = True) -> list[dict]:
+    """Lay out small multiples in ``layout``; return each panel's trace axis references.
+
+    With ``share`` every panel's axes follow the first panel's (zoom one, zoom all).
+    """
+    n = len(titles)
+    rows, cols = _panel_grid(n)
+    vspace = vspace if rows > 1 else 0.0
+    width = (1 - hspace * (cols - 1)) / cols
+    height = (1 - vspace * (rows - 1)) / rows
+    refs, notes = [], []
+    for i in range(n):
+        r, c = divmod(i, cols)
+        xkey, ykey, xref, yref = _axis_names(i + 1)
+        x0 = c * (width + hspace)
+        y1 = 1 - r * (height + vspace)
+        layout[xkey] = {"domain": [_unit(x0), _unit(x0 + width)], "anchor": yref}
+        layout[ykey] = {"domain": [_unit(y1 - height), _unit(y1)], "anchor": xref}
+        if share and i > 0:
+            layout[xkey]["matches"] = "x"
+            layout[ykey]["matches"] = "y"
+        notes.append({"text": titles[i], "x": x0 + width / 2, "y": y1, "xref": "paper", "yref": "paper",
+                      "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}})
+        refs.append({"xaxis": xref, "yaxis": yref})
+    layout["annotations"] = layout.get("annotations", []) + notes
+    return refs
+
+
+def _unit(x: float) -> float:
+    """Clamp a paper coordinate to [0, 1] (sums of spacings round to −5e-17)."""
+    return min(max(round(x, 9), 0.0), 1.0)
+
+
+def _equal_aspect(layout: dict, n_panels: int, x_range, y_range) -> None:
+    """Same units on both axes in every panel (a circle stays a circle)."""
+    for i in range(1, n_panels + 1):
+        xkey, ykey, xref, _ = _axis_names(i)
+        layout.setdefault(xkey, {}).update(range=[float(x_range[0]), float(x_range[1])], constrain="domain",
+                                           showgrid=False, zeroline=False)
+        layout.setdefault(ykey, {}).update(range=[float(y_range[0]), float(y_range[1])], constrain="domain",
+                                           scaleanchor=xref, scaleratio=1, showgrid=False, zeroline=False)
+
+
+def _on(traces: list[dict], ref: dict) -> list[dict]:
+    """Put traces on a panel's axes."""
+    for t in traces:
+        t.update(ref)
+    return traces
+
+
+# ----------------------------------------------------------------------------- points
+
+
+def point_traces(X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray | None = None,
+                 classes: Sequence | None = None, size: int = 8, show_legend: bool = True,
+                 hovertext: Sequence[str] | None = None, name_suffix: str = "",
+                 hollow: bool = False, opacity: float = 1.0) -> list[dict]:
+    """Scatter traces: one per class (coloured, own symbol), one for unlabeled points (grey).
+
+    ``classes`` fixes the class → colour mapping (sorted labels), so that the same class has
+    the same colour in every figure even when a subset lacks some classes.
+    """
+    X = np.asarray(X, dtype=float)
+    n = len(X)
+    if labeled_mask is None:
+        labeled_mask = np.ones(n, bool) if y is not None else np.zeros(n, bool)
+    labeled_mask = np.asarray(labeled_mask, bool)
+    if classes is None:
+        classes = np.unique(np.asarray(y)[labeled_mask]) if y is not None and labeled_mask.any() else []
+    text = np.asarray(hovertext, dtype=object) if hovertext is not None else None
+    names = class_names(classes)
+    traces = []
+    unlabeled = ~labeled_mask
+    if unlabeled.any():
+        traces.append({
+            "type": "scatter", "x": X[unlabeled, 0], "y": X[unlabeled, 1], "mode": "markers",
+            "name": "unlabeled" + name_suffix, "legendgroup": "unlabeled", "showlegend": show_legend,
+            "marker": {"color": UNLABELED_COLOR, "size": max(size - 2, 4), "line": {"width": 0}, "opacity": opacity},
+            **({"hovertext": text[unlabeled]} if text is not None else {}),
+        })
+    for index, label in enumerate(classes):
+        mask = labeled_mask & (np.asarray(y) == label)
+        if not mask.any():
+            continue
+        color, symbol = class_style(index)
+        traces.append({
+            "type": "scatter", "x": X[mask, 0], "y": X[mask, 1], "mode": "markers",
+            "name": names[label] + name_suffix, "legendgroup": f"class{label}" + name_suffix,
+            "showlegend": show_legend,
+            "marker": {"color": "rgba(0,0,0,0)" if hollow else color, "size": size, "symbol": symbol,
+                       "opacity": opacity,
+                       "line": {"width": 1.6 if hollow else 0.8, "color": color if hollow else "white"}},
+            **({"hovertext": text[mask]} if text is not None else {}),
+        })
+    return traces
+
+
+def data_figure(X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray | None = None,
+                title: str = "", axis_titles: tuple[str, str] = ("x₁", "x₂"),
+                classes: Sequence | None = None) -> go.Figure:
+    """The data set: classes in colour, unlabeled points in grey, equal aspect."""
+    X = np.asarray(X, dtype=float)
+    grid = grid_over(X, resolution=10, margin=0.06)
+    layout = _layout(title, height=560)
+    _equal_aspect(layout, 1, (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
+    layout["xaxis"]["title"] = {"text": axis_titles[0]}
+    layout["yaxis"]["title"] = {"text": axis_titles[1]}
+    layout["legend"] = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0}
+    return _figure(point_traces(X, y, labeled_mask, classes=classes), layout)
+
+
+DRAW_LAYER_NAME = "click here to add a point"
+
+
+def drawing_figure(points: np.ndarray, x_range: tuple[float, float], y_range: tuple[float, float],
+                   resolution: int = 41, title: str = "") -> go.Figure:
+    """The drawing canvas: drawn points (x, y, label) over an invisible, clickable lattice.
+
+    A click on empty space selects the nearest lattice node (whose coordinates the app
+    adds as a new point); the lattice is the first trace. Labels: +1, −1, 0 = unlabeled.
+    """
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    gx = np.linspace(x_range[0], x_range[1], resolution)
+    gy = np.linspace(y_range[0], y_range[1], resolution)
+    xx, yy = np.meshgrid(gx, gy)
+    lattice = {
+        "type": "scatter", "x": xx.ravel(), "y": yy.ravel(), "mode": "markers", "name": DRAW_LAYER_NAME,
+        "showlegend": False, "marker": {"size": 14, "color": "rgba(0,0,0,0)", "symbol": "square"},
+        "hovertemplate": "add a point at (%{x:.2f}, %{y:.2f})<extra></extra>",
+        # a selected lattice node must stay invisible, and nothing else may fade
+        "selected": {"marker": {"opacity": 0}}, "unselected": {"marker": {"opacity": 0}},
+    }
+    labels = points[:, 2]
+    drawn = point_traces(points[:, :2], labels, labels != 0, classes=(-1.0, 1.0), size=11)
+    for t in drawn:
+        t["unselected"] = {"marker": {"opacity": 1}}
+    layout = _layout(title, height=580)
+    _equal_aspect(layout, 1, x_range, y_range)
+    for key in ("xaxis", "yaxis"):
+        layout[key].update(showgrid=True, gridcolor="#EEEEEE", zeroline=True, zerolinecolor="#DDDDDD")
+    layout.update(clickmode="event+select", hovermode="closest")
+    return _figure([lattice] + drawn, layout)
+
+
+# ----------------------------------------------------------------------------- partition
+
+
+def ellipse_traces(means: np.ndarray, covariances: np.ndarray, radii: Sequence[float] = (1, 2, 3),
+                   colors: Sequence[str] | None = None, show_legend: bool = False,
+                   fill_first: bool = False) -> list[dict]:
+    """Covariance ellipses at the given Mahalanobis radii and the centres as labelled ×."""
+    traces = []
+    for k, (m, S) in enumerate(zip(np.asarray(means), np.asarray(covariances))):
+        color = "#555555" if colors is None else colors[k % len(colors)]
+        for j, r in enumerate(radii):
+            ex, ey = ellipse_xy(m, S, r)
+            trace = {
+                "type": "scatter", "x": ex, "y": ey, "mode": "lines", "hoverinfo": "skip",
+                "showlegend": show_legend and k == 0 and j == 0, "name": "Mahalanobis 1, 2, 3",
+                "legendgroup": "ellipses",
+                "line": {"color": color, "width": 2.0 if j == 0 else 1.2, "dash": "solid" if j == 0 else "dot"},
+            }
+            if fill_first and j == 0:
+                trace.update(fill="toself", fillcolor="rgba(120,120,120,0.12)")
+            traces.append(trace)
+    means = np.asarray(means)
+    if len(means):
+        traces.append({
+            "type": "scatter", "x": means[:, 0], "y": means[:, 1], "mode": "markers+text", "name": "centres",
+            "showlegend": show_legend, "text": [str(k) for k in range(len(means))], "textposition": "top right",
+            "textfont": {"size": 12, "color": "#444444"},
+            "marker": {"symbol": "x-thin", "size": 12, "line": {"width": 2, "color": "#555555"}},
+            "hovertemplate": "centre of cluster %{text}<extra></extra>",
+        })
+    return traces
+
+
+def _discrete_colorscale(colors: Sequence[str]) -> list:
+    k = len(colors)
+    if k == 1:
+        return [[0, colors[0]], [1, colors[0]]]
+    steps = np.linspace(0, 1, k + 1)
+    scale = []
+    for j, c in enumerate(colors):
+        scale += [[float(steps[j]), c], [float(steps[j + 1]), c]]
+    return scale
+
+
+def partition_figure(X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray | None,
+                     means: np.ndarray, covariances: np.ndarray, grid: Grid,
+                     grid_responsibilities: np.ndarray, point_responsibilities: np.ndarray,
+                     title: str = "", classes: Sequence | None = None) -> go.Figure:
+    """Shaded regions (most responsible cluster), ellipses at 1, 2, 3 Mahalanobis units,
+    centres, and the points with their responsibilities on hover."""
+    R = np.asarray(grid_responsibilities)
+    k = R.shape[1]
+    regions = {
+        "type": "heatmap", "x": grid.xs, "y": grid.ys, "z": grid.reshape(R.argmax(axis=1)), "zmin": -0.5,
+        "zmax": k - 0.5, "colorscale": _discrete_colorscale([CLUSTER_COLORS[j % len(CLUSTER_COLORS)] for j in range(k)]),
+        "opacity": 0.45, "showscale": False,
+        "text": grid.reshape(np.array([_responsibility_text(r) for r in R], dtype=object)),
+        "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>%{text}<extra>region</extra>",
+    }
+    point_text = [_responsibility_text(r) for r in np.asarray(point_responsibilities)]
+    traces = [regions] + ellipse_traces(means, covariances, show_legend=True)
+    traces += point_traces(X, y, labeled_mask, classes=classes, hovertext=point_text)
+    layout = _layout(title, height=620)
+    _equal_aspect(layout, 1, (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
+    return _figure(traces, layout)
+
+
+def _responsibility_text(r: np.ndarray) -> str:
+    order = np.argsort(r)[::-1][:4]
+    return "<br>".join(f"cluster {j}: {r[j]:.2f}" for j in order if r[j] >= 0.005) or "—"
+
+
+# ----------------------------------------------------------------------------- similarity
+
+
+@dataclass
+class SimilarityPanel:
+    """One kernel's field around the reference point, on ``grid``.
+
+    ``dissimilarity``: the distance the kernel's exponent measures,
+    √(−ln(k(r, y)/√(k(r, r) k(y, y))) / γ) — Euclidean for RBF, Mahalanobis for mRBF,
+    Δ for GMM/RWM. ``similarity``: the normalised kernel value k(r, y)/√(k(r, r) k(y, y)).
+    """
+
+    name: str
+    dissimilarity: np.ndarray
+    similarity: np.ndarray
+    means: np.ndarray | None = None
+    covariances: np.ndarray | None = None
+    note: str = ""
+
+
+def similarity_figure(panels: Sequence[SimilarityPanel], grid: Grid, reference: Sequence[float],
+                      X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray | None,
+                      mode: str = "dissimilarity", classes: Sequence | None = None,
+                      title: str = "") -> go.Figure:
+    """Small multiples (shared axes) of each kernel's level curves around one point.
+
+    Dissimilarity curves sit at round values (the RWM paper's Δ ∈ {0.5, 1, 1.5, …}),
+    about ten per panel: kernels measure distance in different units (Euclidean,
+    Mahalanobis, …), so each panel gets its own spacing and labels its curves.
+    Similarity is shaded from 0 to 1 with curves every 0.1.
+    The Gaussians a kernel uses sit underneath as grey ellipses (1 Mahalanobis unit).
+    """
+    titles = [kernel_label(p.name) + (f" <span style='font-size:12px'>({p.note})</span>" if p.note else "")
+              for p in panels]
+    heading = title or ("Level curves of each kernel's dissimilarity around the reference point"
+                        if mode == "dissimilarity" else "Each kernel's similarity to the reference point")
+    layout = _layout(heading, height=_panels_height(len(panels), grid))
+    refs = _panels(layout, titles)
+    traces = []
+    for i, (p, ref) in enumerate(zip(panels, refs)):
+        panel = []
+        if mode == "dissimilarity":
+            finite = p.dissimilarity[np.isfinite(p.dissimilarity)]
+            levels = nice_levels(np.array([0.0, float(np.percentile(finite, 70)) if finite.size else 1.0]), count=9)
+            step = float(levels[1] - levels[0]) if len(levels) > 1 else 1.0
+            panel.append({
+                "type": "contour", "x": grid.xs, "y": grid.ys, "z": grid.reshape(p.dissimilarity), "showscale": False,
+                "contours": {"start": step, "end": step * 12, "size": step, "coloring": "lines", "showlabels": True,
+                             "labelfont": {"size": 10, "color": "#333333"}},
+                "colorscale": [[0, "#1b3a6b"], [1, "#7aa6d6"]], "line": {"width": 1.4},
+                "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>dissimilarity %{z:.3f}<extra></extra>",
+            })
+        else:
+            panel.append({
+                "type": "contour", "x": grid.xs, "y": grid.ys, "z": grid.reshape(p.similarity), "zmin": 0, "zmax": 1,
+                "showscale": i == 0, "colorscale": "Blues",
+                "contours": {"start": 0.1, "end": 0.9, "size": 0.1, "showlabels": True,
+                             "labelfont": {"size": 10, "color": "#333333"}},
+                "line": {"width": 0.8, "color": "rgba(40,40,40,0.5)"},
+                "colorbar": {"title": {"text": "similarity"}, "len": 0.6, "thickness": 12},
+                "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>similarity %{z:.3f}<extra></extra>",
+            })
+        if p.means is not None and p.covariances is not None:
+            panel += ellipse_traces(p.means, p.covariances, radii=(1,), colors=["#7a7a7a"], fill_first=True)
+        panel += point_traces(X, y, labeled_mask, classes=classes, size=5, show_legend=i == 0, opacity=0.55)
+        panel.append({
+            "type": "scatter", "x": [reference[0]], "y": [reference[1]], "mode": "markers",
+            "name": "reference point", "showlegend": i == 0,
+            "marker": {"symbol": "x", "size": 18, "color": "black", "line": {"width": 1.5, "color": "white"}},
+            "hovertemplate": "reference (%{x:.2f}, %{y:.2f})<extra></extra>",
+        })
+        traces += _on(panel, ref)
+    _equal_aspect(layout, len(panels), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
+    layout["clickmode"] = "event+select"
+    return _figure(traces, layout)
+
+
+def dissimilarity_from_kernel(k_ry: np.ndarray, k_rr: float, k_yy: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """(dissimilarity, normalised similarity) from kernel values, as in :class:`SimilarityPanel`.
+
+    Non-positive or non-finite normalised values (possible for indefinite kernels such as
+    LAP) give an undefined (NaN) dissimilarity, which the contour plot leaves blank.
+    """
+    k_ry = np.asarray(k_ry, dtype=float)
+    denom = np.sqrt(np.abs(k_rr) * np.abs(np.asarray(k_yy, dtype=float)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sim = np.where(denom > 0, k_ry / denom, np.nan)
+        dis = np.sqrt(np.maximum(-np.log(np.where(sim > 0, np.minimum(sim, 1.0), np.nan)), 0.0) / gamma)
+    return dis, np.clip(sim, 0.0, 1.0)
+
+
+# ----------------------------------------------------------------------------- decision boundaries
+
+
+@dataclass
+class BoundaryPanel:
+    """One classifier on the plane.
+
+    ``values`` is the decision function on the grid (binary), or the predicted class
+    index (multi-class, ``classes`` order). ``support`` indexes ``X_train``; ``dual`` are
+    the |α| of those support vectors.
+    """
+
+    name: str
+    values: np.ndarray
+    classes: Sequence
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray | None = None
+    y_test: np.ndarray | None = None
+    support: np.ndarray | None = None
+    dual: np.ndarray | None = None
+    train_accuracy: float | None = None
+    test_accuracy: float | None = None
+    hidden_accuracy: float | None = None    # on points whose labels were hidden (semi-supervised)
+    fit_seconds: float | None = None
+    multiclass: bool = False
+    margins: bool = True    # f = ±1 means something (SVMs); minimax machines and discriminants have no margin
+    note: str = ""
+
+
+def boundary_title(p: BoundaryPanel) -> str:
+    parts = [f"<b>{kernel_label(p.name)}</b>"]
+    if p.train_accuracy is not None:
+        parts.append(f"train {100 * p.train_accuracy:.0f}%")
+    if p.test_accuracy is not None:
+        parts.append(f"test {100 * p.test_accuracy:.0f}%")
+    if p.hidden_accuracy is not None:
+        parts.append(f"unlabeled {100 * p.hidden_accuracy:.0f}%")
+    if p.fit_seconds is not None:
+        parts.append(f"{1000 * p.fit_seconds:.0f} ms")
+    text = " · ".join(parts)
+    if p.note:
+        text += f"<br><span style='font-size:11px;color:#8a5a00'>{p.note}</span>"
+    return text
+
+
+def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np.ndarray | None = None,
+                    title: str = "", y_unlabeled: np.ndarray | None = None) -> go.Figure:
+    """One panel per classifier: tinted sides, boundary (solid), ±1 margins (dashed),
+    support vectors ringed with a size growing with |α|, test points hollow.
+
+    ``y_unlabeled`` (NaN where unknown) gives the hidden true class of unlabeled points:
+    they are then tinted faintly in their class colour, so one sees which side they
+    should fall on; without it they are grey.
+    """
+    layout = _layout(title, height=_panels_height(len(panels), grid, extra=90))
+    refs = _panels(layout, [boundary_title(p) for p in panels])
+    traces = []
+    for i, (p, ref) in enumerate(zip(panels, refs)):
+        classes = list(p.classes)
+        panel = _multiclass_regions(p, grid) if p.multiclass else _binary_regions(p, grid)
+        if X_unlabeled is not None and len(X_unlabeled):
+            panel += _unlabeled_traces(X_unlabeled, y_unlabeled, classes, show_legend=i == 0)
+        panel += point_traces(p.X_train, p.y_train, classes=classes, size=8, show_legend=i == 0,
+                              name_suffix=" (train)")
+        if p.X_test is not None and len(p.X_test):
+            panel += point_traces(p.X_test, p.y_test, classes=classes, size=7, show_legend=i == 0,
+                                  name_suffix=" (test)", hollow=True)
+        if p.support is not None and len(p.support):
+            sv = np.asarray(p.X_train)[np.asarray(p.support)]
+            dual = np.abs(np.asarray(p.dual if p.dual is not None else np.ones(len(sv)), dtype=float))
+            scale = dual / dual.max() if dual.max() > 0 else np.ones_like(dual)
+            panel.append({
+                "type": "scatter", "x": sv[:, 0], "y": sv[:, 1], "mode": "markers",
+                "name": "support vectors (size ∝ |α|)", "legendgroup": "sv", "showlegend": i == 0,
+                "marker": {"symbol": "circle-open", "color": "black", "size": 10 + 14 * np.sqrt(scale),
+                           "line": {"width": 1.5}},
+                "customdata": dual, "hovertemplate": "support vector<br>|α| = %{customdata:.3g}<extra></extra>",
+            })
+        traces += _on(panel, ref)
+    _equal_aspect(layout, len(panels), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
+    return _figure(traces, layout)
+
+
+def _unlabeled_traces(X: np.ndarray, y: np.ndarray | None, classes: Sequence, show_legend: bool) -> list[dict]:
+    y = np.full(len(X), np.nan) if y is None else np.asarray(y, dtype=float)
+    traces, first = [], True
+    for index, label in [(None, None)] + list(enumerate(classes)):
+        mask = np.isnan(y) if label is None else (y == label)
+        if not mask.any():
+            continue
+        color = UNLABELED_COLOR if label is None else class_style(index)[0]
+        traces.append({"type": "scatter", "x": X[mask, 0], "y": X[mask, 1], "mode": "markers",
+                       "name": "unlabeled" if label is None else "unlabeled (faint: hidden true class)",
+                       "legendgroup": "unlabeled" if label is None else "hidden",
+                       "showlegend": show_legend and (label is None or first),
+                       "marker": {"color": color, "size": 4, "opacity": 1.0 if label is None else 0.4},
+                       "hoverinfo": "skip"})
+        first = first and label is None
+    return traces
+
+
+def _binary_regions(p: BoundaryPanel, grid: Grid) -> list[dict]:
+    z = grid.reshape(np.asarray(p.values, dtype=float))
+    finite = np.abs(z[np.isfinite(z)])
+    spread = float(np.percentile(finite, 95)) if finite.size else 1.0
+    # SVM tints saturate a little beyond the margins; other models' f has its own scale
+    limit = float(np.clip(spread, 1.0, 3.0)) if p.margins else max(spread, 1e-12)
+    neg, pos = class_style(0)[0], class_style(1)[0]
+    line = {"type": "contour", "x": grid.xs, "y": grid.ys, "z": z, "showscale": False, "hoverinfo": "skip",
+            "showlegend": False}
+    traces = [
+        {"type": "heatmap", "x": grid.xs, "y": grid.ys, "z": z, "zmin": -limit, "zmax": limit, "showscale": False,
+         "colorscale": [[0, lighten(neg, 0.55)], [0.5, "#FFFFFF"], [1, lighten(pos, 0.55)]],
+         "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>f = %{z:.3f}<extra></extra>"},
+        {**line, "contours": {"start": 0, "end": 0, "size": 1, "coloring": "none"},
+         "line": {"color": "black", "width": 2.6}},
+    ]
+    if p.margins:
+        traces.append({**line, "contours": {"start": -1, "end": 1, "size": 2, "coloring": "none"},
+                       "line": {"color": "#444444", "width": 1.3, "dash": "dash"}})
+    return traces
+
+
+def _multiclass_regions(p: BoundaryPanel, grid: Grid) -> list[dict]:
+    z = grid.reshape(np.asarray(p.values, dtype=float))
+    k = len(p.classes)
+    names = class_names(p.classes)
+    traces = [{
+        "type": "heatmap", "x": grid.xs, "y": grid.ys, "z": z, "zmin": -0.5, "zmax": k - 0.5, "showscale": False,
+        "colorscale": _discrete_colorscale([lighten(class_style(j)[0], 0.6) for j in range(k)]),
+        "text": grid.reshape(np.array([names[p.classes[int(v)]] for v in z.ravel()], dtype=object)),
+        "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>predicted %{text}<extra></extra>",
+    }]
+    for j in range(k):
+        traces.append({"type": "contour", "x": grid.xs, "y": grid.ys, "z": (z == j).astype(float),
+                       "showscale": False, "hoverinfo": "skip", "showlegend": False,
+                       "contours": {"start": 0.5, "end": 0.5, "size": 1, "coloring": "none"},
+                       "line": {"color": "black", "width": 2.2}})
+    return traces
+
+
+# ----------------------------------------------------------------------------- kernel matrix
+
+
+@dataclass
+class GramPanel:
+    """A Gram matrix already ordered for display, with where clusters change."""
+
+    name: str
+    K: np.ndarray
+    cluster_breaks: Sequence[int] = ()
+    verdict: str = ""
+
+
+def gram_figure(panels: Sequence[GramPanel], title: str = "") -> go.Figure:
+    """Heatmaps of the Gram matrices (rows and columns ordered by cluster, then class),
+    each scaled to its own range, with lines where one cluster ends and the next begins."""
+    titles = [f"<b>{kernel_label(p.name)}</b>" + (f"<br><span style='font-size:12px'>{p.verdict}</span>" if p.verdict else "")
+              for p in panels]
+    rows, _ = _panel_grid(len(panels))
+    layout = _layout(title, height=400 * rows + 90, top=115)
+    refs = _panels(layout, titles, vspace=0.16, share=False)
+    traces, shapes = [], []
+    for i, (p, ref) in enumerate(zip(panels, refs)):
+        K = np.asarray(p.K, dtype=float)
+        n = len(K)
+        traces.append({"type": "heatmap", "z": K, "colorscale": "Viridis", "showscale": False,
+                       "hovertemplate": "row %{y}, column %{x}<br>K = %{z:.4g}<extra></extra>", **ref})
+        for b in p.cluster_breaks:
+            for x0, y0, x1, y1 in ((b - 0.5, -0.5, b - 0.5, n - 0.5), (-0.5, b - 0.5, n - 0.5, b - 0.5)):
+                shapes.append({"type": "line", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "xref": ref["xaxis"],
+                               "yref": ref["yaxis"], "line": {"color": "white", "width": 1.5}})
+        xkey, ykey, xref, _ = _axis_names(i + 1)
+        layout[xkey].update(constrain="domain", showticklabels=False)
+        layout[ykey].update(autorange="reversed", scaleanchor=xref, constrain="domain", showticklabels=False)
+    layout["shapes"] = shapes
+    return _figure(traces, layout)
+
+
+def spectrum_figure(spectra: Mapping[str, np.ndarray], title: str = "") -> go.Figure:
+    """Eigenvalues, largest first, as |λ| / λ_max on a log axis; negative ones in red."""
+    traces = []
+    for j, (name, eig) in enumerate(spectra.items()):
+        eig = np.sort(np.asarray(eig, dtype=float))[::-1]
+        top = np.abs(eig).max() if eig.size and np.abs(eig).max() > 0 else 1.0
+        rel = np.maximum(np.abs(eig) / top, 1e-17)
+        idx = np.arange(1, len(eig) + 1)
+        traces.append({"type": "scatter", "x": idx, "y": rel, "mode": "lines", "name": kernel_label(name),
+                       "line": {"color": kernel_color(name, j), "width": 2}, "legendgroup": name, "customdata": eig,
+                       "hovertemplate": "λ_%{x}: %{customdata:.3g}<extra>" + kernel_label(name) + "</extra>"})
+        neg = eig < 0
+        if neg.any():
+            traces.append({"type": "scatter", "x": idx[neg], "y": rel[neg], "mode": "markers",
+                           "name": f"{kernel_label(name)}: negative", "legendgroup": name,
+                           "marker": {"color": "#D62728", "size": 7, "symbol": "x"}, "customdata": eig[neg],
+                           "hovertemplate": "λ_%{x} = %{customdata:.3g} (negative)<extra></extra>"})
+    layout = _layout(title or "Eigenvalue spectrum (|λ| relative to the largest; red × = negative)", height=440)
+    layout["yaxis"] = {"type": "log", "title": {"text": "|λ| / λ_max"}, "exponentformat": "power"}
+    layout["xaxis"] = {"title": {"text": "eigenvalue index (largest first)"}}
+    layout["legend"].update(y=-0.2)
+    return _figure(traces, layout)
+
+
+# ----------------------------------------------------------------------------- grid search and P_f
+
+
+@dataclass
+class GridPanel:
+    """Mean CV accuracy over (C, γ): ``scores[i, j]`` for ``log_Cs[i]`` and ``log_gammas[j]``."""
+
+    name: str
+    scores: np.ndarray
+    path: np.ndarray | None = None         # Keerthi–Lin path: rows of (log γ, log C)
+    path_best: Sequence[float] | None = None
+    capped: np.ndarray | None = None        # cells whose fits hit libsvm's iteration cap
+    note: str = ""
+
+
+def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gammas: np.ndarray,
+                       title: str = "") -> go.Figure:
+    """Accuracy heatmaps over (log γ, log C), one colour scale for all kernels, the best
+    cell starred, the Keerthi–Lin path in grey with its best point in red."""
+    log_Cs, log_gammas = np.asarray(log_Cs, dtype=float), np.asarray(log_gammas, dtype=float)
+    titles = [f"<b>{kernel_label(p.name)}</b> · best {100 * np.nanmax(p.scores):.1f}%"
+              + (f"<br><span style='font-size:11px'>{p.note}</span>" if p.note else "") for p in panels]
+    rows, _ = _panel_grid(len(panels))
+    layout = _layout(title, height=380 * rows + 110, top=100)
+    refs = _panels(layout, titles, hspace=0.08, vspace=0.2, share=False)
+    zmin = float(np.nanmin(np.concatenate([np.ravel(p.scores) for p in panels])))
+    traces = []
+    for i, (p, ref) in enumerate(zip(panels, refs)):
+        S = np.asarray(p.scores, dtype=float)
+        panel = [{
+            "type": "heatmap", "x": log_gammas, "y": log_Cs, "z": S, "zmin": zmin, "zmax": 1.0,
+            "colorscale": "Viridis", "showscale": i == 0,
+            "colorbar": {"title": {"text": "CV acc."}, "thickness": 12, "len": 0.7},
+            "hovertemplate": "log₁₀γ = %{x:g}, log₁₀C = %{y:g}<br>accuracy %{z:.3f}<extra></extra>",
+            **({"texttemplate": "%{z:.2f}", "textfont": {"size": 10}} if S.size <= 100 else {}),
+        }]
+        bi, bj = np.unravel_index(np.nanargmax(S), S.shape)
+        panel.append({"type": "scatter", "x": [log_gammas[bj]], "y": [log_Cs[bi]], "mode": "markers",
+                      "name": "best cell", "showlegend": i == 0, "legendgroup": "best",
+                      "marker": {"symbol": "star", "size": 20, "color": "white", "line": {"color": "black", "width": 1.5}},
+                      "hovertemplate": "best: %{x:g}, %{y:g}<extra></extra>"})
+        if p.capped is not None and np.any(p.capped):
+            ci, cj = np.nonzero(np.asarray(p.capped))
+            panel.append({"type": "scatter", "x": log_gammas[cj], "y": log_Cs[ci], "mode": "markers",
+                          "name": "hit libsvm's iteration cap", "legendgroup": "capped", "showlegend": True,
+                          "marker": {"symbol": "x-thin", "size": 10, "line": {"width": 2, "color": "#D62728"}},
+                          "hoverinfo": "skip"})
+        if p.path is not None and len(p.path):
+            path = np.asarray(p.path, dtype=float)
+            panel.append({"type": "scatter", "x": path[:, 0], "y": path[:, 1], "mode": "lines+markers",
+                          "name": "Keerthi–Lin path", "legendgroup": "kl", "showlegend": i == 0,
+                          "line": {"color": "rgba(200,200,200,0.9)", "width": 2},
+                          "marker": {"size": 7, "color": "#BBBBBB", "line": {"color": "black", "width": 1}},
+                          "hovertemplate": "Keerthi–Lin: %{x:.2f}, %{y:.2f}<extra></extra>"})
+            if p.path_best is not None:
+                panel.append({"type": "scatter", "x": [p.path_best[0]], "y": [p.path_best[1]], "mode": "markers",
+                              "name": "Keerthi–Lin best", "legendgroup": "klbest", "showlegend": i == 0,
+                              "marker": {"size": 13, "color": "#D62728", "line": {"color": "black", "width": 1}},
+                              "hovertemplate": "Keerthi–Lin best: %{x:.2f}, %{y:.2f}<extra></extra>"})
+        traces += _on(panel, ref)
+        xkey, ykey, _, _ = _axis_names(i + 1)
+        # ticks on the cells' centres, the grid values themselves
+        layout[xkey].update(title={"text": "log₁₀ γ"}, tickvals=log_gammas, tickformat=".3~g",
+                            range=[log_gammas[0] - _step(log_gammas) / 2, log_gammas[-1] + _step(log_gammas) / 2])
+        layout[ykey].update(title={"text": "log₁₀ C"}, tickvals=log_Cs, tickformat=".3~g",
+                            range=[log_Cs[0] - _step(log_Cs) / 2, log_Cs[-1] + _step(log_Cs) / 2])
+    layout["legend"].update(y=-0.1)
+    return _figure(traces, layout)
+
+
+def _step(values) -> float:
+    values = np.asarray(values, dtype=float)
+    return float(values[1] - values[0]) if len(values) > 1 else 1.0
+
+
+def pf_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], alpha0: float | None = None,
+              aucs: Mapping[str, float] | None = None, title: str = "") -> go.Figure:
+    """P_f(α) step curves of several kernels on one plot, with α₀ marked."""
+    traces = []
+    for j, (name, (alphas, pf)) in enumerate(curves.items()):
+        label = kernel_label(name) + (f" (AUC {aucs[name]:.3f})" if aucs and name in aucs else "")
+        traces.append({"type": "scatter", "x": np.asarray(alphas), "y": np.asarray(pf), "mode": "lines",
+                       "line": {"shape": "hv", "color": kernel_color(name, j), "width": 3}, "name": label,
+                       "hovertemplate": "α = %{x:.3f}<br>P<sub>f</sub> = %{y:.2f}<extra>" + kernel_label(name) + "</extra>"})
+    layout = _layout(title or "P<sub>f</sub>(α): share of the (C, γ) grid scoring at least α", height=500)
+    layout["xaxis"] = {"title": {"text": "accuracy α"}, "range": [alpha0 - 0.01 if alpha0 is not None else 0, 1.0]}
+    layout["yaxis"] = {"title": {"text": "P<sub>f</sub>(α)"}, "range": [0, 1.02]}
+    layout["legend"] = {"orientation": "v", "x": 0.02, "y": 0.05, "xanchor": "left", "yanchor": "bottom",
+                        "bgcolor": "rgba(255,255,255,0.85)"}
+    if alpha0 is not None:
+        layout["shapes"] = [{"type": "line", "x0": alpha0, "x1": alpha0, "y0": 0, "y1": 1, "xref": "x",
+                             "yref": "paper", "line": {"color": "#777777", "dash": "dot"}}]
+        layout["annotations"] = [{"x": alpha0, "y": 1, "xref": "x", "yref": "paper", "text": "α₀",
+                                  "showarrow": False, "xanchor": "right", "yanchor": "bottom"}]
+    return _figure(traces, layout)

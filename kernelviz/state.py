@@ -1,0 +1,450 @@
+"""The app's settings as a typed table, and their round trip through a URL query string.
+
+Like TensorFlow Playground's ``state.ts``: every setting the app shares between views
+is declared once here — name, type, default, allowed values — so that a link opens
+the same view with the same data, seeds and parameters. Nothing here imports
+Streamlit; the app copies :func:`parse` into ``st.session_state`` on the first run
+and writes :func:`encode` back to ``st.query_params`` after every run.
+
+Only settings that differ from their default are written, which keeps links short.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+VIEWS = ("data", "partition", "similarity", "boundaries", "kernel", "grid", "pf", "theory")
+VIEW_TITLES = {
+    "data": "Data",
+    "partition": "Partition",
+    "similarity": "Similarity",
+    "boundaries": "Decision boundaries",
+    "kernel": "Kernel matrix",
+    "grid": "Grid search",
+    "pf": "P_f(α)",
+    "theory": "Theory",
+}
+
+KERNEL_NAMES = ("rbf", "mrbf", "ckrbf", "ckrbf-radial", "gmm", "rwm", "lap", "lppk", "rbf-ppk")
+#: The classifiers of ``kv.models`` other than the plain kernel SVM (which the kernels list covers).
+MODEL_NAMES = ("mkRBF", "SCM", "MPM", "MCPM", "KFD", "KNDA", "CKSVMNDA")
+
+#: Drawn points are rounded to this many decimals in a link; a click is not more precise.
+POINT_DECIMALS = 3
+#: Beyond this many drawn points a link would get unwieldy; they stay in the session only.
+MAX_POINTS_IN_URL = 400
+
+
+def _generator_names():
+    from kernelviz import data
+
+    return tuple(data.GENERATORS)
+
+
+#: Samples the app builds itself rather than reading from ``sample_data/``: the first two
+#: Iris classes (scikit-learn ships the data), as in the CkRBF paper's Fig. 2.
+APP_SAMPLES = ("iris-2class",)
+
+
+def _sample_names():
+    from kernelviz import data
+
+    return tuple(data.samples()) + APP_SAMPLES
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One shareable setting.
+
+    ``kind`` is one of ``"str"`` (one of ``allowed``), ``"int"`` / ``"float"`` (within the
+    closed range ``allowed``), ``"bool"``, ``"list"`` (a subset of ``allowed``, order kept),
+    ``"range"`` (two whole numbers lo < hi within ``allowed``, written ``lo_hi``),
+    ``"params"`` (a small dict of numbers, e.g. a generator's parameters),
+    ``"points"`` (drawn points: an (n, 3) array of x, y, label) or ``"optfloat"``
+    (a float in ``allowed`` or ``None``). ``allowed`` may be a callable, for choices that
+    come from the backend (generator and sample names) and are looked up only when needed.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    allowed: Any = None
+    help: str = ""
+
+    def choices(self):
+        return tuple(self.allowed()) if callable(self.allowed) else self.allowed
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("view", "str", "data", VIEWS, "which view is open"),
+    # --- data
+    Setting("source", "str", "generator", ("generator", "sample", "upload", "drawn"), "where the data come from"),
+    Setting("generator", "str", "moons", _generator_names, "synthetic data generator"),
+    Setting("gen_params", "params", {}, None, "generator parameters that differ from the generator's defaults"),
+    Setting("data_seed", "int", 0, (0, 2**31 - 1), "seed of the generator"),
+    Setting("sample", "str", "fourclass", _sample_names, "bundled sample"),
+    Setting("points", "points", None, None, "points drawn by clicking"),
+    Setting("label_how", "str", "all", ("all", "fraction", "per_class", "dense_per_class"), "which points keep their label"),
+    Setting("label_fraction", "float", 0.1, (0.01, 1.0), "fraction of points labeled"),
+    Setting("label_per_class", "int", 4, (1, 500), "labeled points per class"),
+    Setting("label_seed", "int", 0, (0, 2**31 - 1), "seed of the labeled-subset choice"),
+    Setting("scaling", "str", "zscore", ("none", "minmax", "zscore"), "feature scaling"),
+    Setting("fit_on", "str", "projection", ("projection", "full"), "for d > 2: fit on the 2-D PCA projection or on all features"),
+    Setting("test_fraction", "float", 0.3, (0.0, 0.8), "share of labeled points held out to measure test accuracy"),
+    # --- partition
+    Setting("partition", "str", "kmeans", ("kmeans", "gmm", "vi"), "clustering / density model"),
+    Setting("n_components", "int", 2, (1, 30), "number of clusters (VI: the most it may use)"),
+    Setting("partition_seed", "int", 0, (0, 2**31 - 1), "seed of the partition"),
+    Setting("vi_prior_type", "str", "dirichlet_process", ("dirichlet_process", "dirichlet_distribution"), "VI weight prior"),
+    Setting("vi_alpha0", "float", 0.1, (1e-4, 1e4), "VI weight concentration prior α0"),
+    Setting("vi_beta0", "float", 1.0, (1e-4, 1e4), "VI mean precision prior β0"),
+    Setting("vi_w0", "float", 0.0, (0.0, 1e4), "VI covariance prior w0 (times I); 0 uses the data covariance"),
+    # --- kernels and SVM
+    Setting("kernels", "list", ("rbf", "mrbf", "ckrbf", "rwm"), KERNEL_NAMES, "kernels to compare"),
+    Setting("models", "list", (), MODEL_NAMES, "other classifiers shown in the Decision boundaries view"),
+    Setting("log_gamma", "float", 0.0, (-3.0, 3.0), "log10 of the kernel width γ"),
+    Setting("log_C", "float", 0.0, (-2.0, 4.0), "log10 of the SVM penalty C"),
+    Setting("normalize", "str", "paper", ("paper", "unit"), "CkRBF scale: as in the paper, or divided to unit size"),
+    # --- similarity
+    Setting("ref_x", "optfloat", None, (-1e6, 1e6), "reference point, first coordinate (empty: a data point)"),
+    Setting("ref_y", "optfloat", None, (-1e6, 1e6), "reference point, second coordinate"),
+    Setting("sim_mode", "str", "dissimilarity", ("dissimilarity", "similarity"), "what the level curves show"),
+    # --- grid search
+    Setting("grid_log_C", "range", (-2, 4), (-4, 6), "log10 C range of the grid"),
+    Setting("grid_log_gamma", "range", (-3, 3), (-5, 5), "log10 γ range of the grid"),
+    Setting("grid_steps", "int", 7, (3, 15), "grid points per axis"),
+    Setting("cv", "int", 5, (2, 10), "cross-validation folds"),
+    Setting("cv_seed", "int", 0, (0, 2**31 - 1), "seed of the fold split"),
+)
+
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+def defaults() -> dict[str, Any]:
+    """Every setting at its default value (a fresh dict; lists and dicts are copies)."""
+    return {s.name: _copy(s.default) for s in SETTINGS}
+
+
+def _copy(value):
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return value
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def validate(name: str, value: Any) -> Any:
+    """Return ``value`` converted to the setting's type, or raise ``ValueError`` saying why."""
+    if name not in BY_NAME:
+        raise ValueError(f"Unknown setting {name!r}.")
+    s = BY_NAME[name]
+    if s.kind == "str":
+        value = str(value)
+        choices = s.choices()
+        if choices is not None and value not in choices:
+            raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}.")
+        return value
+    if s.kind in ("int", "float", "optfloat"):
+        if s.kind == "optfloat" and (value is None or value == ""):
+            return None
+        if isinstance(value, bool):
+            raise ValueError(f"{name} must be a number; got {value!r}.")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a number; got {value!r}.") from None
+        if not math.isfinite(number):
+            raise ValueError(f"{name} must be a finite number; got {value!r}.")
+        if s.kind == "int":
+            if number != int(number):
+                raise ValueError(f"{name} must be a whole number; got {value!r}.")
+            number = int(number)
+        lo, hi = s.allowed
+        if not lo <= number <= hi:
+            raise ValueError(f"{name} must lie between {lo:g} and {hi:g}; got {number:g}.")
+        return number
+    if s.kind == "bool":
+        if isinstance(value, str):
+            if value.lower() in ("1", "true", "yes", "on"):
+                return True
+            if value.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(f"{name} must be true or false; got {value!r}.")
+        return bool(value)
+    if s.kind == "list":
+        items = [v for v in (value.split(",") if isinstance(value, str) else value) if str(v) != ""]
+        items = [str(v) for v in items]
+        choices = s.choices()
+        if choices is not None:
+            bad = [v for v in items if v not in choices]
+            if bad:
+                raise ValueError(f"{name}: unknown value(s) {', '.join(bad)}; allowed: {', '.join(choices)}.")
+        if len(set(items)) != len(items):
+            raise ValueError(f"{name} lists a value twice.")
+        return items
+    if s.kind == "range":
+        return _validate_range(s, value)
+    if s.kind == "params":
+        return _validate_params(name, value)
+    if s.kind == "points":
+        return _validate_points(name, value)
+    raise AssertionError(f"setting {name} has unknown kind {s.kind}")
+
+
+def _validate_range(s: Setting, value):
+    parts = value.split("_") if isinstance(value, str) else list(value)
+    try:
+        lo, hi = (float(p) for p in parts)
+    except (TypeError, ValueError):
+        raise ValueError(f"{s.name} must be two whole numbers lo_hi; got {value!r}.") from None
+    if lo != int(lo) or hi != int(hi) or not lo < hi:
+        raise ValueError(f"{s.name} must be two whole numbers with lo < hi; got {value!r}.")
+    if not (s.allowed[0] <= lo and hi <= s.allowed[1]):
+        raise ValueError(f"{s.name} must lie within {s.allowed[0]} … {s.allowed[1]}; got {value!r}.")
+    return (int(lo), int(hi))
+
+
+def _validate_params(name, value):
+    if isinstance(value, str):
+        value = decode_params(value)
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{name} must map parameter names to numbers.")
+    out = {}
+    for key, v in value.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not math.isfinite(v):
+            raise ValueError(f"{name}: parameter {key!r} must be a finite number; got {v!r}.")
+        out[str(key)] = int(v) if isinstance(v, (int, np.integer)) else float(v)
+    return out
+
+
+def _validate_points(name, value):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = decode_points(value)
+    arr = np.asarray(value, dtype=float)
+    if arr.size == 0:
+        return np.zeros((0, 3))
+    if arr.ndim != 2 or arr.shape[1] != 3 or not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be rows of finite x, y, label.")
+    return arr
+
+
+# ----------------------------------------------------------------------------- text codecs
+
+
+def _format_number(x: float) -> str:
+    """Shortest text that reads back as the same float (``repr`` round-trips exactly)."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(float(x))
+
+
+def encode_params(params: Mapping[str, float]) -> str:
+    """``{"noise": 0.2, "n_samples": 300}`` → ``"n_samples:300,noise:0.2"`` (sorted keys)."""
+    return ",".join(f"{k}:{_format_number(v)}" for k, v in sorted(params.items()))
+
+
+def decode_params(text: str) -> dict[str, float]:
+    out = {}
+    for item in filter(None, text.split(",")):
+        key, sep, number = item.partition(":")
+        if not sep or not key:
+            raise ValueError(f"Cannot read parameter {item!r}; expected name:number.")
+        try:
+            value = float(number)
+        except ValueError:
+            raise ValueError(f"Parameter {key!r} must be a number; got {number!r}.") from None
+        out[key] = int(value) if value.is_integer() and "." not in number and "e" not in number.lower() else value
+    return out
+
+
+def encode_points(points: np.ndarray) -> str:
+    """Drawn points as ``"x_y_label~x_y_label"``, rounded to :data:`POINT_DECIMALS` decimals.
+
+    The separators are URL-safe, so a link stays readable.
+    """
+    rows = np.round(np.asarray(points, dtype=float), POINT_DECIMALS)
+    return "~".join("_".join(_format_number(v) for v in row) for row in rows)
+
+
+def decode_points(text: str) -> np.ndarray:
+    if not text:
+        return np.zeros((0, 3))
+    rows = []
+    for item in text.split("~"):
+        parts = item.split("_")
+        if len(parts) != 3:
+            raise ValueError(f"Cannot read drawn point {item!r}; expected x_y_label.")
+        try:
+            rows.append([float(p) for p in parts])
+        except ValueError:
+            raise ValueError(f"Drawn point {item!r} holds something that is not a number.") from None
+    return np.array(rows, dtype=float)
+
+
+def _to_text(s: Setting, value) -> str:
+    if s.kind in ("int", "float", "optfloat"):
+        return _format_number(value)
+    if s.kind == "bool":
+        return "1" if value else "0"
+    if s.kind == "list":
+        return ",".join(value)
+    if s.kind == "range":
+        return f"{value[0]}_{value[1]}"
+    if s.kind == "params":
+        return encode_params(value)
+    if s.kind == "points":
+        return encode_points(value)
+    return str(value)
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if a is None or b is None:
+            return False
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return list(a) == list(b)
+    return a == b
+
+
+# ----------------------------------------------------------------------------- the round trip
+
+
+def encode(values: Mapping[str, Any]) -> dict[str, str]:
+    """Settings → query-string dict holding only the values that differ from their defaults.
+
+    Drawn points are included when there are at most :data:`MAX_POINTS_IN_URL` of them
+    and the data source is ``"drawn"``.
+    """
+    out = {}
+    for s in SETTINGS:
+        if s.name not in values:
+            continue
+        value = values[s.name]
+        if s.kind == "points":
+            if value is None or values.get("source") != "drawn" or len(value) > MAX_POINTS_IN_URL:
+                continue
+        elif s.kind == "optfloat" and value is None:
+            continue
+        if _equal(value, s.default):
+            continue
+        out[s.name] = _to_text(s, value)
+    return out
+
+
+def parse(query: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Query-string dict → (every setting, with defaults filled in; problems found).
+
+    A value that cannot be read falls back to its default and adds a sentence to the
+    problems, so a damaged link still opens the app. Keys that are not settings are ignored.
+    Values may be strings or lists of strings (``st.query_params.to_dict()`` gives the last).
+    """
+    values = defaults()
+    problems = []
+    for name, raw in query.items():
+        if name not in BY_NAME:
+            continue
+        if isinstance(raw, (list, tuple)):
+            raw = raw[-1] if raw else ""
+        try:
+            values[name] = validate(name, raw)
+        except ValueError as err:
+            problems.append(f"Ignored the link's {name}: {err}")
+    return values, problems
+
+
+def apply_preset(preset: "Preset") -> dict[str, Any]:
+    """Defaults overlaid with a preset's settings, each validated: what a preset button sets.
+
+    Starting from the defaults (not from the current state) makes a preset reproducible.
+    """
+    merged = defaults()
+    for name, value in preset.settings.items():
+        merged[name] = validate(name, value)
+    return merged
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Settings that recreate a figure of one of the papers, and what to look for in it."""
+
+    key: str
+    title: str
+    settings: Mapping[str, Any]
+    look_for: str
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        "rwm_fig1",
+        "RWM paper, Fig. 1 — a tight Gaussian inside a wide one, two labels",
+        {
+            "view": "boundaries",
+            "source": "generator",
+            "generator": "concentric",
+            "scaling": "none",
+            "label_how": "per_class",
+            "label_per_class": 1,
+            "label_seed": 4,
+            "partition": "gmm",
+            "n_components": 2,
+            "kernels": ["rbf", "rwm"],
+            "log_gamma": 0.0,
+            "log_C": 1.0,
+            "test_fraction": 0.0,
+        },
+        "One labeled point per class and 798 unlabeled ones. RBF can only draw the straight "
+        "bisector between the two labeled points; RWM borrows the shapes of the two Gaussians "
+        "fitted to all points and closes its boundary into a ring around the tight cluster. "
+        "Compare the 'unlabeled' accuracies in the panel titles (the paper reports about 60% "
+        "against 91%).",
+    ),
+    Preset(
+        "ckrbf_iris",
+        "CkRBF paper, Fig. 2 — Iris, first two classes",
+        {
+            "view": "similarity",
+            "source": "sample",
+            "sample": "iris-2class",
+            "scaling": "minmax",
+            "fit_on": "projection",
+            "partition": "kmeans",
+            "n_components": 2,
+            "kernels": ["rbf", "mrbf", "ckrbf"],
+            "log_gamma": 1.0,
+        },
+        "RBF draws circles around the reference point, Mahalanobis RBF stretches them along the "
+        "whole data set's covariance, and CkRBF uses the covariance of the point's own k-means "
+        "cluster — so its level curves follow the cluster the point belongs to.",
+    ),
+    Preset(
+        "mcpm_toy",
+        "MCPM paper, Fig. 1 — a two-class Gaussian mixture, clusters as units",
+        {
+            "view": "boundaries",
+            "source": "generator",
+            "generator": "mixture",
+            "scaling": "zscore",
+            "kernels": ["rbf"],
+            "models": ["SCM", "MCPM"],
+            "log_gamma": -1.0,
+            "log_C": 1.0,
+        },
+        "SCM and MCPM never see single points while training: each class is first cut into "
+        "clusters, and the clusters — as Gaussians compared by the probability product kernel — "
+        "are the training examples. Compare their boundaries with the point-based RBF SVM, and "
+        "read MCPM's worst-case accuracy bound α in its title.",
+    ),
+)
+PRESETS_BY_KEY = {p.key: p for p in PRESETS}

@@ -1,0 +1,241 @@
+"""The real app in headless Chromium: every view renders, widgets act, links reopen state.
+
+Runs ``streamlit run app.py`` on a free port and drives Debian's Chromium through
+Playwright. Screenshots of every view are written to ``docs/screenshots/<view>.png``.
+A missing /usr/bin/chromium fails the tests: they exist to catch what AppTest cannot.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+CHART = ".js-plotly-plot .main-svg"
+EXCEPTION = '[data-testid="stException"]'
+# view key -> (button text, text that appears once the view has rendered)
+VIEWS = {
+    "data": ("Data", "Download data (CSV)"),
+    "partition": ("Partition", "Mahalanobis units"),
+    "similarity": ("Similarity", "reference"),
+    "boundaries": ("Decision boundaries", "decision boundary"),
+    "kernel": ("Kernel matrix", "Eigenvalue spectrum"),
+    "grid": ("Grid search", "Mean 3-fold CV accuracy"),
+    "pf": ("P_f(α)", "AUC"),
+    "theory": ("Theory", "One idea behind every structured kernel"),
+}
+# A small grid keeps the grid search and P_f views to a few seconds.
+SMALL_GRID = "grid_steps=4&cv=3"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # The log goes to a file: an unread pipe fills up and freezes the server mid-test.
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "localhost", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://localhost:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start within 60 s:\n" + log_path.read_text(errors="replace"))
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make browser).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    yield pg
+    context.close()
+
+
+def settle(page, text: str | None = None) -> None:
+    """Wait for the expected text, then for the script run to finish and the charts to draw."""
+    if text:
+        page.get_by_text(text, exact=False).first.wait_for()
+    page.wait_for_selector(IDLE)
+    page.wait_for_timeout(600)
+    page.wait_for_selector(IDLE)
+
+
+def assert_clean(page) -> None:
+    assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+
+
+def boundary_title(page) -> str:
+    return page.locator(".js-plotly-plot .gtitle").first.text_content()
+
+
+def test_every_view_renders_and_is_screenshotted(server, page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(f"{server}/?{SMALL_GRID}")
+    settle(page, VIEWS["data"][1])
+    for view, (button, expected) in VIEWS.items():
+        try:
+            check_view(page, view, button, expected)
+        except Exception:
+            page.screenshot(path=f"/tmp/kernelviz_failed_{view}.png", full_page=True)
+            raise
+
+
+def check_view(page, view: str, button: str, expected: str) -> None:
+    page.locator('[data-testid="stButtonGroup"] button', has_text=button).first.click()
+    settle(page)
+    if view in ("grid", "pf"):
+        run = page.get_by_role("button", name="Run grid search")
+        if run.count():
+            run.first.click()
+    settle(page, expected)
+    if view != "theory":
+        page.wait_for_selector(CHART)
+        assert page.locator(CHART).count() >= 1
+    else:
+        assert page.locator(".katex").count() >= 9
+    assert_clean(page)
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    page.screenshot(path=str(SCREENSHOTS / f"{view}.png"), full_page=True)
+
+
+def test_gamma_slider_updates_the_decision_boundaries(server, page):
+    page.goto(f"{server}/?view=boundaries&kernels=rbf,ckrbf")
+    settle(page, "decision boundary")
+    before = boundary_title(page)
+    assert "γ = 1," in before
+    slider = page.get_by_role("slider", name="log₁₀ γ")
+    slider.focus()
+    for _ in range(5):
+        slider.press("ArrowRight")
+    page.wait_for_function(
+        "() => { const t = document.querySelector('.js-plotly-plot .gtitle'); return t && t.textContent.includes('3.16'); }")
+    settle(page)
+    assert boundary_title(page) != before
+    assert "log_gamma=0.5" in page.url
+    assert_clean(page)
+
+
+def test_garbage_upload_shows_an_error_and_keeps_the_data(server, page):
+    page.goto(f"{server}/")
+    settle(page, VIEWS["data"][1])
+    page.get_by_text("upload", exact=True).click()
+    settle(page, "Meanwhile the views show the previous data")
+    page.locator('input[type="file"]').set_input_files(
+        files=[{"name": "garbage.csv", "mimeType": "text/csv", "buffer": os.urandom(200_000)}])
+    page.get_by_text("Could not use", exact=False).first.wait_for()
+    settle(page)
+    assert_clean(page)
+    assert page.locator(CHART).count() >= 1  # the previous data are still drawn
+
+
+def test_a_permalink_reopens_the_same_state(server, browser, page):
+    page.goto(f"{server}/?view=similarity&generator=circles&data_seed=3&kernels=rbf,ckrbf")
+    settle(page, "reference")
+    slider = page.get_by_role("slider", name="log₁₀ γ")
+    slider.focus()
+    slider.press("ArrowLeft")
+    slider.press("ArrowLeft")
+    page.wait_for_function("() => window.location.search.includes('log_gamma=-0.2')")
+    settle(page)
+    link = page.url
+    for key in ("view=similarity", "generator=circles", "data_seed=3", "kernels=rbf%2Cckrbf", "log_gamma=-0.2"):
+        assert key in link or key.replace("%2C", ",") in link
+
+    other = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    other.set_default_timeout(90_000)
+    other.goto(link)
+    settle(other, "reference")
+    assert other.get_by_role("slider", name="log₁₀ γ").get_attribute("aria-valuetext") == "-0.2"
+    selected = other.locator('[data-testid="stButtonGroup"] button[aria-checked="true"], '
+                             '[data-testid="stButtonGroup"] button[kind$="Active"]')
+    assert "Similarity" in " ".join(selected.all_inner_texts())
+    assert other.get_by_text("Two concentric rings", exact=False).count() >= 1
+    assert other.url == link
+    assert_clean(other)
+    other.context.close()
+
+
+def test_clicking_on_empty_canvas_draws_points(server, page):
+    page.goto(f"{server}/?source=drawn")
+    settle(page, "No points drawn yet")
+    clicks = [(0.3, 0.35, "class +1"), (0.38, 0.3, "class +1"), (0.7, 0.65, "class −1"), (0.62, 0.72, "class −1")]
+    for i, (fx, fy, label) in enumerate(clicks, start=1):
+        page.locator('[data-testid="stButtonGroup"] button', has_text=label).first.click()
+        settle(page)
+        # measured before every click: the canvas moves once the "no points yet" note goes
+        canvas = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+        page.mouse.click(canvas["x"] + fx * canvas["width"], canvas["y"] + fy * canvas["height"])
+        settle(page, f"{i} point{'' if i == 1 else 's'} drawn")
+    from urllib.parse import parse_qs, urlparse
+
+    from kernelviz.state import decode_points
+
+    drawn = decode_points(parse_qs(urlparse(page.url).query)["points"][0])
+    assert drawn[:, 2].tolist() == [1, 1, -1, -1]
+    assert drawn[0, 0] < 0 < drawn[2, 0] and drawn[0, 1] > 0 > drawn[2, 1]  # where the clicks landed
+    assert_clean(page)
+    page.screenshot(path=str(SCREENSHOTS / "draw.png"), full_page=True)
+
+
+@pytest.mark.parametrize("preset", ["rwm_fig1", "ckrbf_iris", "mcpm_toy"])
+def test_a_preset_button_recreates_a_paper_figure(server, page, preset):
+    page.goto(f"{server}/?view=theory")
+    settle(page, "Recreate the papers' figures")
+    index = ["rwm_fig1", "ckrbf_iris", "mcpm_toy"].index(preset)
+    page.get_by_role("button", name="Open the figure", exact=True).nth(index).click()
+    page.wait_for_selector(CHART)
+    settle(page)
+    assert "view=" in page.url and "theory" not in page.url
+    assert_clean(page)
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    page.screenshot(path=str(SCREENSHOTS / f"preset_{preset}.png"), full_page=True)

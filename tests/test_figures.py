@@ -1,0 +1,227 @@
+"""Figures are pure functions: arrays in, a Plotly figure out — checked without Streamlit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernelviz import figures as fg
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(60, 2))
+Y = np.where(X[:, 0] > 0, 1.0, -1.0)
+
+
+def traces_named(fig, prefix):
+    return [t for t in fig.data if (t.name or "").startswith(prefix)]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def test_grid_over_covers_the_points_with_square_cells():
+    pts = np.array([[0.0, 0.0], [4.0, 1.0]])
+    grid = fg.grid_over(pts, resolution=41, margin=0.1)
+    assert grid.xs[0] < 0 and grid.xs[-1] > 4 and grid.ys[0] < 0 and grid.ys[-1] > 1
+    assert len(grid.xs) == 41 and len(grid.ys) < 41
+    assert np.diff(grid.xs)[0] == pytest.approx(np.diff(grid.ys)[0], rel=0.1)
+    assert grid.points.shape == (len(grid.xs) * len(grid.ys), 2)
+    img = grid.reshape(grid.points[:, 0])
+    assert img.shape == grid.shape and np.all(img[0] == grid.xs)
+
+
+def test_evaluate_in_chunks_matches_one_call_and_bounds_each_block():
+    sizes = []
+
+    def fn(block):
+        sizes.append(len(block))
+        return block.sum(axis=1)
+
+    pts = RNG.normal(size=(1001, 2))
+    out = fg.evaluate_in_chunks(fn, pts, chunk_size=100)
+    np.testing.assert_allclose(out, pts.sum(axis=1))
+    assert max(sizes) == 100 and len(sizes) == 11
+
+
+def test_ellipse_points_lie_at_the_given_mahalanobis_radius():
+    mean, cov = np.array([1.0, -2.0]), np.array([[2.0, 0.8], [0.8, 0.5]])
+    ex, ey = fg.ellipse_xy(mean, cov, radius=3.0)
+    diff = np.column_stack([ex, ey]) - mean
+    d2 = np.einsum("ij,jk,ik->i", diff, np.linalg.inv(cov), diff)
+    np.testing.assert_allclose(d2, 9.0, rtol=1e-9)
+
+
+def test_cluster_class_order_groups_clusters_then_classes_then_position():
+    clusters = np.array([1, 0, 1, 0, 0])
+    classes = np.array([0, 1, 0, 0, 1])
+    within = np.array([5.0, 2.0, 1.0, 3.0, 0.0])
+    order = fg.cluster_class_order(clusters, classes, within)
+    assert clusters[order].tolist() == [0, 0, 0, 1, 1]
+    assert classes[order].tolist() == [0, 1, 1, 0, 0]
+    assert order.tolist() == [3, 4, 1, 2, 0]
+
+
+def test_nice_levels_are_round_and_span_the_values():
+    levels = fg.nice_levels(np.array([0.0, 3.3]), count=10)
+    step = levels[1] - levels[0]
+    assert step in (0.25, 0.5) or step == pytest.approx(0.5)
+    assert levels[0] >= 0 and levels[-1] <= 3.3 + 1e-9
+    assert len(fg.nice_levels(np.array([np.nan]))) == 1
+
+
+def test_dissimilarity_of_the_rbf_kernel_is_the_euclidean_distance():
+    ref = np.array([0.3, -0.2])
+    pts = RNG.normal(size=(50, 2))
+    gamma = 0.7
+    k = np.exp(-gamma * ((pts - ref) ** 2).sum(axis=1))
+    dis, sim = fg.dissimilarity_from_kernel(k, 1.0, np.ones(50), gamma)
+    np.testing.assert_allclose(dis, np.linalg.norm(pts - ref, axis=1), atol=1e-6)
+    np.testing.assert_allclose(sim, k)
+    # a kernel scaled by a constant (CkRBF's normaliser) has the same normalised values
+    dis2, _ = fg.dissimilarity_from_kernel(13.0 * k, 13.0, 13.0 * np.ones(50), gamma)
+    np.testing.assert_allclose(dis2, dis, atol=1e-6)
+
+
+def test_negative_kernel_values_give_blank_dissimilarity_not_nan_errors():
+    dis, sim = fg.dissimilarity_from_kernel(np.array([-0.5, 0.5]), 1.0, np.array([1.0, 1.0]), 1.0)
+    assert np.isnan(dis[0]) and np.isfinite(dis[1]) and sim[0] == 0.0
+
+
+# ----------------------------------------------------------------------------- conventions
+
+
+def test_scatter_keeps_equal_aspect_and_consistent_class_colours():
+    mask = np.ones(60, bool)
+    mask[:10] = False
+    fig = fg.data_figure(X, Y, mask, title="t")
+    assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.scaleratio == 1
+    unl = traces_named(fig, "unlabeled")[0]
+    assert unl.marker.color == fg.UNLABELED_COLOR and len(unl.x) == 10
+    neg, pos = traces_named(fig, "class −1")[0], traces_named(fig, "class +1")[0]
+    assert neg.marker.color == fg.CLASS_COLORS[0] and pos.marker.color == fg.CLASS_COLORS[1]
+    # the same class keeps its colour when the other class is absent from a subset
+    only_pos = fg.data_figure(X[Y > 0], Y[Y > 0], classes=[-1.0, 1.0])
+    assert traces_named(only_pos, "class +1")[0].marker.color == fg.CLASS_COLORS[1]
+
+
+def test_class_names_sign_plus_one_only_next_to_minus_one():
+    assert fg.class_names([-1.0, 1.0]) == {-1.0: "class −1", 1.0: "class +1"}
+    assert fg.class_names([0.0, 1.0]) == {0.0: "class 0", 1.0: "class 1"}
+
+
+def test_drawing_canvas_has_a_clickable_lattice_first():
+    pts = np.array([[0.0, 0.0, 1.0], [1.0, 1.0, -1.0], [0.5, 0.5, 0.0]])
+    fig = fg.drawing_figure(pts, (-2, 2), (-2, 2), resolution=21)
+    lattice = fig.data[0]
+    assert lattice.name == fg.DRAW_LAYER_NAME and len(lattice.x) == 21 * 21
+    assert fig.layout.clickmode == "event+select"
+    assert {t.name for t in fig.data[1:]} == {"unlabeled", "class −1", "class +1"}
+
+
+def test_partition_figure_has_regions_three_ellipses_per_cluster_and_responsibilities():
+    grid = fg.grid_over(X, 30)
+    means = np.array([[-1.0, 0.0], [1.0, 0.0]])
+    covs = np.stack([np.eye(2), 0.5 * np.eye(2)])
+    R = np.column_stack([grid.points[:, 0] < 0, grid.points[:, 0] >= 0]).astype(float)
+    Rp = np.column_stack([X[:, 0] < 0, X[:, 0] >= 0]).astype(float)
+    fig = fg.partition_figure(X, Y, None, means, covs, grid, R, Rp)
+    heat = fig.data[0]
+    assert heat.type == "heatmap" and set(np.unique(heat.z)) == {0, 1}
+    ellipses = [t for t in fig.data if t.type == "scatter" and t.mode == "lines"]
+    assert len(ellipses) == 6
+    pos = traces_named(fig, "class +1")[0]
+    assert all("cluster 1: 1.00" in h for h in pos.hovertext)
+
+
+# ----------------------------------------------------------------------------- panels
+
+
+def _boundary_panel(name="rbf", multiclass=False, n_classes=2):
+    grid = fg.grid_over(X, 25)
+    values = grid.points[:, 0] if not multiclass else (grid.points[:, 0] > 0).astype(float) + (grid.points[:, 1] > 1)
+    return grid, fg.BoundaryPanel(
+        name=name, values=values, classes=list(range(n_classes)) if multiclass else [-1.0, 1.0],
+        X_train=X[:40], y_train=Y[:40], X_test=X[40:], y_test=Y[40:], support=np.array([0, 1, 2]),
+        dual=np.array([0.1, 1.0, 0.5]), train_accuracy=0.95, test_accuracy=0.9, fit_seconds=0.012,
+        multiclass=multiclass)
+
+
+def test_boundary_panels_show_boundary_margins_support_vectors_and_scores():
+    grid, panel = _boundary_panel()
+    fig = fg.boundary_figure([panel, panel], grid, X_unlabeled=X[:5])
+    contours = [t for t in fig.data if t.type == "contour"]
+    levels = sorted((c.contours.start, c.contours.end) for c in contours)
+    assert levels == [(-1, 1), (-1, 1), (0, 0), (0, 0)]
+    sv = traces_named(fig, "support vectors")[0]
+    assert sv.marker.size[1] > sv.marker.size[2] > sv.marker.size[0]  # larger |α|, larger ring
+    title = fig.layout.annotations[0].text
+    assert "train 95%" in title and "test 90%" in title and "12 ms" in title
+    assert fig.layout.xaxis2.matches == "x" and fig.layout.yaxis2.scaleanchor == "x2"
+    assert traces_named(fig, "class +1 (test)")[0].marker.symbol == "cross"
+
+
+def test_multiclass_panels_outline_every_class_region():
+    grid, panel = _boundary_panel(multiclass=True, n_classes=3)
+    fig = fg.boundary_figure([panel], grid)
+    assert sum(t.type == "contour" for t in fig.data) == 3
+    assert fig.data[0].zmax == 2.5
+
+
+def test_similarity_small_multiples_share_axes_with_round_levels_per_panel():
+    grid = fg.grid_over(X, 30)
+    ref = X[0]
+    d = np.linalg.norm(grid.points - ref, axis=1)
+    panels = [fg.SimilarityPanel("rbf", d, np.exp(-d ** 2)),
+              fg.SimilarityPanel("rwm", 2 * d, np.exp(-4 * d ** 2), np.zeros((1, 2)), np.eye(2)[None])]
+    fig = fg.similarity_figure(panels, grid, ref, X, Y, None)
+    contours = [t for t in fig.data if t.type == "contour"]
+    assert len(contours) == 2
+    # distances twice as large get level curves twice as far apart: the same number of curves
+    assert contours[1].contours.size == 2 * contours[0].contours.size
+    assert contours[0].contours.start == contours[0].contours.size
+    assert fig.layout.xaxis2.matches == "x" and fig.layout.yaxis2.matches == "y"
+    assert len(traces_named(fig, "reference point")) == 2
+    shaded = fg.similarity_figure(panels, grid, ref, X, Y, None, mode="similarity")
+    assert [t for t in shaded.data if t.type == "contour"][0].zmax == 1
+
+
+def test_gram_figure_marks_cluster_breaks_and_spectrum_flags_negatives():
+    K = np.eye(6)
+    fig = fg.gram_figure([fg.GramPanel("rwm", K, [2, 4], "not PSD")])
+    assert len(fig.layout.shapes) == 4
+    assert fig.layout.yaxis.autorange == "reversed"
+    spec = fg.spectrum_figure({"rwm": np.array([3.0, 1.0, -0.5]), "rbf": np.array([2.0, 1.0, 0.5])})
+    negatives = traces_named(spec, "RWM: negative")
+    assert len(negatives) == 1 and list(negatives[0].customdata) == [-0.5]
+    assert spec.layout.yaxis.type == "log"
+
+
+def test_grid_search_figure_stars_the_best_cell_and_draws_the_path():
+    log_Cs, log_gammas = np.arange(-2.0, 3.0), np.arange(-3.0, 2.0)
+    scores = np.full((5, 5), 0.6)
+    scores[3, 1] = 0.95
+    path = np.array([[-3.0, 2.0], [-2.0, 1.0], [-1.0, 0.0]])
+    fig = fg.grid_search_figure([fg.GridPanel("rbf", scores, path, (-2.0, 1.0))], log_Cs, log_gammas)
+    best = traces_named(fig, "best cell")[0]
+    assert (best.x[0], best.y[0]) == (log_gammas[1], log_Cs[3])
+    assert len(traces_named(fig, "Keerthi–Lin path")[0].x) == 3
+    assert fig.data[0].zmax == 1.0 and fig.data[0].zmin == pytest.approx(0.6)
+
+
+def test_pf_figure_draws_steps_from_alpha0_with_auc_in_the_legend():
+    alphas = np.linspace(0.5, 1, 11)
+    fig = fg.pf_figure({"rbf": (alphas, np.linspace(1, 0, 11)), "ckrbf": (alphas, np.linspace(1, 0.2, 11))},
+                       alpha0=0.5, aucs={"rbf": 0.25, "ckrbf": 0.3})
+    assert [t.line.shape for t in fig.data] == ["hv", "hv"]
+    assert fig.data[0].name == "RBF (AUC 0.250)"
+    assert fig.data[0].line.color != fig.data[1].line.color
+    assert fig.layout.shapes[0].x0 == 0.5
+
+
+def test_models_without_margins_get_no_margin_lines_and_a_tint_on_their_own_scale():
+    grid, panel = _boundary_panel()
+    panel.values = 0.01 * panel.values
+    panel.margins = False
+    fig = fg.boundary_figure([panel], grid)
+    assert [(c.contours.start, c.contours.end) for c in fig.data if c.type == "contour"] == [(0, 0)]
+    assert fig.data[0].zmax < 0.1

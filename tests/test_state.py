@@ -1,0 +1,123 @@
+"""The settings table and its URL round trip (kernelviz.state) — no Streamlit involved."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kernelviz as kv
+from kernelviz import state
+
+
+def test_defaults_encode_to_an_empty_query_and_parse_back():
+    assert state.encode(state.defaults()) == {}
+    values, problems = state.parse({})
+    assert problems == []
+    assert values.keys() == state.defaults().keys()
+
+
+def test_every_default_is_valid_for_its_own_setting():
+    for s in state.SETTINGS:
+        if s.default is not None:
+            state.validate(s.name, s.default)
+
+
+def test_choices_that_come_from_the_backend_exist():
+    assert set(state.BY_NAME["generator"].choices()) == set(kv.data.GENERATORS)
+    assert set(kv.data.samples()) <= set(state.BY_NAME["sample"].choices())
+    assert set(state.KERNEL_NAMES) == set(kv.kernels.names())
+    assert set(state.MODEL_NAMES) == set(kv.models.MODELS) - {"Kernel SVM"}
+
+
+def test_seeds_and_changed_values_go_into_the_link():
+    values = state.defaults()
+    values.update(data_seed=42, partition_seed=3, cv_seed=9, log_gamma=-1.5, kernels=["rwm", "rbf"])
+    query = state.encode(values)
+    assert query == {"data_seed": "42", "partition_seed": "3", "cv_seed": "9", "log_gamma": "-1.5",
+                     "kernels": "rwm,rbf"}
+    assert state.parse(query)[0]["kernels"] == ["rwm", "rbf"]  # order kept: it is the panel order
+
+
+@pytest.mark.parametrize("name, raw", [
+    ("log_gamma", "abc"), ("log_gamma", "nan"), ("log_gamma", "7"), ("n_components", "0"), ("n_components", "2.5"),
+    ("kernels", "rbf,unknown"), ("kernels", "rbf,rbf"), ("view", "nowhere"), ("scaling", "log"),
+    ("grid_log_C", "3_1"), ("grid_log_C", "a_b"), ("gen_params", "noise"), ("gen_params", "noise:x"),
+    ("points", "1_2"), ("points", "1_a_1"), ("label_fraction", "0"),
+])
+def test_an_unreadable_value_falls_back_to_its_default_with_a_reason(name, raw):
+    values, problems = state.parse({name: raw, "data_seed": "5"})
+    assert len(problems) == 1 and name in problems[0]
+    assert state._equal(values[name], state.BY_NAME[name].default)
+    assert values["data_seed"] == 5  # the rest of the link still applies
+
+
+def test_unknown_keys_are_ignored_and_lists_take_the_last_value():
+    values, problems = state.parse({"utm_source": "x", "log_C": ["1", "2"]})
+    assert problems == [] and values["log_C"] == 2.0
+
+
+def test_generator_parameters_round_trip_with_their_types():
+    text = state.encode_params({"noise": 0.25, "n_samples": 120})
+    assert text == "n_samples:120,noise:0.25"
+    decoded = state.decode_params(text)
+    assert decoded == {"n_samples": 120, "noise": 0.25}
+    assert isinstance(decoded["n_samples"], int) and isinstance(decoded["noise"], float)
+
+
+def test_drawn_points_are_in_the_link_only_for_drawn_data_and_not_too_many():
+    pts = np.array([[0.12345, -1.0, 1.0], [2.0, 3.5, -1.0], [0.0, 0.0, 0.0]])
+    values = state.defaults()
+    values.update(source="drawn", points=pts)
+    query = state.encode(values)
+    assert query["points"] == "0.123_-1_1~2_3.5_-1~0_0_0"
+    np.testing.assert_allclose(state.parse(query)[0]["points"], np.round(pts, state.POINT_DECIMALS))
+    values["source"] = "generator"
+    assert "points" not in state.encode(values)
+    values.update(source="drawn", points=np.zeros((state.MAX_POINTS_IN_URL + 1, 3)))
+    assert "points" not in state.encode(values)
+
+
+def test_presets_are_valid_and_start_from_defaults():
+    for preset in state.PRESETS:
+        values = state.apply_preset(preset)
+        for name, value in preset.settings.items():
+            assert state._equal(values[name], state.validate(name, value))
+        assert values["data_seed"] == 0
+        assert preset.look_for and preset.title
+
+
+def test_every_view_has_a_title():
+    assert set(state.VIEW_TITLES) == set(state.VIEWS)
+
+
+def _value_strategy(s: state.Setting):
+    if s.kind == "str":
+        return st.sampled_from(s.choices())
+    if s.kind == "int":
+        return st.integers(*s.allowed)
+    if s.kind in ("float", "optfloat"):
+        return st.floats(*s.allowed, allow_nan=False)
+    if s.kind == "list":
+        return st.lists(st.sampled_from(s.choices()), unique=True, max_size=len(s.choices()))
+    if s.kind == "range":
+        lo, hi = s.allowed
+        return st.tuples(st.integers(lo, hi - 1), st.integers(1, hi - lo)).map(lambda t: (t[0], min(t[0] + t[1], hi)))
+    if s.kind == "params":
+        return st.dictionaries(st.sampled_from(["noise", "n_samples", "factor"]),
+                               st.one_of(st.integers(0, 10_000), st.floats(-1e6, 1e6, allow_nan=False)))
+    return st.none()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.fixed_dictionaries({s.name: _value_strategy(s) for s in state.SETTINGS if s.kind != "points"}))
+def test_any_valid_settings_survive_the_round_trip(values):
+    full = state.defaults()
+    full.update(values)
+    parsed, problems = state.parse(state.encode(full))
+    assert problems == []
+    for name, value in full.items():
+        if name == "points":
+            continue
+        assert state._equal(parsed[name], state.validate(name, value)), name
