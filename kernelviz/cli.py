@@ -1,0 +1,291 @@
+"""The ``kernelviz`` command line.
+
+``kernelviz grid DATA ...`` runs cross-validated (C, γ) grid searches for several
+kernels, writes the scores (JSON, with a CSV beside it) and prints the best score and
+the P_f AUC of each kernel; ``kernelviz app`` starts the Streamlit app.
+
+Errors are reported as one line on stderr with exit code 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from . import data as _data
+from . import evaluation as _evaluation
+from . import kernels as _kernels
+
+#: app.py sits at the top of the repository, next to the package directory.
+APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
+
+EXIT_ERROR = 2
+
+#: How long to wait for a Dask scheduler to answer before giving up.
+SCHEDULER_TIMEOUT = "10s"
+
+
+class CommandError(Exception):
+    """A problem with the user's command or input, reported without a traceback."""
+
+
+# ----------------------------------------------------------------------------- parsing
+def log_grid(text):
+    """Parse ``start:stop:count`` into ``count`` log-spaced values (or a comma list).
+
+    Parameters
+    ----------
+    text : str
+        ``"1e-2:1e4:7"`` → 10⁻², 10⁻¹, …, 10⁴; ``"0.1,1,10"`` → those values.
+
+    Returns
+    -------
+    ndarray of float
+    """
+    try:
+        if ":" in text:
+            start, stop, count = text.split(":")
+            start, stop, count = float(start), float(stop), int(count)
+            if start <= 0 or stop <= 0 or count < 1:
+                raise ValueError
+            values = np.logspace(np.log10(start), np.log10(stop), count)
+        else:
+            values = np.array([float(value) for value in text.split(",")])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a grid: use start:stop:count with positive start and stop (e.g. 1e-2:1e4:7), "
+            "or a comma-separated list of positive numbers."
+        ) from None
+    if not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise argparse.ArgumentTypeError(f"{text!r}: every grid value must be a positive number.")
+    return values
+
+
+def kernel_list(text):
+    """Parse ``rbf,mrbf,ckrbf`` into a list of known kernel names."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in _kernels.names()]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown kernel(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(_kernels.names())}."
+        )
+    return names
+
+
+def positive_int(text):
+    """argparse type: an integer ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer.")
+    return value
+
+
+def build_parser():
+    """The argparse parser with the ``grid`` and ``app`` commands."""
+    parser = argparse.ArgumentParser(prog="kernelviz",
+                                     description="See data-dependent SVM kernels at work.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{grid,app}")
+
+    grid = commands.add_parser(
+        "grid", help="cross-validated (C, gamma) grid searches and the P_f AUC table",
+        description="Cross-validated (C, gamma) grid search for each kernel; prints the best score and the "
+                    "P_f(alpha) AUC of each, writes the scores as JSON (and CSV beside it).")
+    grid.add_argument("data", metavar="DATA",
+                      help=f"a bundled sample ({', '.join(_data.samples())}) or a CSV / LIBSVM file")
+    grid.add_argument("--kernels", type=kernel_list, default=["rbf", "mrbf", "ckrbf"],
+                      help="comma-separated kernel names (default: rbf,mrbf,ckrbf)")
+    grid.add_argument("--C", dest="Cs", type=log_grid, default=log_grid("1e-2:1e4:7"), metavar="GRID",
+                      help="C grid as start:stop:count, log-spaced (default: 1e-2:1e4:7)")
+    grid.add_argument("--gamma", dest="gammas", type=log_grid, default=log_grid("1e-3:1e3:7"), metavar="GRID",
+                      help="gamma grid as start:stop:count, log-spaced (default: 1e-3:1e3:7)")
+    grid.add_argument("--cv", type=positive_int, default=10, help="number of stratified folds (default: 10)")
+    grid.add_argument("--scale", choices=["none", "minmax", "zscore"], default="minmax",
+                      help="feature scaling, fitted on all points (default: minmax)")
+    grid.add_argument("--seed", type=int, default=0, help="seed of the folds and of the partitions (default: 0)")
+    grid.add_argument("--out", type=Path, metavar="FILE.json",
+                      help="write the results as JSON here, and as CSV with the same name")
+    grid.add_argument("--n-jobs", type=int, default=-1,
+                      help="local parallel workers, -1 for all cores (default: -1); with --scheduler every "
+                           "cluster worker is used")
+    grid.add_argument("--scheduler", metavar="ADDRESS",
+                      help="run on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786); needs kernelviz[dask]")
+    grid.add_argument("--normalize", choices=["paper", "unit"],
+                      help="CkRBF kernel scale: 'paper' (Algorithm 1) or 'unit' (see MATH.md)")
+    grid.add_argument("--n-components", type=positive_int, metavar="K",
+                      help="clusters / mixture components for the kernels that have a partition")
+    grid.add_argument("--max-iter", type=positive_int, default=_evaluation.DEFAULT_MAX_ITER,
+                      help=f"libsvm iteration cap per fit (default: {_evaluation.DEFAULT_MAX_ITER})")
+
+    app = commands.add_parser("app", help="start the Streamlit app (extra options go to 'streamlit run')",
+                              description="Start the kernelviz app in the browser; extra options (e.g. "
+                                          "--server.port 8600) go to 'streamlit run'.")
+    app.set_defaults(streamlit_args=[])
+    return parser
+
+
+# ----------------------------------------------------------------------------- grid
+def load_dataset(source):
+    """A bundled sample by name, else a CSV / LIBSVM file."""
+    if source.strip().lower() in _data.samples():
+        return _data.load(source)
+    path = Path(source)
+    if not path.is_file():
+        raise CommandError(f"{source!r} is neither a bundled sample ({', '.join(_data.samples())}) nor a file.")
+    return _data.read(path)
+
+
+def kernel_parameters(name, args):
+    """The command-line options that apply to this kernel."""
+    accepted = _kernels.parameters(name)
+    options = {"normalize": args.normalize, "n_components": args.n_components}
+    return {key: value for key, value in options.items() if key in accepted and value is not None}
+
+
+@contextlib.contextmanager
+def dask_backend(address):
+    """joblib's Dask backend on the cluster at ``address``."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise CommandError("--scheduler needs Dask: install it with pip install 'kernelviz[dask]'.") from None
+    try:
+        client = Client(address, timeout=SCHEDULER_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise CommandError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
+    with client, joblib.parallel_backend("dask", client=client):
+        yield
+
+
+def run_grids(args, X, y, X_unlabeled):
+    """One :func:`~kernelviz.evaluation.grid_search` per kernel, under one progress bar."""
+    results = {}
+    total = len(args.kernels) * len(args.Cs) * len(args.gammas) * args.cv
+    with tqdm(total=total, unit="fit", desc="grid search", file=sys.stderr) as bar:
+        for name in args.kernels:
+            bar.set_postfix_str(name)
+            finished_before = bar.n
+
+            def progress(done, _total, start=finished_before):
+                bar.update(start + done - bar.n)
+
+            results[name] = _evaluation.grid_search(
+                name, X, y, args.Cs, args.gammas, cv=args.cv, random_state=args.seed,
+                n_jobs=-1 if args.scheduler else args.n_jobs,
+                X_unlabeled=X_unlabeled, progress=progress, max_iter=args.max_iter, **kernel_parameters(name, args))
+    return results
+
+
+def summary_table(results, auc_table):
+    """Best cell, P_f AUC and capped fits per kernel, as a DataFrame."""
+    rows = []
+    for name, result in results.items():
+        C, gamma, score = result.best
+        rows.append({"kernel": name, "best score": score, "C": C, "gamma": gamma,
+                     "P_f AUC": auc_table[name]["auc"], "AUC/(1-a0)": auc_table[name]["normalized_auc"],
+                     "capped fits": result.n_capped_fits})
+    return pd.DataFrame(rows)
+
+
+def write_outputs(path, ds, args, results, auc_table, alpha0, n_labeled, n_unlabeled):
+    """The results as JSON at ``path`` and as CSV (one row per kernel and cell) beside it."""
+    csv_path = path.with_suffix(".csv")
+    document = {
+        "data": ds.name, "n_labeled": n_labeled, "n_unlabeled": n_unlabeled, "scale": args.scale,
+        "cv": args.cv, "seed": args.seed, "max_iter": args.max_iter,
+        "Cs": args.Cs.tolist(), "gammas": args.gammas.tolist(), "alpha0": alpha0,
+        "kernels": {name: {**result.to_dict(), "auc": auc_table[name]["auc"],
+                           "normalized_auc": auc_table[name]["normalized_auc"]}
+                    for name, result in results.items()},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2))
+    pd.concat([result.to_frame() for result in results.values()]).to_csv(csv_path, index=False)
+    return csv_path
+
+
+def command_grid(args):
+    """``kernelviz grid``: grid searches, the summary table, and the output files."""
+    if args.out is not None and args.out.suffix.lower() == ".csv":
+        raise CommandError("--out names the JSON file (the CSV is written beside it); use a .json name.")
+    ds = load_dataset(args.data)
+    if ds.y is None or not ds.labeled_mask.any():
+        raise CommandError(f"{args.data!r} has no labels; a grid search needs labeled points.")
+    X_all = _data.scale(ds.X, args.scale)  # fitted on every point, as the unsupervised models see them
+    mask = ds.labeled_mask
+    X, y, X_unlabeled = X_all[mask], ds.y[mask], X_all[~mask]
+    if args.scheduler:
+        with dask_backend(args.scheduler):
+            results = run_grids(args, X, y, X_unlabeled)
+    else:
+        results = run_grids(args, X, y, X_unlabeled)
+
+    auc_table, alpha0 = _evaluation.pf_auc(results)
+    table = summary_table(results, auc_table)
+    print(f"{ds.name}: {len(y)} labeled points, {len(X_unlabeled)} unlabeled, {X.shape[1]} features; "
+          f"{args.cv}-fold CV, {len(args.Cs)} x {len(args.gammas)} grid")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(f"alpha0 = {alpha0:.4f} (the worst score over all grids; the P_f AUC integrates over [alpha0, 1])")
+    if any(result.n_capped_fits for result in results.values()):
+        print(f"Some libsvm fits stopped at max_iter={args.max_iter}; their cells are flagged as 'capped'.")
+
+    if args.out is not None:
+        csv_path = write_outputs(args.out, ds, args, results, auc_table, alpha0, len(y), len(X_unlabeled))
+        print(f"wrote {args.out} and {csv_path}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- app
+def command_app(args):
+    """``kernelviz app``: ``streamlit run app.py`` on localhost; returns Streamlit's exit code."""
+    if not APP_PATH.is_file():
+        raise CommandError(f"the app is not installed: {APP_PATH} is missing (run from a source checkout).")
+    extra = list(args.streamlit_args)
+    if not any(arg.startswith("--server.address") for arg in extra):
+        extra = ["--server.address", "localhost", *extra]
+    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(APP_PATH), *extra])
+
+
+# ----------------------------------------------------------------------------- entry point
+def main(argv=None):
+    """Run the command line; returns the exit code (0 on success, 2 on errors).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name; ``sys.argv[1:]`` by default.
+    """
+    parser = build_parser()
+    try:
+        # Unknown options are Streamlit's for "app" (argparse cannot pass "--x" through as a
+        # positional remainder); for "grid" they are an error.
+        args, unknown = parser.parse_known_args(argv)
+        if args.command == "app":
+            args.streamlit_args = unknown
+        elif unknown:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    except SystemExit as exit_request:  # --help, or argparse already printed the usage error
+        return exit_request.code
+    commands = {"grid": command_grid, "app": command_app}
+    try:
+        return commands[args.command](args)
+    except KeyboardInterrupt:
+        print("kernelviz: interrupted", file=sys.stderr)
+        return 130
+    except (CommandError, ValueError, OSError, MemoryError) as exc:
+        print(f"kernelviz: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # the promise is "never a traceback": say what failed, in one line
+        print(f"kernelviz: unexpected error ({type(exc).__name__}): {exc}", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,791 @@
+"""Evaluating kernels over a (C, γ) grid (MATH.md §4).
+
+* :func:`grid_search` — mean stratified k-fold CV accuracy of a C-SVM for every (C, γ),
+  with the kernel's unsupervised part fitted once and every γ obtained by the
+  γ-conversion K_γ = exp(log n − γ D) from one distance matrix D;
+* :func:`pf_curve` and :func:`pf_auc` — the P_f(α) curve of the CkRBF paper and the
+  area under it, in closed form;
+* :func:`keerthi_lin` — the Keerthi–Lin line search on the (log γ, log C) plane;
+* :func:`semi_supervised_splits` and :func:`semi_supervised_grid` — the protocol of the
+  RWM paper: only a labeled subset of each training fold trains the SVM, all of the
+  training fold fits the unsupervised model.
+
+Work is spread with joblib over (γ, fold) tasks; the distance matrix is written once to
+a memory-mapped file so that worker processes read it instead of receiving a copy per
+task. The same calls run on a Dask cluster inside ``joblib.parallel_backend("dask")``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import os
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+
+import joblib
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedKFold
+from sklearn.svm import SVC
+
+from . import data as _data
+from . import kernels as _kernels
+from .partitions import validate_points
+
+__all__ = [
+    "DEFAULT_MAX_ITER",
+    "SEMI_SUPERVISED_PROTOCOLS",
+    "GridResult",
+    "KeerthiLinPath",
+    "grid_search",
+    "keerthi_lin",
+    "pf_auc",
+    "pf_curve",
+    "semi_supervised_grid",
+    "semi_supervised_splits",
+]
+
+#: libsvm iteration cap per fit. Kernels with a large scale (CkRBF's normaliser, see
+#: MATH.md "Kernel scale") at large C can otherwise run for minutes; capped cells are
+#: flagged in :attr:`GridResult.capped`.
+DEFAULT_MAX_ITER = 1_000_000
+
+#: The RWM paper's three experiments: how :func:`kernelviz.data.select_labeled` picks the
+#: labeled subset of each training fold.
+SEMI_SUPERVISED_PROTOCOLS = {
+    "dense": ("dense_per_class", 4),  # 4 × number of classes, from high-density regions
+    "10%": ("fraction", 0.1),
+    "100%": ("all", None),
+}
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass
+class GridResult:
+    """Cross-validated accuracies of one kernel over a (C, γ) grid.
+
+    Attributes
+    ----------
+    kernel : str
+        Kernel name.
+    Cs, gammas : ndarray of shape (n_C,), (n_gamma,)
+        The grid axes, in the order given.
+    fold_scores : ndarray of shape (n_C, n_gamma, cv)
+        Accuracy on each test fold (NaN for cells that were not evaluated).
+    capped_folds : ndarray of bool, shape (n_C, n_gamma, cv)
+        Fits where libsvm stopped at the iteration cap ``max_iter``.
+    cv : int
+        Number of folds.
+    random_state : int or None
+        Seed of the fold shuffling.
+    max_iter : int
+        The libsvm iteration cap used.
+    kernel_params : dict
+        Extra kernel parameters.
+    fitted_kernel : Kernel or None
+        The kernel with its unsupervised part fitted (``None`` when it was fitted per fold).
+    protocol : str or None
+        The semi-supervised protocol, for :func:`semi_supervised_grid` results.
+    """
+
+    kernel: str
+    Cs: np.ndarray
+    gammas: np.ndarray
+    fold_scores: np.ndarray
+    capped_folds: np.ndarray
+    cv: int
+    random_state: int | None
+    max_iter: int
+    kernel_params: dict = field(default_factory=dict)
+    fitted_kernel: object = None
+    protocol: str | None = None
+
+    @property
+    def scores(self):
+        """Mean accuracy over folds, shape (n_C, n_gamma)."""
+        return self.fold_scores.mean(axis=-1)
+
+    @property
+    def std(self):
+        """Standard deviation of the fold accuracies, shape (n_C, n_gamma)."""
+        return self.fold_scores.std(axis=-1)
+
+    @property
+    def capped(self):
+        """Cells where at least one fold's fit hit the iteration cap, shape (n_C, n_gamma)."""
+        return self.capped_folds.any(axis=-1)
+
+    @property
+    def n_capped_fits(self):
+        """Number of libsvm fits that stopped at the iteration cap."""
+        return int(self.capped_folds.sum())
+
+    @property
+    def best_index(self):
+        """(i, j) of the best cell; ties go to the first cell in (C, γ) order."""
+        return np.unravel_index(np.nanargmax(self.scores), self.scores.shape)
+
+    @property
+    def best(self):
+        """(C, γ, score) of the best cell."""
+        i, j = self.best_index
+        return float(self.Cs[i]), float(self.gammas[j]), float(self.scores[i, j])
+
+    def to_frame(self):
+        """One row per (C, γ) cell: C, gamma, score, std, capped_folds and fold accuracies.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        i, j = np.meshgrid(np.arange(len(self.Cs)), np.arange(len(self.gammas)), indexing="ij")
+        i, j = i.ravel(), j.ravel()
+        frame = pd.DataFrame({
+            "kernel": self.kernel,
+            "C": self.Cs[i],
+            "gamma": self.gammas[j],
+            "score": self.scores[i, j],
+            "std": self.std[i, j],
+            "capped_folds": self.capped_folds.sum(axis=-1)[i, j],
+        })
+        for fold in range(self.cv):
+            frame[f"fold_{fold}"] = self.fold_scores[i, j, fold]
+        return frame
+
+    def to_csv(self, path_or_buf=None):
+        """Write :meth:`to_frame` as CSV; returns the text when ``path_or_buf`` is None."""
+        return self.to_frame().to_csv(path_or_buf, index=False)
+
+    def to_dict(self):
+        """A JSON-serialisable summary (grid axes, scores, capped cells, best cell)."""
+        C, gamma, score = self.best
+        return {
+            "kernel": self.kernel,
+            "kernel_params": {key: _json_safe(value) for key, value in self.kernel_params.items()},
+            "protocol": self.protocol,
+            "cv": self.cv,
+            "random_state": self.random_state,
+            "max_iter": self.max_iter,
+            "Cs": self.Cs.tolist(),
+            "gammas": self.gammas.tolist(),
+            "scores": self.scores.tolist(),
+            "std": self.std.tolist(),
+            "capped": self.capped.tolist(),
+            "n_capped_fits": self.n_capped_fits,
+            "best": {"C": C, "gamma": gamma, "score": score},
+        }
+
+
+def _json_safe(value):
+    """A kernel parameter as JSON can hold it (unknown objects by their repr)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.tolist()
+    return repr(value)
+
+
+# ----------------------------------------------------------------------------- validation
+def _check_grid(values, name):
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a list of positive numbers; got {values!r}.") from None
+    values = np.atleast_1d(values)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D list of positive numbers; got shape {values.shape}.")
+    if not np.all(np.isfinite(values)) or np.any(values <= 0):
+        raise ValueError(f"Every value in {name} must be a positive, finite number; got {values.tolist()}.")
+    return values
+
+
+def _check_labels(y, n_points, cv):
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of labels; got shape {y.shape}.")
+    if len(y) != n_points:
+        raise ValueError(f"X has {n_points} points but y has {len(y)} labels; they must match.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinite labels; every point passed as X needs a label.")
+    if y.dtype.kind in "fiu" and np.any(y == _data.UNLABELED):
+        raise ValueError(
+            f"y contains the unlabeled marker {_data.UNLABELED}; pass unlabeled points through "
+            "X_unlabeled instead."
+        )
+    if y.dtype.kind == "O" and any(label is None for label in y):
+        raise ValueError("y contains missing labels (None); every point passed as X needs a label.")
+    classes, counts = np.unique(y, return_counts=True)
+    if len(classes) < 2:
+        raise ValueError(f"y has a single class ({classes.tolist()}); a classifier needs at least two.")
+    if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
+        raise ValueError(f"cv must be an integer of at least 2 (the number of folds); got {cv!r}.")
+    smallest = int(np.argmin(counts))
+    if cv > counts[smallest]:
+        raise ValueError(
+            f"cv={cv} folds need at least {cv} points in every class, but class {classes[smallest]!r} "
+            f"has only {counts[smallest]}. Use a smaller cv."
+        )
+    return y
+
+
+def _check_max_iter(max_iter):
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer (libsvm's iteration cap); got {max_iter!r}.")
+    return int(max_iter)
+
+
+def _check_unlabeled(X_unlabeled, n_features):
+    if X_unlabeled is None:
+        return None
+    X_unlabeled = validate_points(X_unlabeled, name="X_unlabeled", min_points=0)
+    if X_unlabeled.shape[1] != n_features:
+        raise ValueError(f"X has {n_features} features but X_unlabeled has {X_unlabeled.shape[1]}.")
+    return X_unlabeled
+
+
+def _check_scores(scores, name="scores"):
+    if isinstance(scores, GridResult):
+        scores = scores.scores
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.size == 0:
+        raise ValueError(f"{name} is empty.")
+    if not np.all(np.isfinite(scores)) or np.any(scores < 0) or np.any(scores > 1):
+        raise ValueError(f"{name} must be accuracies between 0 and 1 without NaN.")
+    return scores
+
+
+# ----------------------------------------------------------------------------- libsvm fits
+def _fit_and_score(K_train, y_train, K_test, y_test, C, max_iter):
+    """Accuracy of one precomputed-kernel C-SVM, and whether libsvm hit the iteration cap."""
+    svc = SVC(kernel="precomputed", C=C, max_iter=max_iter)
+    # scikit-learn warns for every fit stopped at max_iter; the cell flag carries that
+    # information instead (fit_status_ = 1 is libsvm's own "terminated early" status,
+    # reliable even where concurrent warning capture is not, as under a threading backend).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc.fit(K_train, y_train)
+    accuracy = np.mean(svc.predict(K_test) == y_test)
+    return accuracy, svc.fit_status_ == 1
+
+
+def _score_Cs(K_train, y_train, K_test, y_test, Cs, max_iter):
+    results = [_fit_and_score(K_train, y_train, K_test, y_test, C, max_iter) for C in Cs]
+    accuracies, capped = zip(*results)
+    return np.array(accuracies), np.array(capped)
+
+
+def _fold_blocks(D, log_n, train, test):
+    """Rows train then test, columns train, of D and log n (log n may be a scalar)."""
+    rows = np.concatenate((train, test))
+
+    def block(M):  # two takes are ~2x faster than M[np.ix_(rows, train)]
+        return M.take(train, axis=1).take(rows, axis=0)
+
+    return block(D), log_n if np.ndim(log_n) == 0 else block(log_n)
+
+
+def _score_fold_block(j, fold, D_block, log_n_block, gamma, y_train, y_test, Cs, max_iter):
+    """Task: all C for the j-th γ on one fold, from that fold's blocks of D and log n.
+
+    Returns ``(j, fold, accuracies, capped)``.
+    """
+    K = _kernels.GammaFamily(D_block, log_n_block).gram(gamma)
+    n_train = len(y_train)
+    return (j, fold, *_score_Cs(K[:n_train], y_train, K[n_train:], y_test, Cs, max_iter))
+
+
+def _score_fold_from_distances(j, fold, D, log_n, gamma, train, test, y, Cs, max_iter):
+    """Task for a worker: as :func:`_score_fold_block`, cutting the blocks from the whole D."""
+    D_block, log_n_block = _fold_blocks(D, log_n, train, test)
+    return _score_fold_block(j, fold, D_block, log_n_block, gamma, y[train], y[test], Cs, max_iter)
+
+
+def _score_gamma_from_kernel(j, kernel, X, gamma, folds, y, Cs, max_iter):
+    """Task: all folds and C for the j-th γ of a kernel that needs one Gram per γ (lap, lppk).
+
+    Returns ``(j, [(accuracies, capped) per fold])``.
+    """
+    K = copy.copy(kernel).set_params(gamma=gamma)(X)
+    return j, [_score_Cs(K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], y[test], Cs, max_iter)
+               for train, test in folds]
+
+
+# ----------------------------------------------------------------------------- engine
+def _parallel_results(tasks, n_jobs):
+    """Run joblib tasks and yield results as they finish (in order if the backend cannot)."""
+    # The tasks are coarse (several libsvm fits each): batching them would only leave one
+    # worker idle while the other finishes a long last batch.
+    try:
+        parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator_unordered")
+    except ValueError:  # backends without result callbacks (multiprocessing)
+        parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=1)
+    yield from parallel(tasks)
+
+
+def _memmap(array, folder, name):
+    """The array as a read-only memory map, so joblib ships a file name instead of the data."""
+    if np.ndim(array) == 0:
+        return array
+    path = os.path.join(folder, f"{name}.npy")
+    np.save(path, array)
+    return np.load(path, mmap_mode="r")
+
+
+def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, max_iter):
+    """Fold accuracies of ``cells`` (a bool mask over (C, γ)); the rest stays NaN.
+
+    ``kernel`` is already fitted. γ-convertible kernels get one task per (γ, fold) that
+    builds its fold's K_γ block from D; the others one task per γ that builds K_γ.
+    """
+    cv = len(folds)
+    fold_scores = np.full((len(Cs), len(gammas), cv), np.nan)
+    capped = np.zeros((len(Cs), len(gammas), cv), dtype=bool)
+    rows_by_gamma = [np.flatnonzero(cells[:, j]) for j in range(len(gammas))]
+    total = int(cells.sum()) * cv
+    done = 0
+    if progress is not None:
+        progress(done, total)
+
+    def record(j, fold, C_rows, accuracies, hit_cap):
+        nonlocal done
+        fold_scores[C_rows, j, fold] = accuracies
+        capped[C_rows, j, fold] = hit_cap
+        done += len(C_rows)
+
+    if kernel.gamma_convertible:
+        family = kernel.gamma_family(X)
+        gamma_columns = [j for j in range(len(gammas)) if len(rows_by_gamma[j])]
+        with contextlib.ExitStack() as cleanup:
+            if joblib.effective_n_jobs(n_jobs) > 1:
+                # Workers get D as a memory-mapped file and cut their own fold blocks; one
+                # task per (γ, fold) keeps every worker busy to the end.
+                folder = cleanup.enter_context(
+                    tempfile.TemporaryDirectory(prefix="kernelviz-grid-", ignore_cleanup_errors=True))
+                D, log_n = _memmap(family.D, folder, "D"), _memmap(family.log_n, folder, "log_n")
+                tasks = (
+                    joblib.delayed(_score_fold_from_distances)(j, fold, D, log_n, gammas[j], train, test, y,
+                                                               Cs[rows_by_gamma[j]], max_iter)
+                    for j in gamma_columns for fold, (train, test) in enumerate(folds)
+                )
+            else:
+                # In one process each fold's blocks are cut once and serve every γ (lazily:
+                # one fold's blocks in memory at a time).
+                def tasks_by_fold():
+                    for fold, (train, test) in enumerate(folds):
+                        D_block, log_n_block = _fold_blocks(family.D, family.log_n, train, test)
+                        for j in gamma_columns:
+                            yield joblib.delayed(_score_fold_block)(j, fold, D_block, log_n_block, gammas[j],
+                                                                    y[train], y[test], Cs[rows_by_gamma[j]],
+                                                                    max_iter)
+
+                tasks = tasks_by_fold()
+            for j, fold, accuracies, hit_cap in _parallel_results(tasks, n_jobs):
+                record(j, fold, rows_by_gamma[j], accuracies, hit_cap)
+                if progress is not None:
+                    progress(done, total)
+    else:
+        tasks = (
+            joblib.delayed(_score_gamma_from_kernel)(j, kernel, X, gammas[j], folds, y, Cs[rows_by_gamma[j]], max_iter)
+            for j in range(len(gammas)) if len(rows_by_gamma[j])
+        )
+        for j, results in _parallel_results(tasks, n_jobs):
+            for fold, (accuracies, hit_cap) in enumerate(results):
+                record(j, fold, rows_by_gamma[j], accuracies, hit_cap)
+            if progress is not None:
+                progress(done, total)
+    return fold_scores, capped
+
+
+def _kernel_from_name(kernel, gamma, random_state, kernel_params):
+    """The named kernel; one seed drives the folds and the kernel's partition, if it has one."""
+    if not isinstance(kernel, str):
+        raise ValueError(f"kernel must be a kernel name, one of {', '.join(_kernels.names())}; got {kernel!r}.")
+    if "random_state" in _kernels.parameters(kernel):
+        kernel_params = {**kernel_params, "random_state": random_state}
+    return _kernels.make(kernel, gamma=gamma, **kernel_params)
+
+
+def _fitted_kernel(kernel, gamma, random_state, X, X_unlabeled, kernel_params):
+    instance = _kernel_from_name(kernel, gamma, random_state, kernel_params)
+    X_fit = X if X_unlabeled is None or len(X_unlabeled) == 0 else np.vstack((X, X_unlabeled))
+    return instance.fit(X_fit)
+
+
+def _stratified_folds(X, y, cv, random_state):
+    splitter = StratifiedKFold(n_splits=cv, shuffle=True, random_state=random_state)
+    return list(splitter.split(X, y))
+
+
+def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unlabeled=None, progress=None,
+                max_iter=DEFAULT_MAX_ITER, **kernel_params):
+    """Mean stratified k-fold CV accuracy of a precomputed-kernel C-SVM over a (C, γ) grid.
+
+    The protocol of the CkRBF and RWM papers: the kernel's unsupervised part (partition,
+    density model, graph) is fitted once on ``X`` plus ``X_unlabeled``; for kernels of the
+    form n ⊙ exp(−γ D) the matrix D is computed once and each γ costs one ``exp``
+    (γ-conversion); the others get one Gram per γ. Folds are
+    ``StratifiedKFold(n_splits=cv, shuffle=True, random_state=random_state)``, identical for
+    every cell, and each fit is libsvm through ``SVC(kernel="precomputed")``.
+
+    Parameters
+    ----------
+    kernel : str
+        Kernel name, one of :func:`kernelviz.kernels.names`.
+    X : array-like of shape (n, d)
+        Labeled points.
+    y : array-like of shape (n,)
+        Their labels.
+    Cs, gammas : array-like of positive floats
+        The grid axes (scores are indexed ``[i_C, i_gamma]``).
+    cv : int, default=10
+        Number of stratified folds.
+    random_state : int or None, default=0
+        Seed of the fold shuffling, and of the kernel's partition for the kernels
+        that have one (ckrbf, gmm, rwm, ...).
+    n_jobs : int or None, default=1
+        joblib workers (-1: all cores). Work is split into (γ, fold) tasks; inside
+        ``joblib.parallel_backend("dask")`` it runs on a Dask cluster.
+    X_unlabeled : array-like of shape (m, d), optional
+        Extra points seen only by the kernel's unsupervised part.
+    progress : callable, optional
+        Called as ``progress(done, total)`` with the number of finished libsvm fits.
+    max_iter : int, default=DEFAULT_MAX_ITER
+        libsvm iteration cap per fit; fits that reach it are flagged in ``capped``.
+    **kernel_params
+        Passed to :func:`kernelviz.kernels.make` (e.g. ``n_components=2``).
+
+    Returns
+    -------
+    GridResult
+        ``scores`` (n_C, n_gamma), ``fold_scores`` (n_C, n_gamma, cv), ``capped``, ``best``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive or empty grids, NaN in X or y, a single class, more folds than
+        points in the smallest class, or an unknown kernel.
+
+    Examples
+    --------
+    >>> g = grid_search("rbf", X, y, Cs=[1, 10], gammas=[0.1, 1], cv=5)  # doctest: +SKIP
+    >>> g.best  # doctest: +SKIP
+    (10.0, 1.0, 0.97)
+    """
+    X = validate_points(X, name="X")
+    y = _check_labels(y, len(X), cv)
+    Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
+    max_iter = _check_max_iter(max_iter)
+    X_unlabeled = _check_unlabeled(X_unlabeled, X.shape[1])
+    fitted = _fitted_kernel(kernel, gammas[0], random_state, X, X_unlabeled, kernel_params)
+    folds = _stratified_folds(X, y, cv, random_state)
+    all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
+    fold_scores, capped = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
+    return GridResult(kernel=kernel, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
+                      random_state=random_state, max_iter=max_iter, kernel_params=dict(kernel_params),
+                      fitted_kernel=fitted)
+
+
+# ----------------------------------------------------------------------------- P_f(α)
+def pf_curve(scores, alphas):
+    """P_f(α) = #{cells with f ≥ α} / #cells, a decreasing step function of α.
+
+    Parameters
+    ----------
+    scores : array-like or GridResult
+        Accuracies f over a grid (any shape).
+    alphas : array-like
+        Thresholds α.
+
+    Returns
+    -------
+    ndarray of the shape of ``alphas``
+    """
+    f = np.sort(_check_scores(scores).ravel())
+    alphas = np.asarray(alphas, dtype=np.float64)
+    if not np.all(np.isfinite(alphas)):
+        raise ValueError("alphas must be finite numbers.")
+    below = np.searchsorted(f, alphas, side="left")  # cells with f < α
+    return (f.size - below) / f.size
+
+
+def pf_auc(scores_by_name, alpha0=None):
+    """Area under P_f(α) over [α₀, 1] for several grids compared together.
+
+    With every f ≤ 1 the integral has a closed form: AUC = mean over the grid of
+    max(f − α₀, 0). α₀ defaults to the worst score over all the grids (below it every
+    curve is 1, so that stretch says nothing).
+
+    Parameters
+    ----------
+    scores_by_name : dict of str to array-like or GridResult
+        The grids to compare (they may have different sizes).
+    alpha0 : float, optional
+        Lower end of the integral; the worst score of all grids if omitted.
+
+    Returns
+    -------
+    table : dict of str to dict
+        Per name: ``auc``, ``normalized_auc`` = AUC / (1 − α₀) (NaN when α₀ = 1) and
+        ``best`` (the best score of the grid).
+    alpha0 : float
+        The α₀ used.
+    """
+    if not isinstance(scores_by_name, dict) or not scores_by_name:
+        raise ValueError("pf_auc needs a non-empty dict mapping names to score grids.")
+    grids = {name: _check_scores(scores, f"scores of {name!r}").ravel() for name, scores in scores_by_name.items()}
+    if alpha0 is None:
+        alpha0 = min(float(f.min()) for f in grids.values())
+    else:
+        alpha0 = float(alpha0)
+        if not 0 <= alpha0 <= 1:
+            raise ValueError(f"alpha0 must lie in [0, 1]; got {alpha0}.")
+    width = 1.0 - alpha0
+    table = {}
+    for name, f in grids.items():
+        auc = float(np.mean(np.maximum(f - alpha0, 0.0)))
+        table[name] = {
+            "auc": auc,
+            "normalized_auc": auc / width if width > 0 else float("nan"),
+            "best": float(f.max()),
+        }
+    return table, alpha0
+
+
+# ----------------------------------------------------------------------------- Keerthi–Lin
+@dataclass
+class KeerthiLinPath:
+    """The Keerthi–Lin search on the (log γ, log C) grid.
+
+    Attributes
+    ----------
+    C_tilde : float
+        Best C of the linear SVM.
+    linear_Cs, linear_scores : ndarray
+        The C values tried for the linear SVM and their CV accuracies.
+    line_gammas : ndarray of shape (n_C,)
+        γ on the exact line γ = C̃ / (2C), one per grid C (for drawing the line).
+    cells : list of (int, int)
+        (i_C, i_gamma) of the grid cells on the line, by increasing i_C.
+    scores : ndarray
+        CV accuracy of each path cell.
+    best_cell : (int, int)
+        The path cell with the best accuracy (first one on ties).
+    best : (float, float, float)
+        (C, γ, score) of ``best_cell``.
+    """
+
+    C_tilde: float
+    linear_Cs: np.ndarray
+    linear_scores: np.ndarray
+    line_gammas: np.ndarray
+    cells: list
+    scores: np.ndarray
+    best_cell: tuple
+    best: tuple
+
+
+def _line_cells(Cs, gammas, C_tilde):
+    """Per C, the grid γ whose cell (in log space) contains the line γ = C̃ / (2C)."""
+    log_gammas = np.log(gammas)
+    order = np.argsort(log_gammas)
+    sorted_logs = log_gammas[order]
+    # Each γ cell extends halfway to its neighbours; the end cells as far outwards.
+    mids = (sorted_logs[1:] + sorted_logs[:-1]) / 2
+    lower = np.concatenate(([sorted_logs[0] - (mids[0] - sorted_logs[0])], mids))
+    upper = np.concatenate((mids, [sorted_logs[-1] + (sorted_logs[-1] - mids[-1])]))
+    cells = []
+    for i, C in enumerate(Cs):
+        target = np.log(C_tilde / (2.0 * C))
+        k = int(np.argmin(np.abs(sorted_logs - target)))
+        if lower[k] <= target <= upper[k]:
+            cells.append((i, int(order[k])))
+    return cells
+
+
+def keerthi_lin(X, y, Cs, gammas, scores=None, *, kernel="rbf", linear_Cs=None, cv=10, random_state=0, n_jobs=1,
+                X_unlabeled=None, max_iter=DEFAULT_MAX_ITER, **kernel_params):
+    """The Keerthi–Lin heuristic: a line search on the (log γ, log C) plane.
+
+    Keerthi & Lin (2003) show that as γ → 0 with 2γC = C̃ fixed, an SVM with kernel
+    exp(−γ‖x − y‖²) tends to the linear SVM with penalty C̃ (the kernel's first-order
+    term is 2γ xᵀy). So the best linear C̃ fixes the line log γ = log(C̃/2) − log C,
+    of slope −1, that crosses the good region; the search evaluates only the grid cells
+    on it. The RWM paper applies the same line to its RWM kernel, and so can any kernel
+    exp(−γ D). (That paper writes log γ = log C − log C̃, Keerthi and Lin's line for the
+    width σ² = 1/(2γ); in γ it has slope +1, against the paper's own "slope of minus one".)
+
+    Parameters
+    ----------
+    X, y : array-like
+        Labeled points and labels.
+    Cs, gammas : array-like of positive floats
+        The (C, γ) grid; at least two γ values.
+    scores : array-like of shape (n_C, n_gamma) or GridResult, optional
+        Accuracies over the grid, if already computed; otherwise only the path cells
+        are cross-validated with ``kernel``.
+    kernel : str, default="rbf"
+        Kernel for the path cells when ``scores`` is not given.
+    linear_Cs : array-like, optional
+        C values for the linear SVM (default: ``Cs``).
+    cv, random_state, n_jobs, X_unlabeled, max_iter, **kernel_params
+        As in :func:`grid_search`; the linear SVM uses the same folds.
+
+    Returns
+    -------
+    KeerthiLinPath
+    """
+    X = validate_points(X, name="X")
+    y = _check_labels(y, len(X), cv)
+    Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
+    if len(gammas) < 2:
+        raise ValueError("The Keerthi–Lin search needs at least two γ values to place the line on the grid.")
+    linear_Cs = Cs if linear_Cs is None else _check_grid(linear_Cs, "linear_Cs")
+    max_iter = _check_max_iter(max_iter)
+    if isinstance(scores, GridResult):
+        if not (np.array_equal(scores.Cs, Cs) and np.array_equal(scores.gammas, gammas)):
+            raise ValueError("The GridResult was computed on other Cs/gammas than the ones given.")
+    if scores is not None:
+        scores = _check_scores(scores)
+        if scores.shape != (len(Cs), len(gammas)):
+            raise ValueError(f"scores must have shape (len(Cs), len(gammas)) = {(len(Cs), len(gammas))}; "
+                             f"got {scores.shape}.")
+
+    folds = _stratified_folds(X, y, cv, random_state)
+    K_linear = X @ X.T
+    fold_results = [
+        _score_Cs(K_linear[np.ix_(train, train)], y[train], K_linear[np.ix_(test, train)], y[test], linear_Cs, max_iter)
+        for train, test in folds
+    ]
+    linear_scores = np.mean([accuracies for accuracies, _ in fold_results], axis=0)
+    C_tilde = float(linear_Cs[int(np.argmax(linear_scores))])
+
+    cells = _line_cells(Cs, gammas, C_tilde)
+    if not cells:
+        raise ValueError(f"The line γ = C̃/(2C) with C̃ = {C_tilde:g} does not cross the grid; widen Cs or gammas.")
+    if scores is None:
+        X_unlabeled = _check_unlabeled(X_unlabeled, X.shape[1])
+        fitted = _fitted_kernel(kernel, gammas[0], random_state, X, X_unlabeled, kernel_params)
+        mask = np.zeros((len(Cs), len(gammas)), dtype=bool)
+        mask[tuple(np.array(cells).T)] = True
+        fold_scores, _ = _cross_validate(fitted, X, y, folds, Cs, gammas, mask, n_jobs, None, max_iter)
+        scores = fold_scores.mean(axis=-1)
+    path_scores = np.array([scores[i, j] for i, j in cells])
+    best_cell = cells[int(np.argmax(path_scores))]
+    i, j = best_cell
+    return KeerthiLinPath(C_tilde=C_tilde, linear_Cs=linear_Cs, linear_scores=linear_scores,
+                          line_gammas=C_tilde / (2.0 * Cs), cells=cells, scores=path_scores, best_cell=best_cell,
+                          best=(float(Cs[i]), float(gammas[j]), float(scores[i, j])))
+
+
+# ----------------------------------------------------------------------------- semi-supervised
+def semi_supervised_splits(X, y, protocol="dense", cv=5, random_state=0):
+    """The outer folds of the RWM paper's semi-supervised experiments.
+
+    Each stratified fold is a test set T; the rest, L, is split into the labeled points
+    that train the SVM and the points whose labels are hidden. ``protocol`` picks the
+    labeled subset of L: ``"dense"`` — 4 per class, in high-density regions (4 × the
+    number of classes); ``"10%"`` — a tenth of L; ``"100%"`` — all of L.
+
+    Parameters
+    ----------
+    X, y : array-like
+    protocol : {"dense", "10%", "100%"}
+    cv : int, default=5
+    random_state : int or None, default=0
+
+    Returns
+    -------
+    list of (labeled, unlabeled, test) index arrays, one per fold
+    """
+    if protocol not in SEMI_SUPERVISED_PROTOCOLS:
+        raise ValueError(f"Unknown protocol {protocol!r}; choose one of {', '.join(SEMI_SUPERVISED_PROTOCOLS)}.")
+    X = validate_points(X, name="X")
+    y = _check_labels(y, len(X), cv)
+    how, value = SEMI_SUPERVISED_PROTOCOLS[protocol]
+    splits = []
+    for train, test in _stratified_folds(X, y, cv, random_state):
+        labeled = np.asarray(_data.select_labeled(y[train], how, value, X=X[train], random_state=random_state),
+                             dtype=bool)
+        splits.append((train[labeled], train[~labeled], test))
+    return splits
+
+
+def _score_semi_supervised_fold(fold, kernel, X, y, labeled, unlabeled, test, Cs, gammas, max_iter):
+    """Task: all (C, γ) for one outer fold, the kernel fitted on the fold's training points.
+
+    Returns ``(fold, accuracies, capped)``.
+    """
+    fitted = copy.deepcopy(kernel).fit(X[np.concatenate((labeled, unlabeled))])
+    rows = np.concatenate((labeled, test))
+    accuracies = np.empty((len(Cs), len(gammas)))
+    capped = np.empty((len(Cs), len(gammas)), dtype=bool)
+    family = fitted.gamma_family(X[rows], X[labeled]) if fitted.gamma_convertible else None
+    for j, gamma in enumerate(gammas):
+        if family is not None:
+            K = family.gram(gamma)
+        else:
+            K = copy.copy(fitted).set_params(gamma=gamma)(X[rows], X[labeled])
+        accuracies[:, j], capped[:, j] = _score_Cs(K[:len(labeled)], y[labeled], K[len(labeled):], y[test], Cs,
+                                                   max_iter)
+    return fold, accuracies, capped
+
+
+def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, random_state=0, n_jobs=1, progress=None,
+                         max_iter=DEFAULT_MAX_ITER, **kernel_params):
+    """Test accuracy over a (C, γ) grid under the RWM paper's semi-supervised protocol.
+
+    For each outer fold (:func:`semi_supervised_splits`) the kernel's unsupervised part
+    is fitted on the whole training part L, the SVM on its labeled subset only, and the
+    accuracy is measured on the held-out fold. Returns a :class:`GridResult` whose
+    ``fold_scores`` are those test accuracies (``fitted_kernel`` is None: one fit per fold).
+
+    Parameters
+    ----------
+    kernel : str
+    X, y : array-like
+        All points, all labeled (the protocol hides labels itself).
+    Cs, gammas : array-like of positive floats
+    protocol : {"dense", "10%", "100%"}, default="dense"
+    cv : int, default=5
+    random_state : int or None, default=0
+    n_jobs : int or None, default=1
+        One joblib task per outer fold.
+    progress : callable, optional
+        ``progress(done, total)`` with the number of finished libsvm fits.
+    max_iter : int, default=DEFAULT_MAX_ITER
+    **kernel_params
+        Passed to :func:`kernelviz.kernels.make`.
+
+    Returns
+    -------
+    GridResult
+    """
+    Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
+    max_iter = _check_max_iter(max_iter)
+    splits = semi_supervised_splits(X, y, protocol, cv, random_state)
+    X, y = validate_points(X, name="X"), np.asarray(y)
+    template = _kernel_from_name(kernel, gammas[0], random_state, kernel_params)
+    fold_scores = np.empty((len(Cs), len(gammas), cv))
+    capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
+    total, done = len(Cs) * len(gammas) * cv, 0
+    if progress is not None:
+        progress(done, total)
+
+    tasks = (joblib.delayed(_score_semi_supervised_fold)(fold, template, X, y, labeled, unlabeled, test, Cs, gammas,
+                                                         max_iter)
+             for fold, (labeled, unlabeled, test) in enumerate(splits))
+    for fold, accuracies, hit_cap in _parallel_results(tasks, n_jobs):
+        fold_scores[:, :, fold], capped[:, :, fold] = accuracies, hit_cap
+        done += len(Cs) * len(gammas)
+        if progress is not None:
+            progress(done, total)
+    return GridResult(kernel=kernel, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
+                      random_state=random_state, max_iter=max_iter, kernel_params=dict(kernel_params),
+                      protocol=protocol)

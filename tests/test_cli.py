@@ -1,0 +1,136 @@
+"""Tests of the ``kernelviz`` command line (kernelviz.cli)."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kernelviz as kv
+from kernelviz import cli, evaluation
+
+SMALL_GRID = ["--C", "1e-1:1e1:3", "--gamma", "1:1e2:3", "--cv", "3", "--n-jobs", "1"]
+
+
+def test_grid_end_to_end_on_a_sample(tmp_path, capsys):
+    out = tmp_path / "scores.json"
+    code = cli.main(["grid", "ripley", "--kernels", "rbf,ckrbf", *SMALL_GRID, "--seed", "1", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    document = json.loads(out.read_text())
+    assert document["Cs"] == pytest.approx([0.1, 1.0, 10.0]) and document["gammas"] == pytest.approx([1, 10, 100])
+    assert set(document["kernels"]) == {"rbf", "ckrbf"}
+    ckrbf = document["kernels"]["ckrbf"]
+    assert np.shape(ckrbf["scores"]) == (3, 3) and {"auc", "normalized_auc", "best", "capped"} <= set(ckrbf)
+    assert ckrbf["best"]["score"] == np.max(ckrbf["scores"])
+
+    # The same numbers as the Python API on the same scaled data.
+    ds = kv.data.load("ripley")
+    expected = evaluation.grid_search("ckrbf", kv.data.scale(ds.X, "minmax"), ds.y, [0.1, 1, 10], [1, 10, 100],
+                                      cv=3, random_state=1)
+    np.testing.assert_allclose(ckrbf["scores"], expected.scores, rtol=0, atol=1e-12)
+
+    csv_lines = (tmp_path / "scores.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("kernel,C,gamma,score") and len(csv_lines) == 1 + 2 * 9
+    assert "P_f AUC" in captured.out and "alpha0 =" in captured.out and "ckrbf" in captured.out
+    assert f"{document['alpha0']:.4f}" in captured.out
+    assert "grid search" in captured.err  # the progress bar
+
+
+def test_grid_on_a_file_with_unlabeled_rows(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X = np.vstack((rng.normal(0, 1, (30, 2)), rng.normal(4, 1, (30, 2))))
+    labels = np.repeat([0, 1], 30).astype(object)
+    labels[::5] = ""  # every fifth point has no label
+    path = tmp_path / "points.csv"
+    path.write_text("x1,x2,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, labels)))
+    code = cli.main(["grid", str(path), "--kernels", "mrbf,rwm", "--n-components", "2", "--scale", "zscore",
+                     *SMALL_GRID])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "48 labeled points, 12 unlabeled" in captured.out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["grid", "no-such-file.csv"], "neither a bundled sample nor a file|nor a file"),
+    (["grid", "fourclass", "--kernels", "rbf,bogus"], "unknown kernel"),
+    (["grid", "fourclass", "--C", "1:0:3"], "not a grid"),
+    (["grid", "fourclass", "--cv", "0"], "positive integer"),
+    (["grid", "fourclass", "--out", "scores.csv"], "JSON"),
+])
+def test_bad_input_exits_2_with_a_message(argv, message, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert any(part in err for part in message.split("|")), err
+
+
+def test_unreadable_file_exits_2_without_traceback(tmp_path, capsys):
+    path = tmp_path / "broken.csv"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n not a table")
+    assert cli.main(["grid", str(path), *SMALL_GRID]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kernelviz: error:") and "Traceback" not in err
+
+
+def test_too_many_folds_exits_2(capsys):
+    assert cli.main(["grid", "fourclass", "--kernels", "rbf", "--cv", "5000", "--n-jobs", "1"]) == 2
+    assert "smaller cv" in capsys.readouterr().err
+
+
+def test_scheduler_without_dask_exits_2(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # makes the import fail
+    assert cli.main(["grid", "ripley", *SMALL_GRID, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert "kernelviz[dask]" in capsys.readouterr().err
+
+
+def test_unreachable_scheduler_exits_2(monkeypatch, capsys):
+    pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", "1s")
+    assert cli.main(["grid", "ripley", *SMALL_GRID, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert "Dask scheduler" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_grid_on_a_dask_cluster_matches_local_run(tmp_path, capsys):
+    distributed = pytest.importorskip("dask.distributed")
+    local, remote = tmp_path / "local.json", tmp_path / "remote.json"
+    assert cli.main(["grid", "ripley", "--kernels", "ckrbf", *SMALL_GRID, "--out", str(local)]) == 0
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        assert cli.main(["grid", "ripley", "--kernels", "ckrbf", *SMALL_GRID, "--out", str(remote),
+                         "--scheduler", cluster.scheduler_address]) == 0
+    capsys.readouterr()
+    scores = [json.loads(path.read_text())["kernels"]["ckrbf"]["scores"] for path in (local, remote)]
+    assert scores[0] == scores[1]
+
+
+def test_app_runs_streamlit_on_localhost(monkeypatch):
+    calls = []
+    monkeypatch.setattr(cli, "APP_PATH", cli.APP_PATH.parent / "pyproject.toml")  # any existing file
+    monkeypatch.setattr(subprocess, "call", lambda command: calls.append(command) or 0)
+    assert cli.main(["app", "--server.port", "8600"]) == 0
+    command = calls[0]
+    assert command[1:4] == ["-m", "streamlit", "run"] and command[4].endswith("pyproject.toml")
+    assert command[5:] == ["--server.address", "localhost", "--server.port", "8600"]
+
+
+def test_app_missing_exits_2(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli, "APP_PATH", tmp_path / "app.py")
+    assert cli.main(["app"]) == 2
+    assert "app.py" in capsys.readouterr().err
+
+
+def test_help_and_module_entry_point(capsys):
+    assert cli.main(["grid", "--help"]) == 0
+    assert "start:stop:count" in capsys.readouterr().out
+    done = subprocess.run([sys.executable, "-m", "kernelviz", "grid", "nowhere.libsvm"], capture_output=True,
+                          text=True)
+    assert done.returncode == 2 and "nowhere.libsvm" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_log_grid_parsing():
+    np.testing.assert_allclose(cli.log_grid("1e-2:1e4:7"), 10.0 ** np.arange(-2, 5))
+    np.testing.assert_allclose(cli.log_grid("0.5,2"), [0.5, 2.0])
+    np.testing.assert_allclose(cli.log_grid("3:3:1"), [3.0])
