@@ -884,7 +884,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
         return
     reference = (float(st.session_state["ref_x"]), float(st.session_state["ref_y"]))
     grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION, extra=np.array([reference]))
-    gkey = (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1], len(grid.xs), len(grid.ys))
+    gkey = evaluation_grid_key(grid)
     panels = []
     with st.spinner("Evaluating the kernels around the reference point …"):
         for name in names:
@@ -910,9 +910,14 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     html_download(fig, "similarity")
 
 
+def evaluation_grid_key(grid: fg.Grid) -> tuple:
+    """What identifies an evaluation grid for the caches: its extent and resolution."""
+    return (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1], len(grid.xs), len(grid.ys))
+
+
 def boundary_grid(prep: Prepared) -> tuple[fg.Grid, tuple]:
     grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
-    return grid, (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1], len(grid.xs), len(grid.ys))
+    return grid, evaluation_grid_key(grid)
 
 
 def require_two_classes(prep: Prepared) -> bool:
