@@ -1,9 +1,10 @@
 """kernelviz — the Streamlit app: page glue between the sidebar, the URL and the package.
 
-Every computation lives in ``kernelviz`` (data, partitions, kernels, evaluation) and every
-figure in ``kernelviz.figures``; the settings table and its URL round trip live in
-``kernelviz.state``. This file wires them together, caches the expensive steps on their
-inputs, and keeps errors on the page as readable messages.
+Every computation lives in ``kernelviz`` (the views' numbers in ``kernelviz.views``, the
+Theory view's text in ``kernelviz.theory``) and every figure in ``kernelviz.figures``; the
+settings table and its URL round trip live in ``kernelviz.state``. This file wires them
+together, caches the expensive steps on their inputs, and keeps errors on the page as
+readable messages.
 
 Run it with ``streamlit run app.py`` (or ``kernelviz app``).
 """
@@ -12,11 +13,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import io
-import time
 import traceback
-import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -25,28 +22,16 @@ import streamlit as st
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import state as kvstate
+from kernelviz import views as kvviews
+from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
                    initial_sidebar_state="expanded")
 
-#: Kernels whose definition uses the partition / mixture shown in the Partition view.
-PARTITION_KERNELS = ("ckrbf", "ckrbf-radial", "gmm", "rwm")
-#: Kernels whose value changes with the CkRBF scale switch.
-SCALED_KERNELS = ("ckrbf", "ckrbf-radial")
-#: Models of kv.models that are SVMs underneath, so their f = ±1 lines are margins.
-SVM_MODELS = ("mkRBF", "SCM", "CKSVMNDA")
-#: libsvm iteration cap for the interactive fits: a badly scaled kernel stops here instead of hanging.
-SVM_MAX_ITER = 200_000
-#: Largest γ-free matrix (points × training points) kept in the cache per kernel; beyond it the
-#: decision function is evaluated in blocks instead (a 70 × 70 grid against 5000 points would
-#: otherwise hold 200 MB per matrix).
-FAMILY_MAX_ENTRIES = 3_000_000
 #: Resolution (cells along the longer side) of the grids behind the 2-D maps.
 BOUNDARY_RESOLUTION = 70
 SIMILARITY_RESOLUTION = 80
 PARTITION_RESOLUTION = 90
-#: The Kernel matrix view shows at most this many points (an evenly spaced subsample).
-GRAM_MAX_POINTS = 300
 DRAW_RANGE = (-3.0, 3.0)
 DRAW_LABELS = {"class +1": 1.0, "class −1": -1.0, "unlabeled": 0.0}
 
@@ -172,32 +157,13 @@ def generated(kind: str, params: tuple, seed: int) -> kv.data.Dataset:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def bundled(name: str) -> kv.data.Dataset:
-    if name == "iris-2class":
-        from sklearn.datasets import load_iris
-
-        iris = load_iris()
-        keep = iris.target < 2
-        return kv.data.Dataset(iris.data[keep], iris.target[keep].astype(float), name="iris-2class",
-                               feature_names=[f.replace(" (cm)", "") for f in iris.feature_names])
-    return kv.data.load(name)
+    return kvviews.bundled_dataset(name)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def uploaded(digest: str, file_name: str, _raw: bytes) -> kv.data.Dataset:
     stem = file_name.rsplit(".", 1)[0] or "upload"
     return kv.data.read(_raw, name=stem)
-
-
-class NoDataYet(ValueError):
-    """The chosen source has nothing yet (no file uploaded, no point drawn): not an error of the user."""
-
-
-def drawn_dataset(points: np.ndarray) -> kv.data.Dataset:
-    points = np.asarray(points, dtype=float).reshape(-1, 3)
-    if len(points) == 0:
-        raise NoDataYet("No points drawn yet: click on the canvas in the Data view to add some.")
-    y = np.where(points[:, 2] == 0, kv.data.UNLABELED, points[:, 2])
-    return kv.data.Dataset(points[:, :2], y, name="drawn")
 
 
 def handle_upload() -> None:
@@ -232,113 +198,13 @@ def raw_dataset(values: dict) -> kv.data.Dataset:
         if "_upload" not in st.session_state:
             raise NoDataYet("No file uploaded yet: choose a CSV or LIBSVM file in the sidebar.")
         return uploaded(*st.session_state["_upload"])
-    return drawn_dataset(values["points"])
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """The data as every view needs it.
-
-    ``X_model`` is what kernels and partitions see; ``X_view`` what plots show (the same
-    for 2-D data; a PCA projection for d > 2). With ``fit_on == "full"`` the model works
-    in all d features and points of the plane are mapped back through the PCA.
-    """
-
-    name: str
-    key: str
-    X_raw: np.ndarray          # the features as loaded, for downloads
-    X_model: np.ndarray
-    X_view: np.ndarray
-    y: np.ndarray              # UNLABELED where a label is hidden or unknown
-    y_true: np.ndarray         # the labels before any were hidden (UNLABELED where unknown)
-    train: np.ndarray          # bool: labeled points the SVM trains on
-    test: np.ndarray           # bool: labeled points held out
-    classes: np.ndarray
-    feature_names: tuple
-    d: int
-    pca_mean: np.ndarray | None
-    pca_components: np.ndarray | None
-    explained: np.ndarray | None
-    fit_on: str
-
-    @property
-    def labeled(self) -> np.ndarray:
-        return self.train | self.test
-
-    @property
-    def unlabeled(self) -> np.ndarray:
-        return ~self.labeled
-
-    @property
-    def hidden(self) -> np.ndarray:
-        """Points whose label exists but was hidden: the semi-supervised score is measured on them."""
-        return self.unlabeled & (self.y_true != kv.data.UNLABELED)
-
-    @property
-    def projected(self) -> bool:
-        return self.pca_components is not None
-
-    def to_model(self, plane_points: np.ndarray) -> np.ndarray:
-        if self.projected and self.fit_on == "full":
-            return self.pca_mean + plane_points @ self.pca_components
-        return plane_points
-
-    def view_gaussians(self, means: np.ndarray, covariances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Means and covariances of the model space as seen in the plot plane."""
-        if self.projected and self.fit_on == "full":
-            P = self.pca_components
-            return (means - self.pca_mean) @ P.T, np.einsum("ij,kjl,ml->kim", P, covariances, P)
-        return means, covariances
-
-    @property
-    def axis_titles(self) -> tuple[str, str]:
-        if self.projected:
-            return tuple(f"PC{i + 1} ({100 * self.explained[i]:.0f}% of variance)" for i in range(2))
-        return tuple(self.feature_names[:2])
+    return kvviews.drawn_dataset(values["points"])
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def prepare(ds_key: str, _ds: kv.data.Dataset, scaling: str, fit_on: str, label_how: str, label_value: float,
             label_seed: int, test_fraction: float) -> Prepared:
-    X = kv.data.scale(_ds.X, scaling)
-    y = _ds.y if _ds.y is not None else np.full(_ds.n, kv.data.UNLABELED)
-    if _ds.d < 2:
-        raise ValueError("kernelviz works in the plane and needs at least two features.")
-    pca_mean = pca_components = explained = None
-    X_view = X
-    if _ds.d > 2:
-        from sklearn.decomposition import PCA  # imported on use: the first page must not wait for scikit-learn
-
-        pca = PCA(n_components=2, random_state=0).fit(X)
-        X_view = pca.transform(X)
-        pca_mean, pca_components, explained = pca.mean_, pca.components_, pca.explained_variance_ratio_
-    X_model = X_view if (_ds.d > 2 and fit_on == "projection") else X
-    y_true = y
-    keep = kv.data.select_labeled(y, label_how, None if label_how == "all" else label_value, X=X_model,
-                                  random_state=label_seed)
-    y = kv.data.hide_labels(y, keep)
-    labeled = y != kv.data.UNLABELED
-    test = holdout(y, labeled, test_fraction, label_seed)
-    train = labeled & ~test
-    classes = np.unique(y[labeled])
-    key = hashlib.sha1(b"".join([X_model.tobytes(), y.tobytes(), train.tobytes(), ds_key.encode()])).hexdigest()[:16]
-    return Prepared(_ds.name, key, _ds.X, X_model, X_view, y, y_true, train, test, classes, tuple(_ds.feature_names), _ds.d,
-                    pca_mean, pca_components, explained, fit_on)
-
-
-def holdout(y: np.ndarray, labeled: np.ndarray, fraction: float, seed: int) -> np.ndarray:
-    """Stratified test mask: about ``fraction`` of each class's labeled points, never a
-    class's last training point (a class with one labeled point stays in training)."""
-    rng = np.random.default_rng(seed)
-    test = np.zeros(len(y), dtype=bool)
-    if fraction <= 0:
-        return test
-    for label in np.unique(y[labeled]):
-        members = np.flatnonzero(labeled & (y == label))
-        n_test = min(int(round(fraction * len(members))), len(members) - 1)
-        if n_test > 0:
-            test[rng.choice(members, n_test, replace=False)] = True
-    return test
+    return kvviews.prepare(_ds, ds_key, scaling, fit_on, label_how, label_value, label_seed, test_fraction)
 
 
 def dataset_key(values: dict) -> str:
@@ -403,9 +269,7 @@ def backend_key() -> int:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def fit_partition(data_key: str, part_key: tuple, backend: int, _X: np.ndarray):
     method, n_components, seed, params = part_key
-    if n_components > len(_X):
-        raise ValueError(f"More clusters ({n_components}) than points ({len(_X)}): choose at most {len(_X)} clusters.")
-    return kv.partitions.fit(method, _X, n_components=n_components, random_state=seed, **dict(params))
+    return kvviews.fit_partition(_X, method, n_components, seed, params)
 
 
 def current_partition(prep: Prepared, values: dict):
@@ -423,18 +287,13 @@ def current_partition(prep: Prepared, values: dict):
 def fitted_kernel(name: str, data_key: str, part_key: tuple, normalize: str, backend: int, _X: np.ndarray,
                   _partition):
     """The kernel's unsupervised part fitted on every point (labels are never used)."""
-    params = {}
-    if name in PARTITION_KERNELS:
-        params["partition"] = _partition
-    if name in SCALED_KERNELS:
-        params["normalize"] = normalize
-    return kv.kernels.make(name, gamma=1.0, **params).fit(_X)
+    return kvviews.fit_kernel(name, _X, _partition, normalize)
 
 
 def kernel_key(name: str, values: dict) -> tuple:
     """What a kernel's fitted state depends on besides the data (so a γ change reuses it)."""
-    part = partition_key(values) if name in PARTITION_KERNELS else None
-    return part, (values["normalize"] if name in SCALED_KERNELS else None)
+    part = partition_key(values) if name in kvviews.PARTITION_KERNELS else None
+    return part, (values["normalize"] if name in kvviews.SCALED_KERNELS else None)
 
 
 def get_kernel(name: str, prep: Prepared, values: dict, partition):
@@ -442,145 +301,33 @@ def get_kernel(name: str, prep: Prepared, values: dict, partition):
     return fitted_kernel(name, prep.key, part_key, normalize, backend_key(), prep.X_model, partition)
 
 
-def at_gamma(kernel, gamma: float):
-    """A shallow copy at another γ: the cached kernel's fitted state is shared, never mutated."""
-    return copy.copy(kernel).set_params(gamma=gamma)
-
-
 @st.cache_resource(show_spinner=False, max_entries=24)
 def gamma_families(name: str, data_key: str, kkey: tuple, grid_key: tuple, _kernel, _prep: Prepared, _grid_model):
-    """γ-free parts (D, log n) of the Gram matrices a boundary panel needs, computed once per
-    data/partition: a γ change then costs one ``exp`` per matrix."""
-    X_train = _prep.X_model[_prep.train]
-    families = {"train": _kernel.gamma_family(X_train)}
-    for part, points in (("grid", _grid_model), ("test", _prep.X_model[_prep.test]),
-                         ("hidden", _prep.X_model[_prep.hidden])):
-        small = 0 < len(points) * len(X_train) <= FAMILY_MAX_ENTRIES
-        families[part] = _kernel.gamma_family(points, X_train) if small else None
-    return families
-
-
-def _fit_svm(K_train: np.ndarray, y_train: np.ndarray, C: float):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import SVC
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        clf = SVC(kernel="precomputed", C=C, max_iter=SVM_MAX_ITER).fit(K_train, y_train)
-    return clf, any(issubclass(w.category, ConvergenceWarning) for w in caught)
-
-
-def _against_support(K_sv: np.ndarray, sv: np.ndarray, n_train: int) -> np.ndarray:
-    """Rows of a precomputed test Gram holding only the support-vector columns (libsvm
-    reads no other column; the zeros stand in for the rest)."""
-    K = np.zeros((len(K_sv), n_train))
-    K[:, sv] = K_sv
-    return K
+    """γ-free parts of a boundary panel's Gram matrices, computed once per data/partition:
+    a γ change then costs one ``exp`` per matrix."""
+    return kvviews.gamma_families(_kernel, _prep, _grid_model)
 
 
 @st.cache_resource(show_spinner=False, max_entries=96)
 def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float, log_C: float,
                    _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
-    gamma, C = 10.0 ** log_gamma, 10.0 ** log_C
-    X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
-    grid_model = _prep.to_model(_grid.points)
-    start = time.perf_counter()
-    if _kernel.gamma_convertible:
-        families = gamma_families(name, data_key, kkey, grid_key, _kernel, _prep, grid_model)
-        K_train = families["train"].gram(gamma)
-    else:
-        K_train = at_gamma(_kernel, gamma)(X_train)
-    clf, capped = _fit_svm(K_train, y_train, C)
-    fit_seconds = time.perf_counter() - start
-    sv = clf.support_
+    def cached_families(grid_model: np.ndarray) -> dict:
+        return gamma_families(name, data_key, kkey, grid_key, _kernel, _prep, grid_model)
 
-    def against_support(part: str, points: np.ndarray) -> np.ndarray | None:
-        if len(points) == 0:
-            return None
-        family = families.get(part) if _kernel.gamma_convertible else None
-        if family is not None:
-            log_n = family.log_n if np.isscalar(family.log_n) else family.log_n[:, sv]
-            K_sv = kv.kernels.GammaFamily(family.D[:, sv], log_n).gram(gamma)
-        else:  # large data: evaluated block by block against the support vectors only
-            K_sv = kv.kernels.apply_in_chunks(at_gamma(_kernel, gamma), points, X_train[sv], lambda K: K)
-        return _against_support(K_sv, sv, len(X_train))
-
-    def accuracy(part: str, mask: np.ndarray, labels: np.ndarray) -> float | None:
-        K = against_support(part, _prep.X_model[mask])
-        return None if K is None else float(np.mean(clf.predict(K) == labels[mask]))
-
-    K_grid = against_support("grid", grid_model)
-    multiclass = len(clf.classes_) > 2
-    values = np.searchsorted(clf.classes_, clf.predict(K_grid)) if multiclass else clf.decision_function(K_grid)
-    return fg.BoundaryPanel(
-        name=name, values=values, classes=list(clf.classes_), X_train=_prep.X_view[_prep.train], y_train=y_train,
-        X_test=_prep.X_view[_prep.test], y_test=_prep.y[_prep.test], support=sv,
-        dual=np.abs(clf.dual_coef_).max(axis=0), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
-        test_accuracy=accuracy("test", _prep.test, _prep.y),
-        hidden_accuracy=accuracy("hidden", _prep.hidden, _prep.y_true),
-        fit_seconds=fit_seconds, multiclass=multiclass,
-        note="libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
-    )
+    return kvviews.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
                 _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ and C, on the same grid."""
-    cls = kv.models.MODELS[name][0]
-    accepted = cls().get_params()
-    params = {"gamma": 10.0 ** log_gamma, "C": 10.0 ** log_C, "random_state": seed}
-    model = cls(**{k: v for k, v in params.items() if k in accepted})
-    X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
-    X_test, y_test = _prep.X_model[_prep.test], _prep.y[_prep.test]
-    X_unlabeled = _prep.X_model[_prep.unlabeled]
-    start = time.perf_counter()
-    model.fit(X_train, y_train, X_unlabeled=X_unlabeled if len(X_unlabeled) else None)
-    fit_seconds = time.perf_counter() - start
-    multiclass = len(model.classes_) > 2
-    if multiclass:
-        values = np.searchsorted(model.classes_, fg.evaluate_in_chunks(model.predict, _prep.to_model(_grid.points)))
-    else:
-        values = fg.evaluate_in_chunks(model.decision_function, _prep.to_model(_grid.points))
-    note = f"worst-case accuracy bound α = {model.alpha_:.2f}" if hasattr(model, "alpha_") else ""
-    return fg.BoundaryPanel(
-        name=name, values=values, classes=list(model.classes_), X_train=_prep.X_view[_prep.train], y_train=y_train,
-        X_test=_prep.X_view[_prep.test], y_test=y_test,
-        train_accuracy=float(np.mean(model.predict(X_train) == y_train)),
-        test_accuracy=float(np.mean(model.predict(X_test) == y_test)) if len(X_test) else None,
-        hidden_accuracy=(float(np.mean(model.predict(_prep.X_model[_prep.hidden]) == _prep.y_true[_prep.hidden]))
-                         if _prep.hidden.any() else None),
-        fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS, note=note)
-
-
-def kernel_diagonal(kernel, points: np.ndarray, block: int = 256) -> np.ndarray:
-    """k(p, p) for every point, from small diagonal blocks (the kernel API has no diagonal call)."""
-    return np.concatenate([np.diag(kernel(points[i:i + block])) for i in range(0, len(points), block)])
+    return kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float,
                      reference: tuple, _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.SimilarityPanel:
-    gamma = 10.0 ** log_gamma
-    k = at_gamma(_kernel, gamma)
-    grid_model = _prep.to_model(_grid.points)
-    ref = _prep.to_model(np.asarray([reference], dtype=float))
-    k_gr = kv.kernels.apply_in_chunks(k, grid_model, ref, lambda K: K[:, 0])
-    k_rr = float(k(ref)[0, 0])
-    k_gg = kernel_diagonal(k, grid_model)
-    dis, sim = fg.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)
-    means = covs = None
-    note = ""
-    if name in ("ckrbf", "ckrbf-radial"):
-        means, covs = _kernel.partition_.means_, _kernel.covariances_
-    elif name in ("gmm", "rwm"):
-        means, covs = _kernel.partition_.means_, _kernel.partition_.covariances_
-    elif name == "mrbf":
-        means, covs = _prep.X_model.mean(axis=0, keepdims=True), np.cov(_prep.X_model.T)[None]
-        note = "data covariance"
-    if means is not None:
-        means, covs = _prep.view_gaussians(means, covs)
-    return fg.SimilarityPanel(name, dis, sim, means, covs, note)
+    return kvviews.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference)
 
 
 # ============================================================================ grid search
@@ -602,25 +349,16 @@ def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
             values["grid_steps"], values["cv"], values["cv_seed"])
 
 
-def grid_kernel_params(name: str, values: dict, partition) -> dict:
-    """The grid's kernels use the very partition the other views show (fitted on every point)."""
-    params = {}
-    if name in PARTITION_KERNELS:
-        params["partition"] = partition
-    if name in SCALED_KERNELS:
-        params["normalize"] = values["normalize"]
-    return params
-
-
 def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
-    """Grid-search every kernel not yet in the store, with one progress bar over all fits."""
+    """Grid-search every kernel not yet in the store, with one progress bar over all fits.
+
+    The grid's kernels use the very partition the other views show (fitted on every point).
+    """
     store = grid_store()
     missing = [n for n in names if grid_key(n, prep, values) not in store]
     if not missing:
         return
     log_Cs, log_gammas = grid_axes(values)
-    X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
-    X_unlabeled = prep.X_model[prep.unlabeled]
     per_kernel = len(log_Cs) * len(log_gammas) * values["cv"]
     bar = st.progress(0.0, text="Grid search …")
     for i, name in enumerate(missing):
@@ -628,16 +366,9 @@ def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None
             share = (i * per_kernel + done * per_kernel / max(total, 1)) / (len(missing) * per_kernel)
             bar.progress(min(share, 1.0), text=f"Grid search: {fg.kernel_label(name)} — {done}/{total} fits")
 
-        result = kv.evaluation.grid_search(
-            name, X, y, Cs=10.0 ** log_Cs, gammas=10.0 ** log_gammas, cv=values["cv"], random_state=values["cv_seed"],
-            n_jobs=1, X_unlabeled=X_unlabeled if len(X_unlabeled) else None, progress=report,
-            **grid_kernel_params(name, values, partition))
-        try:
-            path = kv.evaluation.keerthi_lin(X, y, result.Cs, result.gammas, scores=result, cv=values["cv"],
-                                             random_state=values["cv_seed"])
-        except ValueError:
-            path = None  # the line misses this grid: the heatmap is shown without it
-        store[grid_key(name, prep, values)] = (result, path)
+        params = kvviews.kernel_params(name, partition, values["normalize"])
+        store[grid_key(name, prep, values)] = kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"],
+                                                                  values["cv_seed"], params, progress=report)
     bar.empty()
 
 
@@ -859,16 +590,9 @@ def view_partition(prep: Prepared, values: dict) -> None:
     html_download(fig, "partition")
 
 
-def default_reference(prep: Prepared) -> tuple[float, float]:
-    """The data point nearest the centre of the data: a place where kernels differ most."""
-    centre = prep.X_view.mean(axis=0)
-    i = int(np.argmin(((prep.X_view - centre) ** 2).sum(axis=1)))
-    return float(prep.X_view[i, 0]), float(prep.X_view[i, 1])
-
-
 def view_similarity(prep: Prepared, values: dict, partition) -> None:
     if values["ref_x"] is None or values["ref_y"] is None:
-        rx, ry = default_reference(prep)
+        rx, ry = kvviews.default_reference(prep)
         queue_and_rerun({"ref_x": round(rx, 4), "ref_y": round(ry, 4)})
     c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
     c1.radio("Show", ("dissimilarity", "similarity"), key="sim_mode", horizontal=True,
@@ -876,7 +600,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     c2.number_input("reference x", key="ref_x", step=0.1, format="%.3f")
     c3.number_input("reference y", key="ref_y", step=0.1, format="%.3f")
     if c4.button("Centre point", help="Put the reference on the data point nearest the centre."):
-        rx, ry = default_reference(prep)
+        rx, ry = kvviews.default_reference(prep)
         queue_and_rerun({"ref_x": round(rx, 4), "ref_y": round(ry, 4)})
     names = values["kernels"]
     if not names:
@@ -981,36 +705,24 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
     if not names:
         st.info("Choose at least one kernel in the sidebar.")
         return
-    n = len(prep.y)
-    pick = np.arange(n) if n <= GRAM_MAX_POINTS else np.linspace(0, n - 1, GRAM_MAX_POINTS).round().astype(int)
-    X = prep.X_model[pick]
-    clusters = partition.predict(X)
-    order = fg.cluster_class_order(clusters, prep.y[pick], within=prep.X_view[pick, 0])
-    X, clusters = X[order], clusters[order]
-    breaks = np.flatnonzero(np.diff(clusters)) + 1
+    X, breaks = kvviews.gram_points(prep, partition)
     gamma = 10.0 ** values["log_gamma"]
-    panels, spectra, rows = [], {}, []
     with st.spinner("Computing Gram matrices and their spectra …"):
+        summaries = []
         for name in names:
-            K = at_gamma(get_kernel(name, prep, values, partition), gamma)(X)
-            report = kv.kernels.psd_report(K)
-            if report["is_psd"]:
-                verdict = "PSD ✓" + (" (smallest λ ≈ 0 up to rounding)" if report["min_eig"] < 0 else "")
-            else:
-                verdict = f"not PSD: {report['n_negative']} negative eigenvalues, min λ = {report['min_eig']:.2g}"
-            panels.append(fg.GramPanel(name, K, breaks, verdict))
-            spectra[name] = report["eigenvalues"]
-            rows.append({"kernel": fg.kernel_label(name), "PSD": "yes" if report["is_psd"] else "no",
-                         "smallest eigenvalue": report["min_eig"], "largest eigenvalue": report["max_eig"],
-                         "negative eigenvalues": report["n_negative"],
-                         "diagonal range": f"{K.diagonal().min():.3g} – {K.diagonal().max():.3g}"})
-    subsample = f" (every {n / GRAM_MAX_POINTS:.1f}-th of {n} points)" if n > GRAM_MAX_POINTS else ""
-    fig = fg.gram_figure(panels, title=f"Gram matrices at γ = {gamma:.3g}, rows ordered by cluster then class{subsample}")
+            K = kvviews.at_gamma(get_kernel(name, prep, values, partition), gamma)(X)
+            summaries.append(kvviews.gram_summary(name, K, breaks))
+    n = len(prep.y)
+    subsample = (f" (every {n / kvviews.GRAM_MAX_POINTS:.1f}-th of {n} points)"
+                 if n > kvviews.GRAM_MAX_POINTS else "")
+    fig = fg.gram_figure([s.panel for s in summaries],
+                         title=f"Gram matrices at γ = {gamma:.3g}, rows ordered by cluster then class{subsample}")
     st.plotly_chart(fig, key="gram_chart", config={"displaylogo": False})
     st.caption("White lines separate the clusters of the partition. A kernel that knows the clusters shows "
                "brighter blocks on the diagonal.")
+    spectra = {s.panel.name: s.eigenvalues for s in summaries}
     st.plotly_chart(fg.spectrum_figure(spectra), key="spectrum_chart", config={"displaylogo": False})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame([s.row for s in summaries]), hide_index=True, width="stretch")
     st.caption("CkRBF and RBF are PSD by construction (Gaussian inner products); RWM and LAP need not be — "
                "libsvm tolerates mild indefiniteness. The diagonal range shows each kernel's scale.")
     html_download(fig, "kernel_matrix")
@@ -1051,15 +763,7 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
     if not grids:
         return
     log_Cs, log_gammas = grid_axes(values)
-    panels = []
-    for name, (result, path) in grids.items():
-        kl = kl_best = None
-        if path is not None:
-            kl = np.array([[log_gammas[j], log_Cs[i]] for i, j in path.cells])
-            i, j = path.best_cell
-            kl_best = (log_gammas[j], log_Cs[i])
-        note = f"{result.n_capped_fits} fits hit the iteration cap" if result.n_capped_fits else ""
-        panels.append(fg.GridPanel(name, result.scores, kl, kl_best, result.capped, note))
+    panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
     fig = fg.grid_search_figure(panels, log_Cs, log_gammas,
                                 title=f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)")
     st.plotly_chart(fig, key="grid_chart", config={"displaylogo": False})
@@ -1092,9 +796,7 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
     if not grids:
         return
     scores = {name: result.scores for name, (result, _) in grids.items()}
-    table, alpha0 = kv.evaluation.pf_auc(scores)
-    alphas = np.linspace(alpha0, 1.0, 401)
-    curves = {name: (alphas, kv.evaluation.pf_curve(s, alphas)) for name, s in scores.items()}
+    table, alpha0, alphas, curves = kvviews.pf_curves(scores)
     fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()})
     st.plotly_chart(fig, key="pf_chart", config={"displaylogo": False})
     st.dataframe(pd.DataFrame([{"kernel": fg.kernel_label(n), "AUC": t["auc"], "AUC / (1 − α₀)": t["normalized_auc"],
@@ -1105,7 +807,7 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
                                 "best accuracy": st.column_config.NumberColumn(format="percent")})
     st.caption(f"α₀ = {alpha0:.3f}, the worst score of all grids compared: below it every curve is 1. "
                "A curve further right means more of the grid reaches that accuracy — the kernel is easier to tune.")
-    if any(n in SCALED_KERNELS for n in names):
+    if any(n in kvviews.SCALED_KERNELS for n in names):
         st.markdown(scale_sentence(prep, values, grids))
     curve_csv = pd.DataFrame({"alpha": alphas, **{n: c[1] for n, c in curves.items()}}).to_csv(index=False)
     c1, c2 = st.columns(2)
@@ -1115,7 +817,7 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
 
 
 def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
-    name = next(n for n in values["kernels"] if n in SCALED_KERNELS)
+    name = next(n for n in values["kernels"] if n in kvviews.SCALED_KERNELS)
     result, _ = grids[name]
     size = "—"
     if result.fitted_kernel is not None:
@@ -1129,38 +831,6 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
 
 
 # ----------------------------------------------------------------------------- theory
-
-THEORY = {
-    "rbf": (r"k(x,y)=\exp\!\left(-\gamma\,\lVert x-y\rVert^2\right)",
-            "Every point becomes a round Gaussian of the same size; two points are similar when their "
-            "Gaussians overlap. It ignores where the data lie — the yardstick for everything below."),
-    "mrbf": (r"k(x,y)=\exp\!\left(-\gamma\,(x-y)^\top\Sigma^{-1}(x-y)\right),\quad \Sigma=\operatorname{cov}(X)",
-             "The same Gaussian everywhere, but shaped like the whole data set: distances are measured in "
-             "units of the data's spread along each direction."),
-    "ckrbf": (r"k(x,y)=\det(\Sigma_x+\Sigma_y)^{-1/2}\exp\!\left(-\gamma\,(x-y)^\top(\Sigma_x+\Sigma_y)^{-1}(x-y)\right)",
-              "Each point borrows the covariance Σₓ of its own cluster, so a point in a long thin cluster becomes a "
-              "long thin Gaussian. The kernel is (up to a constant) the overlap integral of the two points' Gaussians "
-              "— which is why it is always positive semi-definite, whatever the clustering."),
-    "ckrbf-radial": (r"k(x,y)=(\sigma_x^2+\sigma_y^2)^{-d/2}\exp\!\left(-\gamma\,\frac{\lVert x-y\rVert^2}{\sigma_x^2+\sigma_y^2}\right)",
-                     "CkRBF with round cluster Gaussians: each cluster keeps only its average spread σ² = trace(Σ)/d. "
-                     "The power d/2 on the normaliser is what keeps it an overlap of Gaussians."),
-    "gmm": (r"k(x,y)=\exp\!\left(-\gamma\,\Delta_{\mathrm{GMM}}(x,y)^2\right),\ \Delta_{\mathrm{GMM}}=\sum_k \pi_k\sqrt{(x-y)^\top\Sigma_k^{-1}(x-y)}",
-            "A mixture model of all points (labeled or not) supplies several Gaussians; the distance is the "
-            "average of their Mahalanobis distances, weighted by how big each component is."),
-    "rwm": (r"k(x,y)=\exp\!\left(-\gamma\,\Delta_{\mathrm{RWM}}(x,y)^2\right),\ \Delta_{\mathrm{RWM}}=\sum_k \tfrac12\big(\rho(x,k)+\rho(y,k)\big)\sqrt{(x-y)^\top\Sigma_k^{-1}(x-y)}",
-            "Like the GMM distance, but each component counts as much as it is responsible for the two points "
-            "compared: distances are measured with the Gaussians the points actually belong to. Not proven "
-            "positive semi-definite — the Kernel matrix view shows its smallest eigenvalue."),
-    "lap": (r"\tilde k(x,z)=k(x,z)-k_x^\top\,(I+M K_{ZZ})^{-1} M\,k_z,\quad M=\tfrac{\gamma_I}{\gamma_A}L^p",
-            "The Laplacian SVM written as a kernel: an RBF kernel deformed by a nearest-neighbour graph over all "
-            "points, so that points joined by a path through dense regions become more similar."),
-    "lppk": (r"K(a,b)=P_aP_b\,\mathcal N\!\left(\mu_a\,\middle|\,\mu_b,\ \Sigma_a+\Sigma_b\right)",
-             "The probability product kernel compares two Gaussians directly — clusters, or points blurred into "
-             "small Gaussians — by the integral of their product."),
-    "rbf-ppk": (r"k(a,b)=\exp\!\left(-\gamma\,\big(K(a,a)+K(b,b)-2K(a,b)\big)\right),\quad K=\text{LPPK}",
-                "An RBF kernel on the distance between two Gaussians measured in the probability-product feature space."),
-}
-
 
 def set_preset(key: str) -> None:
     preset = kvstate.PRESETS_BY_KEY[key]
@@ -1176,35 +846,28 @@ def set_preset(key: str) -> None:
 
 
 def view_theory() -> None:
-    st.markdown(
-        "### One idea behind every structured kernel\n"
-        "An RBF kernel can be read as follows: put a small round Gaussian on each point, and call two points "
-        "similar when their Gaussians overlap. The data-dependent kernels keep that picture and change only "
-        "**which Gaussian a point gets** — one shaped like the whole data set (Mahalanobis RBF), like the point's "
-        "own cluster (CkRBF), or a blend of the mixture components responsible for it (GMM, RWM). The probability "
-        "product kernels go one step further and compare whole clusters as Gaussians. The unsupervised part that "
-        "supplies the Gaussians never looks at labels, so unlabeled points help shape the kernel.")
-    st.markdown("### Recreate the papers' figures")
-    for preset in kvstate.PRESETS:
+    # Imported on use: it gathers kv.models's descriptions, and kv.models pulls in scikit-learn,
+    # which the first page must not wait for.
+    from kernelviz import theory
+
+    st.markdown(theory.INTRODUCTION)
+    st.markdown(theory.PRESETS_HEADING)
+    for key, title, look_for in theory.PRESETS:
         with st.container(border=True):
             c1, c2 = st.columns([4, 1])
-            c1.markdown(f"**{preset.title}**  \n{preset.look_for}")
-            c2.button("Open the figure", key=f"preset_{preset.key}", on_click=set_preset, args=(preset.key,),
+            c1.markdown(f"**{title}**  \n{look_for}")
+            c2.button("Open the figure", key=f"preset_{key}", on_click=set_preset, args=(key,),
                       width="stretch", type="primary")
-    st.markdown("### The kernels")
+    st.markdown(theory.KERNELS_HEADING)
     for name in kvstate.KERNEL_NAMES:
-        formula, text = THEORY[name]
+        formula, text = theory.KERNELS[name]
         with st.container(border=True):
             st.markdown(f"**{fg.kernel_label(name)}**")
             st.latex(formula)
             st.markdown(text)
-    st.markdown("### The other models (Decision boundaries view)")
-    st.markdown("\n".join(f"- **{name}** — {kv.models.MODELS[name][1]}" for name in kvstate.MODEL_NAMES))
-    st.markdown(
-        "### Scale matters\n"
-        "Multiplying a kernel by a constant c changes nothing but the meaning of C: an SVM with c·k and C "
-        "behaves like one with k and c·C. CkRBF's determinant factor is such a near-constant, often far from 1, "
-        "so the P_f(α) view lets you compare it with and without that factor.")
+    st.markdown(theory.MODELS_HEADING)
+    st.markdown("\n".join(f"- **{name}** — {theory.MODELS[name]}" for name in kvstate.MODEL_NAMES))
+    st.markdown(theory.SCALE_MATTERS)
 
 
 # ============================================================================ page

@@ -1,0 +1,654 @@
+"""The computations behind the app's views, free of Streamlit.
+
+Each function takes arrays, fitted kernels or partitions and returns plain results (the
+panels of :mod:`kernelviz.figures`, masks, tables), so every view's numbers can be checked
+in a plain test. The app wraps the expensive ones in its caches; the cache keys (which
+must notice a re-imported ``kernelviz``) stay in the app.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+import kernelviz as kv
+from kernelviz import figures as fg
+
+#: Kernels whose definition uses the partition / mixture shown in the Partition view.
+PARTITION_KERNELS = ("ckrbf", "ckrbf-radial", "gmm", "rwm")
+#: Kernels whose value changes with the CkRBF scale switch.
+SCALED_KERNELS = ("ckrbf", "ckrbf-radial")
+#: Models of kv.models that are SVMs underneath, so their f = ±1 lines are margins.
+SVM_MODELS = ("mkRBF", "SCM", "CKSVMNDA")
+#: libsvm iteration cap for the interactive fits: a badly scaled kernel stops here instead of hanging.
+SVM_MAX_ITER = 200_000
+#: Largest γ-free matrix (points × training points) kept per kernel; beyond it the decision
+#: function is evaluated in blocks instead (a 70 × 70 grid against 5000 points would
+#: otherwise hold 200 MB per matrix).
+FAMILY_MAX_ENTRIES = 3_000_000
+#: The Kernel matrix view shows at most this many points (an evenly spaced subsample).
+GRAM_MAX_POINTS = 300
+
+
+# ============================================================================ data
+
+class NoDataYet(ValueError):
+    """The chosen source has nothing yet (no file uploaded, no point drawn): not an error of the user."""
+
+
+def bundled_dataset(name: str) -> kv.data.Dataset:
+    """A sample data set by name; ``"iris-2class"`` is scikit-learn's Iris, setosa vs versicolor.
+
+    Parameters
+    ----------
+    name : str
+        ``"iris-2class"`` or a name of ``kv.data.SAMPLES``.
+
+    Returns
+    -------
+    kv.data.Dataset
+    """
+    if name == "iris-2class":
+        from sklearn.datasets import load_iris
+
+        iris = load_iris()
+        keep = iris.target < 2
+        return kv.data.Dataset(iris.data[keep], iris.target[keep].astype(float), name="iris-2class",
+                               feature_names=[f.replace(" (cm)", "") for f in iris.feature_names])
+    return kv.data.load(name)
+
+
+def drawn_dataset(points: np.ndarray) -> kv.data.Dataset:
+    """The points drawn on the canvas as a data set; label 0 means unlabeled.
+
+    Parameters
+    ----------
+    points : array of shape (n, 3)
+        Rows ``(x, y, label)`` with label ±1 or 0.
+
+    Returns
+    -------
+    kv.data.Dataset
+
+    Raises
+    ------
+    NoDataYet
+        When no point has been drawn.
+    """
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    if len(points) == 0:
+        raise NoDataYet("No points drawn yet: click on the canvas in the Data view to add some.")
+    y = np.where(points[:, 2] == 0, kv.data.UNLABELED, points[:, 2])
+    return kv.data.Dataset(points[:, :2], y, name="drawn")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The data as every view needs it.
+
+    ``X_model`` is what kernels and partitions see; ``X_view`` what plots show (the same
+    for 2-D data; a PCA projection for d > 2). With ``fit_on == "full"`` the model works
+    in all d features and points of the plane are mapped back through the PCA.
+    """
+
+    name: str
+    key: str
+    X_raw: np.ndarray          # the features as loaded, for downloads
+    X_model: np.ndarray
+    X_view: np.ndarray
+    y: np.ndarray              # UNLABELED where a label is hidden or unknown
+    y_true: np.ndarray         # the labels before any were hidden (UNLABELED where unknown)
+    train: np.ndarray          # bool: labeled points the SVM trains on
+    test: np.ndarray           # bool: labeled points held out
+    classes: np.ndarray
+    feature_names: tuple
+    d: int
+    pca_mean: np.ndarray | None
+    pca_components: np.ndarray | None
+    explained: np.ndarray | None
+    fit_on: str
+
+    @property
+    def labeled(self) -> np.ndarray:
+        return self.train | self.test
+
+    @property
+    def unlabeled(self) -> np.ndarray:
+        return ~self.labeled
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """Points whose label exists but was hidden: the semi-supervised score is measured on them."""
+        return self.unlabeled & (self.y_true != kv.data.UNLABELED)
+
+    @property
+    def projected(self) -> bool:
+        return self.pca_components is not None
+
+    def to_model(self, plane_points: np.ndarray) -> np.ndarray:
+        if self.projected and self.fit_on == "full":
+            return self.pca_mean + plane_points @ self.pca_components
+        return plane_points
+
+    def view_gaussians(self, means: np.ndarray, covariances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Means and covariances of the model space as seen in the plot plane."""
+        if self.projected and self.fit_on == "full":
+            P = self.pca_components
+            return (means - self.pca_mean) @ P.T, np.einsum("ij,kjl,ml->kim", P, covariances, P)
+        return means, covariances
+
+    @property
+    def axis_titles(self) -> tuple[str, str]:
+        if self.projected:
+            return tuple(f"PC{i + 1} ({100 * self.explained[i]:.0f}% of variance)" for i in range(2))
+        return tuple(self.feature_names[:2])
+
+
+def prepare(ds: kv.data.Dataset, ds_key: str, scaling: str, fit_on: str, label_how: str, label_value: float,
+            label_seed: int, test_fraction: float) -> Prepared:
+    """Scale, project, hide labels and split a data set as the sidebar says.
+
+    Parameters
+    ----------
+    ds : kv.data.Dataset
+        The data as loaded.
+    ds_key : str
+        Identifies ``ds``; it enters :attr:`Prepared.key`, the key of every later cache.
+    scaling : {"none", "minmax", "zscore"}
+    fit_on : {"projection", "full"}
+        For d > 2: whether models see the 2-D PCA projection or all features.
+    label_how : str
+        How labeled points are chosen (see ``kv.data.select_labeled``).
+    label_value : float
+        The fraction or the count per class that ``label_how`` needs.
+    label_seed : int
+        Seed of the labeled subset and of the test split.
+    test_fraction : float
+        Share of each class's labeled points held out.
+
+    Returns
+    -------
+    Prepared
+
+    Raises
+    ------
+    ValueError
+        When the data have fewer than two features.
+    """
+    X = kv.data.scale(ds.X, scaling)
+    y = ds.y if ds.y is not None else np.full(ds.n, kv.data.UNLABELED)
+    if ds.d < 2:
+        raise ValueError("kernelviz works in the plane and needs at least two features.")
+    pca_mean = pca_components = explained = None
+    X_view = X
+    if ds.d > 2:
+        from sklearn.decomposition import PCA  # imported on use: the first page must not wait for scikit-learn
+
+        pca = PCA(n_components=2, random_state=0).fit(X)
+        X_view = pca.transform(X)
+        pca_mean, pca_components, explained = pca.mean_, pca.components_, pca.explained_variance_ratio_
+    X_model = X_view if (ds.d > 2 and fit_on == "projection") else X
+    y_true = y
+    keep = kv.data.select_labeled(y, label_how, None if label_how == "all" else label_value, X=X_model,
+                                  random_state=label_seed)
+    y = kv.data.hide_labels(y, keep)
+    labeled = y != kv.data.UNLABELED
+    test = holdout(y, labeled, test_fraction, label_seed)
+    train = labeled & ~test
+    classes = np.unique(y[labeled])
+    key = hashlib.sha1(b"".join([X_model.tobytes(), y.tobytes(), train.tobytes(), ds_key.encode()])).hexdigest()[:16]
+    return Prepared(ds.name, key, ds.X, X_model, X_view, y, y_true, train, test, classes, tuple(ds.feature_names), ds.d,
+                    pca_mean, pca_components, explained, fit_on)
+
+
+def holdout(y: np.ndarray, labeled: np.ndarray, fraction: float, seed: int) -> np.ndarray:
+    """Stratified test mask: about ``fraction`` of each class's labeled points.
+
+    Never takes a class's last training point (a class with one labeled point stays in training).
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+    labeled : bool array of shape (n,)
+    fraction : float
+    seed : int
+
+    Returns
+    -------
+    bool array of shape (n,)
+    """
+    rng = np.random.default_rng(seed)
+    test = np.zeros(len(y), dtype=bool)
+    if fraction <= 0:
+        return test
+    for label in np.unique(y[labeled]):
+        members = np.flatnonzero(labeled & (y == label))
+        n_test = min(int(round(fraction * len(members))), len(members) - 1)
+        if n_test > 0:
+            test[rng.choice(members, n_test, replace=False)] = True
+    return test
+
+
+def default_reference(prep: Prepared) -> tuple[float, float]:
+    """The data point nearest the centre of the data: a place where kernels differ most."""
+    centre = prep.X_view.mean(axis=0)
+    i = int(np.argmin(((prep.X_view - centre) ** 2).sum(axis=1)))
+    return float(prep.X_view[i, 0]), float(prep.X_view[i, 1])
+
+
+# ============================================================================ partition and kernels
+
+def fit_partition(X: np.ndarray, method: str, n_components: int, seed: int, params: Sequence[tuple]):
+    """The partition of ``X`` (labels are never used).
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    method : {"kmeans", "gmm", "vi"}
+    n_components : int
+    seed : int
+    params : sequence of (name, value)
+        Further keyword arguments of ``kv.partitions.fit``.
+
+    Returns
+    -------
+    The fitted partition.
+
+    Raises
+    ------
+    ValueError
+        When more clusters than points are asked for.
+    """
+    if n_components > len(X):
+        raise ValueError(f"More clusters ({n_components}) than points ({len(X)}): choose at most {len(X)} clusters.")
+    return kv.partitions.fit(method, X, n_components=n_components, random_state=seed, **dict(params))
+
+
+def kernel_params(name: str, partition, normalize: str) -> dict:
+    """The keyword arguments a kernel takes besides γ: the partition and the CkRBF scale where it uses them."""
+    params = {}
+    if name in PARTITION_KERNELS:
+        params["partition"] = partition
+    if name in SCALED_KERNELS:
+        params["normalize"] = normalize
+    return params
+
+
+def fit_kernel(name: str, X: np.ndarray, partition, normalize: str):
+    """The kernel's unsupervised part fitted on every point, at γ = 1 (labels are never used)."""
+    return kv.kernels.make(name, gamma=1.0, **kernel_params(name, partition, normalize)).fit(X)
+
+
+def at_gamma(kernel, gamma: float):
+    """A shallow copy at another γ: the fitted state is shared, never mutated."""
+    return copy.copy(kernel).set_params(gamma=gamma)
+
+
+# ============================================================================ decision boundaries
+
+def gamma_families(kernel, prep: Prepared, grid_model: np.ndarray) -> dict:
+    """γ-free parts (D, log n) of the Gram matrices a boundary panel needs.
+
+    With them a γ change costs one ``exp`` per matrix.
+
+    Parameters
+    ----------
+    kernel
+        A fitted, γ-convertible kernel.
+    prep : Prepared
+    grid_model : array of shape (m, d)
+        The evaluation grid in model space.
+
+    Returns
+    -------
+    dict
+        ``"train"`` → the family of the training Gram; ``"grid"``, ``"test"``, ``"hidden"`` →
+        the family of those points against the training points, or None when empty or larger
+        than :data:`FAMILY_MAX_ENTRIES`.
+    """
+    X_train = prep.X_model[prep.train]
+    families = {"train": kernel.gamma_family(X_train)}
+    for part, points in (("grid", grid_model), ("test", prep.X_model[prep.test]),
+                         ("hidden", prep.X_model[prep.hidden])):
+        small = 0 < len(points) * len(X_train) <= FAMILY_MAX_ENTRIES
+        families[part] = kernel.gamma_family(points, X_train) if small else None
+    return families
+
+
+def _fit_svm(K_train: np.ndarray, y_train: np.ndarray, C: float):
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        clf = SVC(kernel="precomputed", C=C, max_iter=SVM_MAX_ITER).fit(K_train, y_train)
+    return clf, any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def _against_support(K_sv: np.ndarray, sv: np.ndarray, n_train: int) -> np.ndarray:
+    """Rows of a precomputed test Gram holding only the support-vector columns (libsvm
+    reads no other column; the zeros stand in for the rest)."""
+    K = np.zeros((len(K_sv), n_train))
+    K[:, sv] = K_sv
+    return K
+
+
+def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
+                   families_of: Callable[[np.ndarray], dict] | None = None) -> fg.BoundaryPanel:
+    """An SVM with a precomputed kernel, fitted on the training points and evaluated on the grid.
+
+    Parameters
+    ----------
+    name : str
+        The kernel's name (the panel's title).
+    kernel
+        The fitted kernel, at any γ.
+    prep : Prepared
+    grid : fg.Grid
+        The evaluation grid in the plot plane.
+    log_gamma, log_C : float
+        log₁₀ of the kernel width and of the SVM penalty.
+    families_of : callable, optional
+        ``grid_model → dict`` as :func:`gamma_families` returns for this kernel and data (the
+        app passes a cached one); used only for γ-convertible kernels, default
+        :func:`gamma_families` itself.
+
+    Returns
+    -------
+    fg.BoundaryPanel
+        Decision values (class indices when there are more than two classes), support
+        vectors, accuracies on the training, test and hidden-label points, and the fit time.
+    """
+    gamma, C = 10.0 ** log_gamma, 10.0 ** log_C
+    X_train, y_train = prep.X_model[prep.train], prep.y[prep.train]
+    grid_model = prep.to_model(grid.points)
+    start = time.perf_counter()
+    if kernel.gamma_convertible:
+        families = (families_of or (lambda points: gamma_families(kernel, prep, points)))(grid_model)
+        K_train = families["train"].gram(gamma)
+    else:
+        K_train = at_gamma(kernel, gamma)(X_train)
+    clf, capped = _fit_svm(K_train, y_train, C)
+    fit_seconds = time.perf_counter() - start
+    sv = clf.support_
+
+    def against_support(part: str, points: np.ndarray) -> np.ndarray | None:
+        if len(points) == 0:
+            return None
+        family = families.get(part) if kernel.gamma_convertible else None
+        if family is not None:
+            log_n = family.log_n if np.isscalar(family.log_n) else family.log_n[:, sv]
+            K_sv = kv.kernels.GammaFamily(family.D[:, sv], log_n).gram(gamma)
+        else:  # large data: evaluated block by block against the support vectors only
+            K_sv = kv.kernels.apply_in_chunks(at_gamma(kernel, gamma), points, X_train[sv], lambda K: K)
+        return _against_support(K_sv, sv, len(X_train))
+
+    def accuracy(part: str, mask: np.ndarray, labels: np.ndarray) -> float | None:
+        K = against_support(part, prep.X_model[mask])
+        return None if K is None else float(np.mean(clf.predict(K) == labels[mask]))
+
+    K_grid = against_support("grid", grid_model)
+    multiclass = len(clf.classes_) > 2
+    values = np.searchsorted(clf.classes_, clf.predict(K_grid)) if multiclass else clf.decision_function(K_grid)
+    return fg.BoundaryPanel(
+        name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
+        X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=sv,
+        dual=np.abs(clf.dual_coef_).max(axis=0), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
+        test_accuracy=accuracy("test", prep.test, prep.y),
+        hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true),
+        fit_seconds=fit_seconds, multiclass=multiclass,
+        note="libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
+    )
+
+
+def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
+                seed: int) -> fg.BoundaryPanel:
+    """One of ``kv.models`` (mkRBF, SCM, MPM, …) fitted with γ and C where it takes them.
+
+    Parameters
+    ----------
+    name : str
+        A key of ``kv.models.MODELS``.
+    prep : Prepared
+        Its unlabeled points are passed to models that use them.
+    grid : fg.Grid
+    log_gamma, log_C : float
+    seed : int
+        ``random_state`` of models that take one.
+
+    Returns
+    -------
+    fg.BoundaryPanel
+    """
+    cls = kv.models.MODELS[name][0]
+    accepted = cls().get_params()
+    params = {"gamma": 10.0 ** log_gamma, "C": 10.0 ** log_C, "random_state": seed}
+    model = cls(**{k: v for k, v in params.items() if k in accepted})
+    X_train, y_train = prep.X_model[prep.train], prep.y[prep.train]
+    X_test, y_test = prep.X_model[prep.test], prep.y[prep.test]
+    X_unlabeled = prep.X_model[prep.unlabeled]
+    start = time.perf_counter()
+    model.fit(X_train, y_train, X_unlabeled=X_unlabeled if len(X_unlabeled) else None)
+    fit_seconds = time.perf_counter() - start
+    multiclass = len(model.classes_) > 2
+    if multiclass:
+        values = np.searchsorted(model.classes_, fg.evaluate_in_chunks(model.predict, prep.to_model(grid.points)))
+    else:
+        values = fg.evaluate_in_chunks(model.decision_function, prep.to_model(grid.points))
+    note = f"worst-case accuracy bound α = {model.alpha_:.2f}" if hasattr(model, "alpha_") else ""
+    return fg.BoundaryPanel(
+        name=name, values=values, classes=list(model.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
+        X_test=prep.X_view[prep.test], y_test=y_test,
+        train_accuracy=float(np.mean(model.predict(X_train) == y_train)),
+        test_accuracy=float(np.mean(model.predict(X_test) == y_test)) if len(X_test) else None,
+        hidden_accuracy=(float(np.mean(model.predict(prep.X_model[prep.hidden]) == prep.y_true[prep.hidden]))
+                         if prep.hidden.any() else None),
+        fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS, note=note)
+
+
+# ============================================================================ similarity
+
+def kernel_diagonal(kernel, points: np.ndarray, block: int = 256) -> np.ndarray:
+    """k(p, p) for every point, from small diagonal blocks (the kernel API has no diagonal call)."""
+    return np.concatenate([np.diag(kernel(points[i:i + block])) for i in range(0, len(points), block)])
+
+
+def similarity_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: float,
+                     reference: tuple[float, float]) -> fg.SimilarityPanel:
+    """The kernel's (dis)similarity between a reference point and every grid point.
+
+    Parameters
+    ----------
+    name : str
+    kernel
+        The fitted kernel, at any γ.
+    prep : Prepared
+    grid : fg.Grid
+    log_gamma : float
+    reference : (float, float)
+        The reference point in the plot plane.
+
+    Returns
+    -------
+    fg.SimilarityPanel
+        With the Gaussians (seen in the plot plane) that the kernel measures with, where it has any.
+    """
+    gamma = 10.0 ** log_gamma
+    k = at_gamma(kernel, gamma)
+    grid_model = prep.to_model(grid.points)
+    ref = prep.to_model(np.asarray([reference], dtype=float))
+    k_gr = kv.kernels.apply_in_chunks(k, grid_model, ref, lambda K: K[:, 0])
+    k_rr = float(k(ref)[0, 0])
+    k_gg = kernel_diagonal(k, grid_model)
+    dis, sim = fg.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)
+    means = covs = None
+    note = ""
+    if name in ("ckrbf", "ckrbf-radial"):
+        means, covs = kernel.partition_.means_, kernel.covariances_
+    elif name in ("gmm", "rwm"):
+        means, covs = kernel.partition_.means_, kernel.partition_.covariances_
+    elif name == "mrbf":
+        means, covs = prep.X_model.mean(axis=0, keepdims=True), np.cov(prep.X_model.T)[None]
+        note = "data covariance"
+    if means is not None:
+        means, covs = prep.view_gaussians(means, covs)
+    return fg.SimilarityPanel(name, dis, sim, means, covs, note)
+
+
+# ============================================================================ kernel matrix
+
+def gram_points(prep: Prepared, partition, max_points: int = GRAM_MAX_POINTS) -> tuple[np.ndarray, np.ndarray]:
+    """The points of the Kernel matrix view, ordered by cluster then class.
+
+    Parameters
+    ----------
+    prep : Prepared
+    partition
+        A fitted partition; its hard assignment orders the rows.
+    max_points : int
+        Larger data are subsampled evenly to this many points.
+
+    Returns
+    -------
+    X : array of shape (m, d)
+        The points in model space, in display order.
+    breaks : array of int
+        Row indices where a new cluster starts.
+    """
+    n = len(prep.y)
+    pick = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).round().astype(int)
+    X = prep.X_model[pick]
+    clusters = partition.predict(X)
+    order = fg.cluster_class_order(clusters, prep.y[pick], within=prep.X_view[pick, 0])
+    X, clusters = X[order], clusters[order]
+    return X, np.flatnonzero(np.diff(clusters)) + 1
+
+
+@dataclass(frozen=True)
+class GramSummary:
+    """A kernel's Gram matrix as the Kernel matrix view shows it: heatmap, spectrum, table row."""
+
+    panel: fg.GramPanel
+    eigenvalues: np.ndarray
+    row: dict
+
+
+def gram_summary(name: str, K: np.ndarray, breaks: np.ndarray) -> GramSummary:
+    """Positive semi-definiteness, spectrum and diagonal range of one Gram matrix.
+
+    Parameters
+    ----------
+    name : str
+        The kernel's name.
+    K : array of shape (m, m)
+    breaks : array of int
+        Cluster boundaries, drawn on the heatmap.
+
+    Returns
+    -------
+    GramSummary
+    """
+    report = kv.kernels.psd_report(K)
+    if report["is_psd"]:
+        verdict = "PSD ✓" + (" (smallest λ ≈ 0 up to rounding)" if report["min_eig"] < 0 else "")
+    else:
+        verdict = f"not PSD: {report['n_negative']} negative eigenvalues, min λ = {report['min_eig']:.2g}"
+    row = {"kernel": fg.kernel_label(name), "PSD": "yes" if report["is_psd"] else "no",
+           "smallest eigenvalue": report["min_eig"], "largest eigenvalue": report["max_eig"],
+           "negative eigenvalues": report["n_negative"],
+           "diagonal range": f"{K.diagonal().min():.3g} – {K.diagonal().max():.3g}"}
+    return GramSummary(fg.GramPanel(name, K, breaks, verdict), report["eigenvalues"], row)
+
+
+# ============================================================================ grid search and P_f
+
+def grid_search(name: str, prep: Prepared, log_Cs: np.ndarray, log_gammas: np.ndarray, cv: int, seed: int,
+                params: dict, progress: Callable[[int, int], None] | None = None) -> tuple:
+    """Cross-validated accuracy of one kernel over a (C, γ) grid, and its Keerthi–Lin path.
+
+    Parameters
+    ----------
+    name : str
+    prep : Prepared
+        Trains on all labeled points; the unlabeled ones go to the kernel's unsupervised part.
+    log_Cs, log_gammas : array
+        log₁₀ of the grid's axes.
+    cv, seed : int
+        Number of folds and their seed.
+    params : dict
+        Further kernel arguments (see :func:`kernel_params`).
+    progress : callable, optional
+        ``progress(done, total)`` after each fit.
+
+    Returns
+    -------
+    (result, path)
+        The ``kv.evaluation.grid_search`` result, and the ``keerthi_lin`` path or None when
+        that line misses the grid.
+    """
+    X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
+    X_unlabeled = prep.X_model[prep.unlabeled]
+    result = kv.evaluation.grid_search(
+        name, X, y, Cs=10.0 ** log_Cs, gammas=10.0 ** log_gammas, cv=cv, random_state=seed,
+        n_jobs=1, X_unlabeled=X_unlabeled if len(X_unlabeled) else None, progress=progress, **params)
+    try:
+        path = kv.evaluation.keerthi_lin(X, y, result.Cs, result.gammas, scores=result, cv=cv, random_state=seed)
+    except ValueError:
+        path = None  # the line misses this grid: the heatmap is shown without it
+    return result, path
+
+
+def grid_panels(grids: Mapping[str, tuple], log_Cs: np.ndarray, log_gammas: np.ndarray) -> list[fg.GridPanel]:
+    """Heatmap panels of finished grid searches, with the Keerthi–Lin path in (log γ, log C).
+
+    Parameters
+    ----------
+    grids : mapping of name → (result, path)
+        As :func:`grid_search` returns.
+    log_Cs, log_gammas : array
+        The grid's axes.
+
+    Returns
+    -------
+    list of fg.GridPanel
+    """
+    panels = []
+    for name, (result, path) in grids.items():
+        kl = kl_best = None
+        if path is not None:
+            kl = np.array([[log_gammas[j], log_Cs[i]] for i, j in path.cells])
+            i, j = path.best_cell
+            kl_best = (log_gammas[j], log_Cs[i])
+        note = f"{result.n_capped_fits} fits hit the iteration cap" if result.n_capped_fits else ""
+        panels.append(fg.GridPanel(name, result.scores, kl, kl_best, result.capped, note))
+    return panels
+
+
+def pf_curves(scores: Mapping[str, np.ndarray], n_alphas: int = 401) -> tuple[dict, float, np.ndarray, dict]:
+    """P_f(α) curves of grid scores from the worst score of all grids up to 1.
+
+    Parameters
+    ----------
+    scores : mapping of name → array
+        Each kernel's grid of CV accuracies.
+    n_alphas : int
+
+    Returns
+    -------
+    table : dict
+        ``kv.evaluation.pf_auc``'s per-kernel AUC, normalised AUC and best score.
+    alpha0 : float
+        The worst score of all grids.
+    alphas : array of shape (n_alphas,)
+    curves : dict of name → (alphas, P_f values)
+    """
+    table, alpha0 = kv.evaluation.pf_auc(scores)
+    alphas = np.linspace(alpha0, 1.0, n_alphas)
+    curves = {name: (alphas, kv.evaluation.pf_curve(s, alphas)) for name, s in scores.items()}
+    return table, alpha0, alphas, curves
