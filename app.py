@@ -682,14 +682,17 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
                                    f"C = {10 ** values['log_C']:.3g}")
     st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
-    st.dataframe(pd.DataFrame({
+    columns = {
         "kernel": [fg.kernel_label(p.name) for p in panels],
         "train accuracy": [p.train_accuracy for p in panels],
         "test accuracy": [p.test_accuracy for p in panels],
         "accuracy on hidden labels": [p.hidden_accuracy for p in panels],
         "support vectors": [len(p.support) if p.support is not None else None for p in panels],
         "fit (ms)": [round(1000 * p.fit_seconds, 1) for p in panels],
-    }), hide_index=True, width="stretch",
+    }
+    # A column with no value at all (no held-out or no hidden points) would only show "None".
+    columns = {name: cells for name, cells in columns.items() if any(c is not None for c in cells)}
+    st.dataframe(pd.DataFrame(columns), hide_index=True, width="stretch",
         column_config={name: st.column_config.NumberColumn(format="percent")
                        for name in ("train accuracy", "test accuracy", "accuracy on hidden labels")})
     st.caption("Solid line: the decision boundary f = 0; dashed: the margins f = ±1. Rings mark support vectors, "

@@ -625,51 +625,57 @@ class Laplacian(Kernel):
         self._deformation = {}
         self._projection = {}
 
-    def _deformation_matrix(self, gamma):
-        """A = (I + M K_ZZ)⁻¹ M (symmetric), cached per γ: O(n³) time, O(n²) memory.
+    def _factorised_operator(self, gamma):
+        """LU factors of C = I + M K_ZZ, cached per γ (O(n³) time).
 
-        At most two n × n matrices are alive at once: K_ZZ is dropped as soon as
-        M K_ZZ exists, and the LU factorisation and the solve overwrite their inputs.
+        C is built column block by column block, so K_ZZ never exists whole, and it is
+        factorised in place (Fortran order): one n × n array is all the memory it takes.
         """
         if gamma not in self._deformation:
             Z = self.points_
+            n = len(Z)
             M = self.lap_ratio * self.laplacian_
-            G = _sq_dists(Z, Z, True)
-            G *= -gamma
-            np.exp(G, out=G)
-            C = np.asarray(M @ G)
-            del G
-            C[np.diag_indices_from(C)] += 1.0
-            rhs = M.toarray()
-            # C is C-ordered, so C.T is Fortran-ordered: factor Cᵀ in place and solve with
-            # trans=1, i.e. C x = M. M is symmetric, so rhs.T is the same matrix, Fortran-ordered.
-            lu = linalg.lu_factor(C.T, overwrite_a=True, check_finite=False)
-            del C
-            A = linalg.lu_solve(lu, rhs.T, trans=1, overwrite_b=True, check_finite=False)
-            del lu
-            self._deformation = {gamma: A}
+            C = np.empty((n, n), order="F")
+            step = max(1, (1 << 22) // n)
+            for start in range(0, n, step):
+                G = _sq_dists(Z, Z[start:start + step], False)
+                G *= -gamma
+                np.exp(G, out=G)
+                C[:, start:start + step] = M @ G
+            C[np.diag_indices(n)] += 1.0
+            self._deformation = {gamma: linalg.lu_factor(C, overwrite_a=True, check_finite=False)}
             self._projection = {}
         return self._deformation[gamma]
 
     def _projected_targets(self, Y, gamma):
-        """B = A K(Z, Y), cached for the last Y: evaluating K̃(x, Y) for many chunks of x
-        then costs one product per chunk. Built column block by column block."""
+        """B = A K(Z, Y) with A = (I + M K_ZZ)⁻¹ M = C⁻¹ M, cached for the last Y: evaluating
+        K̃(x, Y) for many chunks of x then costs one product per chunk. Built column block
+        by column block."""
         key = (gamma, Y.shape, hash(Y.tobytes()))
         if key not in self._projection:
-            A = self._deformation_matrix(gamma)
+            lu = self._factorised_operator(gamma)
             Z = self.points_
+            M = self.lap_ratio * self.laplacian_
             B = np.empty((len(Z), len(Y)))
-            step = max(1, (1 << 23) // max(len(Z), 1))
+            step = max(1, (1 << 22) // max(len(Z), 1))
             for start in range(0, len(Y), step):
                 KZY = np.exp(-gamma * _sq_dists(Z, Y[start:start + step], False))
-                B[:, start:start + step] = A @ KZY
+                B[:, start:start + step] = linalg.lu_solve(lu, np.asfortranarray(M @ KZY), check_finite=False)
             self._projection = {key: B}
         return self._projection[key]
 
     def _gram(self, X, Y, same, gamma):
+        Z = self.points_
+        KXZ = np.exp(-gamma * _sq_dists(X, Z, False))
+        if not same and Y.shape == Z.shape and np.array_equal(Y, Z):
+            # Against the fitted points the deformation collapses:
+            # K̃(x, Z) = K_xZ − K_xZ C⁻¹ M K_ZZ = K_xZ C⁻¹ (C − M K_ZZ) = K_xZ C⁻¹,
+            # one triangular solve per chunk and no n × m projection to keep.
+            lu = self._factorised_operator(gamma)
+            return linalg.lu_solve(lu, KXZ.T, trans=1, overwrite_b=True, check_finite=False).T
         B = self._projected_targets(Y, gamma)
         K = np.exp(-gamma * _sq_dists(X, Y, same))
-        K -= np.exp(-gamma * _sq_dists(X, self.points_, False)) @ B
+        K -= KXZ @ B
         if same:
             K = 0.5 * (K + K.T)
         return K

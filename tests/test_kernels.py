@@ -227,6 +227,11 @@ def test_laplacian_kernel_matches_direct_formula(d):
     M = ratio * L
     expected = base(X, Y) - base(X, Z) @ np.linalg.inv(np.eye(len(Z)) + M @ base(Z, Z)) @ M @ base(Z, Y)
     np.testing.assert_allclose(k(X, Y), expected, rtol=1e-9, atol=1e-12)
+    # against the fitted points themselves the code takes the K_xZ C⁻¹ shortcut
+    expected_Z = base(X, Z) - base(X, Z) @ np.linalg.inv(np.eye(len(Z)) + M @ base(Z, Z)) @ M @ base(Z, Z)
+    np.testing.assert_allclose(k(X, Z.copy()), expected_Z, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(k(Z), base(Z, Z) - base(Z, Z) @ np.linalg.inv(np.eye(len(Z)) + M @ base(Z, Z)) @ M @ base(Z, Z),
+                               rtol=1e-9, atol=1e-12)
 
 
 def test_laplacian_deformation_with_zero_graph_weight_is_rbf():
