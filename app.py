@@ -296,9 +296,14 @@ def kernel_key(name: str, values: dict) -> tuple:
     return part, (values["normalize"] if name in kvviews.SCALED_KERNELS else None)
 
 
+def kernel_cache_key(name: str, values: dict) -> tuple:
+    """Cache key of a fitted kernel's panels: its settings plus the backend's identity."""
+    return kernel_key(name, values) + (backend_key(),)
+
+
 def get_kernel(name: str, prep: Prepared, values: dict, partition):
-    part_key, normalize = kernel_key(name, values)
-    return fitted_kernel(name, prep.key, part_key, normalize, backend_key(), prep.X_model, partition)
+    part_key, normalize, backend = kernel_cache_key(name, values)
+    return fitted_kernel(name, prep.key, part_key, normalize, backend, prep.X_model, partition)
 
 
 @st.cache_resource(show_spinner=False, max_entries=24)
@@ -613,7 +618,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     with st.spinner("Evaluating the kernels around the reference point …"):
         for name in names:
             kernel = get_kernel(name, prep, values, partition)
-            kkey = kernel_key(name, values) + (backend_key(),)
+            kkey = kernel_cache_key(name, values)
             panels.append(similarity_panel(name, prep.key, kkey, gkey, values["log_gamma"],
                                            reference, kernel, prep, grid))
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
@@ -665,7 +670,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     with st.spinner("Fitting the SVMs …"):
         for name in names:
             kernel = get_kernel(name, prep, values, partition)
-            kkey = kernel_key(name, values) + (backend_key(),)
+            kkey = kernel_cache_key(name, values)
             panels.append(boundary_panel(name, prep.key, kkey, gkey, values["log_gamma"],
                                          values["log_C"], kernel, prep, grid))
         n_classes = len(np.unique(prep.y[prep.train]))
