@@ -44,6 +44,11 @@ _OVERFLOW_MESSAGE = (
 #: dimension k·(d² + d + 1) stays below this; above it the block path is cheaper.
 _MAX_LIFTED_DIM = 160
 
+#: ... and while every Σi + Σj has a condition number below this: the lifted expansion
+#: loses about machine ε × condition number (relative to the quadratic form), the whitened
+#: block path only about ε × its square root.
+_MAX_LIFTED_CONDITION = 1e4
+
 
 # ----------------------------------------------------------------------------- helpers
 def _check_gamma(gamma, name="gamma"):
@@ -133,7 +138,7 @@ class Kernel:
     # -- fitting and evaluation
     def fit(self, X):
         """Fit the unsupervised part (partition, density model, graph) on ``X``; labels never used."""
-        X = validate_points(X, min_points=1)
+        X = validate_points(X, min_points=1, allow_1d=False)
         self.n_features_in_ = X.shape[1]
         self._fit(X)
         self.is_fitted_ = True
@@ -147,7 +152,7 @@ class Kernel:
             raise ValueError(f"The {self.name} kernel must be fitted first: call kernel.fit(X) on all points.")
 
     def _check_points(self, X, name):
-        X = validate_points(X, name=name)
+        X = validate_points(X, name=name, allow_1d=False)
         expected = getattr(self, "n_features_in_", None)
         if expected is not None and X.shape[1] != expected:
             raise ValueError(f"The kernel was fitted on {expected} features, but {name} has {X.shape[1]}.")
@@ -223,50 +228,98 @@ class MahalanobisRBF(Kernel):
 
 
 # ----------------------------------------------------------------------------- CkRBF
-def _pair_tables(covariances):
-    """P_ij = (Σi + Σj)⁻¹ and log n_ij = −½ log det(Σi + Σj) for every cluster pair."""
-    k, d, _ = covariances.shape
-    precisions = np.empty((k, k, d, d))
-    log_norm = np.empty((k, k))
-    for i in range(k):
-        for j in range(i, k):
-            W, log_det = _whitener(covariances[i] + covariances[j])
-            precisions[i, j] = precisions[j, i] = W.T @ W
-            log_norm[i, j] = log_norm[j, i] = -0.5 * log_det
-    return precisions, log_norm
+class _PairTables:
+    """Per cluster pair (i, j), from S_ij = Σi + Σj:
+
+    * ``whiteners`` W_ij = L_ij⁻¹ (L_ij the Cholesky factor of S_ij), so WᵀW = S_ij⁻¹;
+    * ``precisions`` P_ij = S_ij⁻¹ (formed explicitly: only as accurate as ε × cond S_ij);
+    * ``log_norm`` log n_ij = −½ log det S_ij;
+    * ``condition`` the largest condition number of the S_ij.
+    """
+
+    def __init__(self, covariances):
+        k, d, _ = covariances.shape
+        self.whiteners = np.empty((k, k, d, d))
+        self.precisions = np.empty((k, k, d, d))
+        self.log_norm = np.empty((k, k))
+        self.condition = 1.0
+        for i in range(k):
+            for j in range(i, k):
+                S = covariances[i] + covariances[j]
+                W, log_det = _whitener(S)
+                self.whiteners[i, j] = self.whiteners[j, i] = W
+                self.precisions[i, j] = self.precisions[j, i] = W.T @ W
+                self.log_norm[i, j] = self.log_norm[j, i] = -0.5 * log_det
+                eig = linalg.eigvalsh(S)
+                self.condition = max(self.condition, eig[-1] / eig[0] if eig[0] > 0 else np.inf)
 
 
-def _cluster_quadratic(Xc, Yc, cx, cy, precisions, scale, offset, same):
-    """scale · (x−y)ᵀ P_{c(x)c(y)} (x−y) + offset[c(x), c(y)] for all pairs (centred inputs)."""
-    k, d = len(precisions), Xc.shape[1]
-    if k * (d * d + d + 1) <= _MAX_LIFTED_DIM:
-        out = _lifted_quadratic(Xc, Yc, cx, cy, precisions, scale, offset)
+def _cluster_centers(X, labels, k, fallback):
+    """Mean of each cluster's points in ``X``; ``fallback`` (k, d) rows for clusters without any."""
+    centers = np.array(fallback, dtype=np.float64, copy=True)
+    counts = np.bincount(labels, minlength=k)
+    sums = np.zeros_like(centers)
+    np.add.at(sums, labels, X)
+    filled = counts > 0
+    centers[filled] = sums[filled] / counts[filled, None]
+    return centers
+
+
+def _symmetrize(M, block=1024):
+    """M ← ½(M + Mᵀ) in place, block by block (no second n × n array)."""
+    n = len(M)
+    for a in range(0, n, block):
+        for b in range(a, n, block):
+            upper = M[a:a + block, b:b + block]
+            mean = 0.5 * (upper + M[b:b + block, a:a + block].T)
+            M[a:a + block, b:b + block] = mean
+            M[b:b + block, a:a + block] = mean.T
+
+
+def _cluster_quadratic(X, Y, cx, cy, centers, tables, scale, offset, same):
+    """scale · (x−y)ᵀ P_{c(x)c(y)} (x−y) + offset[c(x), c(y)] for all pairs.
+
+    Both paths expand the quadratic form, so rounding costs about machine ε × ‖P‖ × |x − m|²
+    for a shift m shared by x and y: every block is shifted by its row cluster's centre
+    (``centers``). The lifted path also works with P = (Σi + Σj)⁻¹ formed explicitly, whose
+    error grows with the condition number of Σi + Σj: it is only used while that stays below
+    ``_MAX_LIFTED_CONDITION``. Regularised, rank-deficient clusters (condition numbers near
+    1/ε) go to the block path, which applies the triangular whitener L⁻¹ to the points.
+    A self-Gram (``same``) is symmetrised exactly and gets exact diagonal values.
+    """
+    k, d = len(tables.log_norm), X.shape[1]
+    if k * (d * d + d + 1) <= _MAX_LIFTED_DIM and tables.condition <= _MAX_LIFTED_CONDITION:
+        out = _lifted_quadratic(X, Y, cx, cy, centers, tables.precisions, scale, offset)
     else:
-        out = _blocked_quadratic(Xc, Yc, cx, cy, precisions, scale, offset)
+        out = _blocked_quadratic(X, Y, cx, cy, centers, tables.whiteners, scale, offset)
     if same:
+        _symmetrize(out)
         np.fill_diagonal(out, offset[cx, cx])
     return out
 
 
-def _lifted_quadratic(Xc, Yc, cx, cy, precisions, scale, offset):
+def _lifted_quadratic(X, Y, cx, cy, centers, precisions, scale, offset):
     """All pairs with one matrix product.
 
     (x−y)ᵀP(x−y) = ⟨x⊗x, P⟩ − 2 xᵀ P y + yᵀ P y, so with lifted row features
     φ(x) = [x⊗x, x, 1] placed in the block of x's cluster, and column features
     ψ_i(y) = [vec P_{i c(y)}, −2 P_{i c(y)} y, yᵀ P_{i c(y)} y] for every row cluster i,
     the whole matrix is Φ Ψᵀ: no sorting, no scattering, output in the input order.
+    Block i is written in coordinates centred on m_i: x − m_i and y − m_i.
     """
-    n, d = Xc.shape
+    n, d = X.shape
     k = len(precisions)
     p = d * d + d + 1
+    Xc = X - centers[cx]
     phi_x = np.concatenate([(Xc[:, :, None] * Xc[:, None, :]).reshape(n, d * d), Xc, np.ones((n, 1))], axis=1)
     Phi = np.zeros((n, k * p))
     for i in range(k):
         rows = cx == i
         Phi[rows, i * p:(i + 1) * p] = phi_x[rows]
-    m = len(Yc)
+    m = len(Y)
     Psi = np.empty((m, k * p))
     for i in range(k):
+        Yc = Y - centers[i]
         P = precisions[i, cy]                      # (m, d, d): P_{i, c(y)} per column point
         Py = np.einsum("mab,mb->ma", P, Yc)
         block = Psi[:, i * p:(i + 1) * p]
@@ -276,37 +329,39 @@ def _lifted_quadratic(Xc, Yc, cx, cy, precisions, scale, offset):
     return Phi @ Psi.T
 
 
-def _blocked_quadratic(Xc, Yc, cx, cy, precisions, scale, offset):
-    """One Cholesky whitening per cluster pair; for higher dimensions."""
-    out = np.empty((len(Xc), len(Yc)))
-    k = len(precisions)
+def _blocked_quadratic(X, Y, cx, cy, centers, whiteners, scale, offset):
+    """One whitening W_ij = L_ij⁻¹ per cluster pair, centred on the row cluster; for higher
+    dimensions and ill-conditioned covariances."""
+    out = np.empty((len(X), len(Y)))
+    k = len(whiteners)
     for i in range(k):
         rows = np.flatnonzero(cx == i)
         if len(rows) == 0:
             continue
+        Xi = X[rows] - centers[i]
         for j in range(k):
             cols = np.flatnonzero(cy == j)
             if len(cols) == 0:
                 continue
-            W = linalg.cholesky(precisions[i, j], lower=False)  # WᵀW = P
-            block = euclidean_distances(Xc[rows] @ W.T, Yc[cols] @ W.T, squared=True)
+            W = whiteners[i, j]                                   # WᵀW = (Σi + Σj)⁻¹
+            block = euclidean_distances(Xi @ W.T, (Y[cols] - centers[i]) @ W.T, squared=True)
             block *= scale
             block += offset[i, j]
             out[np.ix_(rows, cols)] = block
     return out
 
 
-def _cluster_gamma_family(Xc, Yc, cx, cy, precisions, log_norm, same):
-    D = _cluster_quadratic(Xc, Yc, cx, cy, precisions, 1.0, np.zeros_like(log_norm), same)
+def _cluster_gamma_family(X, Y, cx, cy, centers, tables, log_norm, same):
+    D = _cluster_quadratic(X, Y, cx, cy, centers, tables, 1.0, np.zeros_like(log_norm), same)
     np.maximum(D, 0.0, out=D)
     return GammaFamily(D, log_norm[np.ix_(cx, cy)])
 
 
-def _cluster_gram(Xc, Yc, cx, cy, precisions, log_norm, gamma, same):
+def _cluster_gram(X, Y, cx, cy, centers, tables, log_norm, gamma, same):
     if log_norm.max() > _LOG_MAX:
         raise ValueError(_OVERFLOW_MESSAGE)
     # The exponent comes out of one fused pass, then one exp: cheaper than D, then n·exp(−γD).
-    E = _cluster_quadratic(Xc, Yc, cx, cy, precisions, -gamma, log_norm, same)
+    E = _cluster_quadratic(X, Y, cx, cy, centers, tables, -gamma, log_norm, same)
     # Rounding in the expanded form can leave −γD a hair above 0; K(x, y) ≤ n_ij always.
     np.minimum(E, log_norm.max(), out=E)
     return np.exp(E, out=E)
@@ -327,14 +382,15 @@ def cluster_gaussian_gram(X, Y, x_clusters, y_clusters, covariances, gamma):
     gamma : float
     """
     gamma = _check_gamma(gamma)
-    X = validate_points(X, name="X")
-    Y = validate_points(Y, name="Y")
+    X = validate_points(X, name="X", allow_1d=False)
+    Y = validate_points(Y, name="Y", allow_1d=False)
     covariances = np.asarray(covariances, dtype=np.float64)
-    precisions, log_norm = _pair_tables(covariances)
-    center = X.mean(axis=0)
+    tables = _PairTables(covariances)
     cx = np.asarray(x_clusters, dtype=np.intp)
     cy = np.asarray(y_clusters, dtype=np.intp)
-    return _cluster_gram(X - center, Y - center, cx, cy, precisions, log_norm, gamma, False)
+    k = len(covariances)
+    centers = _cluster_centers(X, cx, k, np.broadcast_to(X.mean(axis=0), (k, X.shape[1])))
+    return _cluster_gram(X, Y, cx, cy, centers, tables, tables.log_norm, gamma, False)
 
 
 class _ClusterCovarianceKernel(Kernel):
@@ -370,12 +426,14 @@ class _ClusterCovarianceKernel(Kernel):
             covs[i], self.epsilons_[i] = _partitions.regularize_covariance(S, A, counts[i])
         self.covariances_ = self._restrict(covs)
         self.cluster_sizes_ = counts
-        self._precisions, log_norm = _pair_tables(self.covariances_)
+        self._tables = _PairTables(self.covariances_)
+        log_norm = self._tables.log_norm
         # "unit": divide by the geometric mean of the diagonal values K(x, x) = det(2Σ_c(x))^(−½)
         # over the fitted points: one positive constant, so PSD and every identity survive.
         self.log_scale_ = float(np.dot(counts, np.diag(log_norm)) / n) if self.normalize == "unit" else 0.0
         self.log_norm_ = log_norm - self.log_scale_
-        self._center = X.mean(axis=0)
+        # expansion centres of the quadratic forms (see _cluster_quadratic): the cluster means
+        self._centers = _cluster_centers(X, labels, k, np.broadcast_to(X.mean(axis=0), (k, d)))
 
     def _restrict(self, covs):
         return covs
@@ -383,19 +441,17 @@ class _ClusterCovarianceKernel(Kernel):
     def _clusters(self, X, Y, same):
         cx = self.partition_.predict(X)
         cy = cx if same else self.partition_.predict(Y)
-        # centring keeps the expanded quadratic form accurate far from the origin
-        Xc = X - self._center
-        return Xc, (Xc if same else Y - self._center), cx, cy
+        return cx, cy
 
     def _gamma_family(self, X, Y, same):
-        Xc, Yc, cx, cy = self._clusters(X, Y, same)
-        return _cluster_gamma_family(Xc, Yc, cx, cy, self._precisions, self.log_norm_, same)
+        cx, cy = self._clusters(X, Y, same)
+        return _cluster_gamma_family(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, same)
 
     def __call__(self, X, Y=None):
         gamma = _check_gamma(self.gamma)
         X, Y, same = self._prepare(X, Y)
-        Xc, Yc, cx, cy = self._clusters(X, Y, same)
-        return _cluster_gram(Xc, Yc, cx, cy, self._precisions, self.log_norm_, gamma, same)
+        cx, cy = self._clusters(X, Y, same)
+        return _cluster_gram(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, gamma, same)
 
     def describe(self):
         n = np.exp(self.log_norm_)
@@ -430,7 +486,8 @@ class CkRBF(_ClusterCovarianceKernel):
     random_state : int
     normalize : {"paper", "unit"}
         "paper" keeps det(Σx+Σy)^(−½) as in Algorithm 1; "unit" divides the kernel by
-        the geometric mean of its diagonal values (a single constant).
+        the geometric mean of its diagonal values K(x, x) = det(2Σ_c(x))^(−½) over the
+        fitted points (a single constant, ``exp(log_scale_)``; clusters weigh by their size).
     partition_params : dict, optional
         Extra parameters of the partition (VI priors).
 
@@ -466,7 +523,24 @@ class CkRBFRadial(_ClusterCovarianceKernel):
 
 # ----------------------------------------------------------------------------- mixture distances
 class _MixtureDistanceKernel(Kernel):
-    """exp(−γ Δ²) with Δ a weighted sum of the Mahalanobis distances of a fitted mixture."""
+    """exp(−γ Δ²) with Δ a weighted sum of the Mahalanobis distances of a fitted mixture.
+
+    Parameters
+    ----------
+    gamma : float
+    partition : {"vi", "gmm", "kmeans"} or Partition
+        The mixture: fitted on the points given to ``fit``, or an already fitted
+        :class:`~kernelviz.partitions.Partition` used as it is.
+    n_components : int
+        Number of components (for VI: the upper bound before pruning). As for
+        :func:`kernelviz.partitions.fit` and CkRBF, asking for more components than
+        points is a ``ValueError``; VI's pruning is reported in ``partition_.notes_``.
+    random_state : int
+    partition_params : dict, optional
+        Extra parameters of the partition (VI priors α0, β0, ν0, w0).
+
+    ``fit`` needs at least two points when it fits the mixture itself.
+    """
 
     _params = ("gamma", "partition", "n_components", "random_state", "partition_params")
 
@@ -478,8 +552,12 @@ class _MixtureDistanceKernel(Kernel):
         self.partition_params = partition_params
 
     def _fit(self, X):
-        n_components = min(self.n_components, len(X)) if self.partition == "vi" else self.n_components
-        self.partition_ = _fit_or_reuse_partition(self.partition, X, n_components, self.random_state,
+        if not isinstance(self.partition, _partitions.Partition) and len(X) < 2:
+            raise ValueError(
+                f"The {self.name} kernel fits a Gaussian mixture ({self.partition}) and needs at least two points; "
+                f"got {len(X)}."
+            )
+        self.partition_ = _fit_or_reuse_partition(self.partition, X, self.n_components, self.random_state,
                                                   self.partition_params)
         self._whiteners = [_whitener(S)[0] for S in self.partition_.covariances_]
         self._center = X.mean(axis=0)
@@ -690,7 +768,7 @@ class Units:
     """
 
     def __init__(self, weights, means, covariances):
-        self.means = validate_points(means, name="unit means")
+        self.means = validate_points(means, name="unit means", allow_1d=False)
         m, d = self.means.shape
         self.weights = np.broadcast_to(np.asarray(weights, dtype=np.float64), (m,)).copy()
         if np.any(self.weights <= 0) or not np.all(np.isfinite(self.weights)):
@@ -703,7 +781,7 @@ class Units:
     @classmethod
     def from_points(cls, X, bandwidth):
         """Points z as Gaussians (1, z, s² I)."""
-        X = validate_points(X)
+        X = validate_points(X, allow_1d=False)
         s = _check_gamma(bandwidth, "point bandwidth")
         return cls(np.ones(len(X)), X, s * s * np.eye(X.shape[1]))
 

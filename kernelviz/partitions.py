@@ -32,13 +32,22 @@ PAPER_EPSILON = 1e-10
 _CONDITION_FLOOR = 1e-12
 
 
-def validate_points(X, *, name="X", min_points=1):
-    """Return ``X`` as a finite 2-D float64 array, or raise a readable ``ValueError``."""
+def validate_points(X, *, name="X", min_points=1, allow_1d=True):
+    """Return ``X`` as a finite 2-D float64 array, or raise a readable ``ValueError``.
+
+    A 1-D array is read as one feature (``reshape(-1, 1)``) when ``allow_1d`` is true;
+    otherwise it is refused, since it could as well be a single point (the kernels do this).
+    """
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must contain numbers only ({exc}).") from None
     if X.ndim == 1:
+        if not allow_1d:
+            raise ValueError(
+                f"{name} must be a 2-D array of shape (n_points, n_features); got a 1-D array of shape {X.shape}. "
+                f"Use {name}.reshape(-1, 1) for a single feature or {name}.reshape(1, -1) for a single point."
+            )
         X = X.reshape(-1, 1)
     if X.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of shape (n_points, n_features); got {X.ndim} dimensions.")
@@ -245,7 +254,9 @@ def fit(method, X, n_components=2, random_state=0, **params):
         whose weight falls below ``prune_threshold`` are dropped).
     X : array-like of shape (n, d)
     n_components : int
-        Number of clusters (for VI: the upper bound before pruning).
+        Number of clusters (for VI: the upper bound before pruning). It may not exceed
+        the number of points, for VI too (a ``ValueError`` says so; nothing is capped
+        silently). GMM and VI need at least two points.
     random_state : int
     **params
         For ``"vi"``: ``weight_concentration_prior`` (α0), ``mean_precision_prior`` (β0),
@@ -268,6 +279,10 @@ def fit(method, X, n_components=2, random_state=0, **params):
     if n_components > n:
         raise ValueError(
             f"Cannot make {n_components} clusters from {n} points: ask for at most {n} components."
+        )
+    if method != "kmeans" and n < 2:
+        raise ValueError(
+            f"A Gaussian mixture ({method}) needs at least two points to estimate a covariance; got {n}."
         )
     n_distinct = len(np.unique(X, axis=0))
     if method != "vi" and n_components > n_distinct:

@@ -30,6 +30,15 @@ def _blobs(rng, n=60, d=2):
     return centers[rng.integers(0, 3, n)] + rng.normal(size=(n, d)) * rng.uniform(0.3, 1.5, size=(n, 1))
 
 
+def _separated_blobs(rng, sizes, d, spread=8.0):
+    """Well-separated anisotropic blobs of the given sizes (unequal, so that a mean over
+    points and a mean over clusters differ)."""
+    k = len(sizes)
+    centers = rng.normal(size=(k, d)) + spread * np.arange(k)[:, None]
+    scales = rng.uniform(0.4, 1.5, size=(k, d))
+    return np.vstack([c + rng.normal(size=(m, d)) * s for c, s, m in zip(centers, scales, sizes)])
+
+
 # ------------------------------------------------------------------ registry and API
 def test_names_match_product_spec():
     assert ALL == ["rbf", "mrbf", "ckrbf", "ckrbf-radial", "gmm", "rwm", "lap", "lppk", "rbf-ppk"]
@@ -69,6 +78,15 @@ def test_ckrbf_gram_is_psd_for_any_partition(seed, n, d, k, gamma):
     covs = np.array([_spd(rng, d, scale=rng.uniform(0.05, 3)) for _ in range(k)])
     K = cluster_gaussian_gram(X, X, labels, labels, covs, gamma)
     assert _min_relative_eigenvalue(K) > -1e-9
+    # the fitted kernel, through its symmetrised self-Gram path, on a given mixture's partition
+    # (covariances then come from the hard clusters of X, regularised where they are tiny)
+    means = rng.normal(scale=2.0, size=(k, d))
+    mixture = Partition.from_parameters(means, covs, rng.uniform(0.2, 1.0, k))
+    for normalize in ("paper", "unit"):
+        K_fit = kv.kernels.make("ckrbf", gamma=gamma, partition=mixture, normalize=normalize).fit(X)(X)
+        np.testing.assert_array_equal(K_fit, K_fit.T)
+        eig = np.linalg.eigvalsh(K_fit)
+        assert eig[0] >= -1e-10 * eig[-1]
 
 
 def test_ckrbf_equals_the_l2_inner_product_of_gaussians():
@@ -92,6 +110,21 @@ def test_ckrbf_with_all_covariances_half_identity_is_exactly_rbf(seed, d, gamma)
     covs = np.array([np.eye(d) / 2] * 3)
     K = cluster_gaussian_gram(X, Y, rng.integers(0, 3, 30), rng.integers(0, 3, 11), covs, gamma)
     np.testing.assert_allclose(K, rbf_kernel(X, Y, gamma=gamma), rtol=1e-12, atol=1e-14)
+    # The fitted kernel estimates Σ_i from the data: the 2d points c ± a·e_j (a² = (2d − 1)/4)
+    # have mean c and sample covariance exactly I/2, so with those clusters CkRBF is RBF.
+    a = np.sqrt((2 * d - 1) / 4)
+    centers = rng.normal(size=(3, d)) + 10 * (a + 1) * np.arange(3)[:, None]
+    star = np.vstack([a * np.eye(d), -a * np.eye(d)])
+    X_fit = np.vstack([c + star for c in centers])
+    mixture = Partition.from_parameters(centers, np.array([np.eye(d)] * 3))
+    k = kv.kernels.make("ckrbf", gamma=gamma, partition=mixture).fit(X_fit)
+    np.testing.assert_allclose(k.covariances_, np.broadcast_to(np.eye(d) / 2, (3, d, d)), rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(k.epsilons_, 0.0)
+    for A, B in ((X_fit, Y), (X_fit, X_fit), (X, Y)):
+        # reference from the differences themselves (far from the origin the expanded
+        # ‖x‖² − 2x·y + ‖y‖² of sklearn's rbf_kernel is the less accurate side)
+        expected = np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+        np.testing.assert_allclose(k(A, B if B is not A else None), expected, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("d", [1, 2, 5])
@@ -154,8 +187,24 @@ def _brute(name, k, X, Y, X_fit):
     n, m = len(X), len(Y)
     out = np.empty((n, m))
     if name in ("ckrbf", "ckrbf-radial"):
+        # Only the hard assignment is taken from the kernel; everything else is recomputed
+        # from MATH.md: Σ_i = cov(X_fit ∩ W_i) (ddof = 1), radial σ_i² = trace(Σ_i)/d, and the
+        # "unit" scale = geometric mean over the fit points of K(x, x) = det(2Σ_c(x))^(−½).
+        d = X_fit.shape[1]
+        labels = k.partition_.predict(X_fit)
+        covs = []
+        for c in range(k.partition_.n_components_):
+            members = X_fit[labels == c]
+            assert len(members) >= d + 1, "choose data where no cluster needs regularisation"
+            S = np.cov(members, rowvar=False).reshape(d, d)
+            covs.append(np.trace(S) / d * np.eye(d) if name == "ckrbf-radial" else S)
+        covs = np.array(covs)
+        if k.normalize == "unit":
+            diagonal = np.array([np.linalg.det(2 * covs[c]) ** -0.5 for c in labels])
+            scale = np.exp(np.mean(np.log(diagonal)))
+        else:
+            scale = 1.0
         cx, cy = k.partition_.predict(X), k.partition_.predict(Y)
-        scale = np.exp(k.log_scale_)
     if name in ("gmm", "rwm"):
         mix = k.partition_
         rx, ry = _responsibilities(mix, X), _responsibilities(mix, Y)
@@ -169,7 +218,7 @@ def _brute(name, k, X, Y, X_fit):
             elif name == "mrbf":
                 out[i, j] = np.exp(-g * diff @ P @ diff)
             elif name in ("ckrbf", "ckrbf-radial"):
-                S = k.covariances_[cx[i]] + k.covariances_[cy[j]]
+                S = covs[cx[i]] + covs[cy[j]]
                 out[i, j] = np.linalg.det(S) ** -0.5 * np.exp(-g * diff @ np.linalg.inv(S) @ diff) / scale
             elif name in ("gmm", "rwm"):
                 deltas = [np.sqrt(diff @ np.linalg.inv(S) @ diff) for S in mix.covariances_]
@@ -190,23 +239,69 @@ def _brute(name, k, X, Y, X_fit):
     return out
 
 
-_BRUTE_CASES = [(name, "paper") for name in ["rbf", "mrbf", "ckrbf", "ckrbf-radial", "gmm", "rwm", "lppk", "rbf-ppk"]]
-_BRUTE_CASES += [("ckrbf", "unit"), ("ckrbf-radial", "unit")]
-
-
 @pytest.mark.parametrize("d", [1, 2, 5])
-@pytest.mark.parametrize("name, normalize", _BRUTE_CASES)
-def test_kernel_matches_brute_force(name, d, normalize):
+@pytest.mark.parametrize("name", ["rbf", "mrbf", "gmm", "rwm", "lppk", "rbf-ppk"])
+def test_kernel_matches_brute_force(name, d):
     rng = np.random.default_rng(100 + d)
     X = _blobs(rng, 40, d)
     Y = _blobs(rng, 6, d)
-    params = {"normalize": normalize, "n_components": 3} if name.startswith("ckrbf") else {}
+    params = {}
     if name in ("gmm", "rwm"):
         params = {"n_components": 3}
     if name == "rbf-ppk":
         params = {"point_bandwidth": 0.8}
     k = kv.kernels.make(name, gamma=0.4, **params).fit(X)
     np.testing.assert_allclose(k(X[:12], Y), _brute(name, k, X[:12], Y, X), rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("d", [1, 2, 5])
+@pytest.mark.parametrize("partition", ["kmeans", "gmm", "vi"])
+@pytest.mark.parametrize("normalize", ["paper", "unit"])
+@pytest.mark.parametrize("name", ["ckrbf", "ckrbf-radial"])
+def test_cluster_kernels_match_brute_force(name, normalize, partition, d, monkeypatch):
+    """Covariances, σ² = trace/d and the unit scale recomputed from the data, for every partition."""
+    calls = []
+    original = kv.kernels._lifted_quadratic
+    monkeypatch.setattr(kv.kernels, "_lifted_quadratic", lambda *a: calls.append(1) or original(*a))
+    rng = np.random.default_rng(100 + d)
+    X = _separated_blobs(rng, (10, 15, 20), d)
+    Y = X[rng.choice(len(X), 6, replace=False)] + rng.normal(scale=0.7, size=(6, d))   # new points, all clusters
+    k = kv.kernels.make(name, gamma=0.4, n_components=3, partition=partition, normalize=normalize).fit(X)
+    labels = k.partition_.predict(X)
+    # every hard cluster has ≥ d + 1 points and a regular covariance: no regularisation
+    assert np.bincount(labels, minlength=k.partition_.n_components_).min() >= d + 1
+    np.testing.assert_array_equal(k.epsilons_, 0.0)
+    sub = X[::3]
+    expected = _brute(name, k, sub, Y, X)
+    np.testing.assert_allclose(k(sub, Y), expected, rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(k.gamma_family(sub, Y).gram(0.4), expected, rtol=1e-10, atol=1e-300)
+    # a self-Gram takes the symmetric (same=True) path
+    np.testing.assert_allclose(k(sub), _brute(name, k, sub, sub, X), rtol=1e-10, atol=1e-300)
+    assert len(calls) == 3                # all through the lifted (one matrix product) path
+
+
+@pytest.mark.parametrize("normalize", ["paper", "unit"])
+@pytest.mark.parametrize("partition", ["kmeans", "gmm"])
+def test_ckrbf_blocked_path_matches_brute_force(partition, normalize, monkeypatch):
+    """k(d² + d + 1) > _MAX_LIFTED_DIM switches to the per-cluster-pair Cholesky path."""
+    d, n_components = 5, 8
+    assert n_components * (d * d + d + 1) > kv.kernels._MAX_LIFTED_DIM
+    calls = []
+    original = kv.kernels._blocked_quadratic
+    monkeypatch.setattr(kv.kernels, "_blocked_quadratic", lambda *a: calls.append(1) or original(*a))
+    rng = np.random.default_rng(5)
+    X = _separated_blobs(rng, range(10, 10 + 2 * n_components, 2), d)
+    Y = X[rng.choice(len(X), 7, replace=False)] + rng.normal(scale=0.7, size=(7, d))
+    k = kv.kernels.make("ckrbf", gamma=0.3, n_components=n_components, partition=partition,
+                        normalize=normalize).fit(X)
+    assert k.partition_.n_components_ == n_components
+    np.testing.assert_array_equal(k.epsilons_, 0.0)
+    sub = X[::4]
+    np.testing.assert_allclose(k(sub, Y), _brute("ckrbf", k, sub, Y, X), rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(k(sub), _brute("ckrbf", k, sub, sub, X), rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(k.gamma_family(sub, Y).gram(0.3), _brute("ckrbf", k, sub, Y, X),
+                               rtol=1e-10, atol=1e-300)
+    assert len(calls) == 3
 
 
 @pytest.mark.parametrize("d", [1, 2, 5])
@@ -286,6 +381,46 @@ def test_rbf_ppk_is_one_on_identical_units_and_psd():
     assert k(clusters).shape == (3, 3) and k(clusters, X).shape == (3, 30)
 
 
+def _brute_lppk(U, V):
+    """P_a P_b N(μ_a | μ_b, Σ_a + Σ_b), one scipy density per pair."""
+    d = U.means.shape[1]
+    cov_u = np.broadcast_to(U.covariances, (len(U), d, d))
+    cov_v = np.broadcast_to(V.covariances, (len(V), d, d))
+    return np.array([[U.weights[a] * V.weights[b] * multivariate_normal(V.means[b], cov_u[a] + cov_v[b]).pdf(U.means[a])
+                      for b in range(len(V))] for a in range(len(U))])
+
+
+@pytest.mark.parametrize("d", [1, 2, 5])
+def test_ppk_kernels_on_cluster_units_match_brute_force(d):
+    rng = np.random.default_rng(200 + d)
+    X = _separated_blobs(rng, (12, 18, 25), d, spread=2.0)
+    kmeans = kv.partitions.fit("kmeans", X, n_components=3, random_state=0)
+    A = Units.from_partition(kmeans)                            # P = share of the points
+    # the units are the clusters: weights, means and covariances recomputed from the labels
+    labels = kmeans.labels_
+    np.testing.assert_allclose(A.weights, np.bincount(labels) / len(X), rtol=1e-15)
+    np.testing.assert_allclose(A.means, [X[labels == i].mean(0) for i in range(3)], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(A.covariances, [np.cov(X[labels == i], rowvar=False).reshape(d, d) for i in range(3)],
+                               rtol=1e-10, atol=1e-12)
+    B = Units.from_partition(kv.partitions.fit("gmm", X, n_components=2, random_state=0), weight_by="weight")
+    points = Units.from_points(X[::9], 0.3)                      # (1, z, 0.09 I)
+    gamma = 0.7
+    lppk_kernel = kv.kernels.make("lppk", gamma=gamma)
+    ppk = kv.kernels.make("rbf-ppk", gamma=gamma, point_bandwidth=0.3).fit(X)
+    for U, V in ((A, A), (A, B), (B, A), (A, points), (points, B), (points, points)):
+        K = _brute_lppk(U, V)
+        np.testing.assert_allclose(lppk(U, V), K, rtol=1e-10, atol=0)
+        self_u = np.diag(_brute_lppk(U, U))
+        self_v = np.diag(_brute_lppk(V, V))
+        expected = np.exp(-gamma * (self_u[:, None] + self_v[None, :] - 2 * K))
+        np.testing.assert_allclose(ppk(U, V), expected, rtol=1e-10, atol=0)
+    np.testing.assert_allclose(lppk_kernel(A, B), _brute_lppk(A, B), rtol=1e-10, atol=0)
+    # point arrays enter as (1, z, s² I): s = point_bandwidth for RBF-PPK, s² = 1/(4γ) for LPPK
+    np.testing.assert_allclose(ppk(A, X[::9]), ppk(A, points), rtol=1e-14)
+    np.testing.assert_allclose(lppk_kernel(X[::9], A), _brute_lppk(Units.from_points(X[::9], (4 * gamma) ** -0.5), A),
+                               rtol=1e-10, atol=0)
+
+
 # ------------------------------------------------------------------ kernel scale
 def test_unit_normalization_divides_by_one_constant():
     rng = np.random.default_rng(11)
@@ -329,8 +464,14 @@ def test_psd_report_and_clipping():
 def test_rwm_gram_reports_its_smallest_eigenvalue():
     rng = np.random.default_rng(14)
     X = _blobs(rng, 120)
-    report = kv.kernels.psd_report(kv.kernels.make("rwm", gamma=2.0).fit(X)(X))
-    assert np.isfinite(report["min_eig"]) and report["max_eig"] > 1
+    K = kv.kernels.make("rwm", gamma=2.0).fit(X)(X)
+    report = kv.kernels.psd_report(K)
+    eig = np.linalg.eigvalsh(0.5 * (K + K.T))
+    assert report["min_eig"] == pytest.approx(eig[0], rel=1e-10, abs=1e-10 * eig[-1])
+    assert report["max_eig"] == pytest.approx(eig[-1], rel=1e-10)
+    assert report["n_negative"] == int(np.sum(eig < -1e-10 * np.abs(eig).max()))
+    assert report["is_psd"] == (report["n_negative"] == 0)
+    np.testing.assert_allclose(report["eigenvalues"], eig[::-1], rtol=1e-10, atol=1e-10 * eig[-1])
 
 
 def test_apply_in_chunks_equals_the_whole_computation():
@@ -398,6 +539,118 @@ def test_bad_input_messages():
         kv.kernels.make("ckrbf", normalize="nope").fit(X)
     with pytest.raises(ValueError, match="numbers only"):
         kv.kernels.make("rbf")([["a", "b"]])
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("n, d, n_components", [(30, 2, 12), (40, 3, 10)])
+def test_ckrbf_is_accurate_and_symmetric_with_regularised_clusters(seed, n, d, n_components):
+    """Clusters with fewer than d + 1 points get Σ ← (1 − ε)Σ + εA with ε = 1e-10, so Σi + Σj can
+    have a condition number near 1e10. Regression: the expanded quadratic form once lost up to
+    1e-3 (relative) of K here at γ = 100, and the self-Gram was not symmetric.
+
+    What float64 can promise: rounding S by one ulp moves D = dᵀS⁻¹d by up to ε_mach ‖S‖ |S⁻¹d|²
+    (first-order perturbation) and log det S by up to ε_mach cond(S). That is tiny when d lies in
+    the well-determined directions of S, and large only when d has a component along a
+    near-null direction, where D is huge and K underflows to 0 anyway. The tolerances below
+    are exactly these bounds (× 10), on top of 1e-10 relative.
+    """
+    eps = np.finfo(float).eps
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    k = kv.kernels.make("ckrbf", gamma=1.0, n_components=n_components, normalize="unit").fit(X)
+    assert k.epsilons_.max() > 0                       # some clusters were regularised
+    c = k.partition_.predict(X)
+    D, D_tol = np.empty((n, n)), np.empty((n, n))
+    log_n, log_n_tol = np.empty((n, n)), np.empty((n, n))
+    for i in range(n):
+        for j in range(n):                             # the formula, on the kernel's own Σ's
+            S = k.covariances_[c[i]] + k.covariances_[c[j]]
+            z = np.linalg.solve(S, X[i] - X[j])
+            D[i, j] = (X[i] - X[j]) @ z
+            D_tol[i, j] = 1e-10 * D[i, j] + 10 * eps * np.linalg.norm(S, 2) * (z @ z)
+            log_n[i, j] = -0.5 * np.linalg.slogdet(S)[1] - k.log_scale_
+            log_n_tol[i, j] = 1e-10 + 10 * eps * np.linalg.cond(S)
+    family = k.gamma_family(X)
+    assert np.all(np.abs(family.D - D) <= D_tol)
+    assert np.all(np.abs(family.log_n - log_n) <= log_n_tol)
+    assert np.mean(D_tol <= 1e-9 * np.maximum(D, 1e-300)) > 0.9   # the bound is tight for most pairs
+    for gamma in (1.0, 100.0):
+        K = k.set_params(gamma=gamma)(X)
+        np.testing.assert_array_equal(K, K.T)
+        # the γ-dependent factor exp(−γD): relative error ≤ γ·ΔD
+        for rows, G in ((slice(None), K), (slice(0, 7), k(X[:7], X))):
+            expected = np.exp(-gamma * D[rows])
+            assert np.all(np.abs(G / family.n[rows] - expected) <= (1e-10 + gamma * D_tol[rows]) * expected + 1e-300)
+
+
+@pytest.mark.parametrize("name", ["ckrbf", "rwm"])     # one per fitting code path
+def test_vi_priors_reach_the_kernels_mixture(name):
+    rng = np.random.default_rng(18)
+    X = _separated_blobs(rng, (60, 60), 2, spread=10.0)
+    priors = {"weight_concentration_prior": 0.37, "mean_precision_prior": 0.21, "degrees_of_freedom_prior": 3.5,
+              "covariance_prior": 0.6}
+    k = kv.kernels.make(name, partition="vi", n_components=4, partition_params=priors).fit(X)
+    est = k.partition_._estimator
+    assert (est.weight_concentration_prior_, est.mean_precision_prior_, est.degrees_of_freedom_prior_) == (0.37, 0.21, 3.5)
+    np.testing.assert_array_equal(est.covariance_prior_, 0.6 * np.eye(2))
+    # and they change the outcome: α0 decides how many components survive (fixed seed)
+    kept = [kv.kernels.make(name, partition="vi", n_components=6, random_state=0,
+                            partition_params={"weight_concentration_prior": alpha,
+                                              "weight_concentration_prior_type": "dirichlet_distribution"})
+            .fit(X).partition_.n_components_ for alpha in (1e-2, 1e3)]
+    assert kept[0] < kept[1]
+
+
+@pytest.mark.parametrize("name", ["ckrbf", "gmm", "rwm"])
+@pytest.mark.parametrize("partition", ["kmeans", "gmm", "vi"])
+def test_more_components_than_points_is_refused_alike(name, partition):
+    """No silent capping: every partition kernel says what partitions.fit says."""
+    X = np.random.default_rng(19).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="Cannot make 20 clusters from 10 points: ask for at most 10"):
+        kv.kernels.make(name, partition=partition, n_components=20).fit(X)
+    with pytest.raises(ValueError, match="Cannot make 20 clusters from 10 points: ask for at most 10"):
+        kv.partitions.fit(partition, X, n_components=20)
+    assert kv.kernels.make(name, partition=partition, n_components=10).fit(X).partition_.n_components_ <= 10
+
+
+@pytest.mark.parametrize("name", ["gmm", "rwm"])
+def test_mixture_kernels_need_two_points_unless_given_a_mixture(name):
+    with pytest.raises(ValueError, match=f"The {name} kernel fits a Gaussian mixture \\(vi\\) and needs at least two points; got 1"):
+        kv.kernels.make(name).fit(np.zeros((1, 2)))
+    with pytest.raises(ValueError, match=f"The {name} kernel fits a Gaussian mixture \\(gmm\\) and needs at least two"):
+        kv.kernels.make(name, partition="gmm", n_components=1).fit(np.zeros((1, 2)))
+    with pytest.raises(ValueError, match="Gaussian mixture \\(gmm\\) needs at least two points.*got 1"):
+        kv.kernels.make("ckrbf", partition="gmm", n_components=1).fit(np.zeros((1, 2)))
+    mixture = Partition.from_parameters([[0.0, 0.0], [3.0, 0.0]], [np.eye(2), np.eye(2)])
+    k = kv.kernels.make(name, partition=mixture).fit(np.zeros((1, 2)))      # nothing to estimate
+    assert k([[0.0, 0.0]])[0, 0] == 1.0
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_one_dimensional_arrays_are_refused(name):
+    rng = np.random.default_rng(20)
+    X = _blobs(rng, 30, 1)
+    k = kv.kernels.make(name, gamma=0.5)
+    with pytest.raises(ValueError, match=r"X must be a 2-D array of shape \(n_points, n_features\).*reshape\(-1, 1\)"):
+        k.fit(X[:, 0])
+    k.fit(X)
+    with pytest.raises(ValueError, match=r"X must be a 2-D array.*1-D array of shape \(3,\)"):
+        k(np.zeros(3))
+    with pytest.raises(ValueError, match=r"Y must be a 2-D array"):
+        k(X, X[:4, 0])
+    assert k(X[:3].reshape(-1, 1)).shape == (3, 3)
+    if k.gamma_convertible:
+        with pytest.raises(ValueError, match="X must be a 2-D array"):
+            k.gamma_family(np.zeros(3))
+
+
+def test_one_dimensional_arrays_are_refused_by_the_helpers():
+    with pytest.raises(ValueError, match="X must be a 2-D array"):
+        cluster_gaussian_gram(np.zeros(3), np.zeros((2, 1)), [0, 0, 0], [0, 0], [np.eye(1)], 1.0)
+    with pytest.raises(ValueError, match="must be a 2-D array"):
+        Units.from_points(np.zeros(3), 0.5)
+    with pytest.raises(ValueError, match="unit means must be a 2-D array"):
+        Units([1.0], [0.0, 1.0], np.eye(2))
 
 
 def test_duplicates_and_singular_clusters_are_regularised_not_fatal():

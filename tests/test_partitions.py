@@ -69,6 +69,43 @@ def test_vi_priors_are_validated():
     assert p.n_components_ >= 1
 
 
+def test_vi_priors_reach_the_bayesian_mixture():
+    """α0, β0, ν0 and w0 are handed to scikit-learn's BayesianGaussianMixture and used in its fit."""
+    X = _two_blobs(6)
+    p = kv.partitions.fit("vi", X, n_components=4, random_state=0, weight_concentration_prior=0.37,
+                          mean_precision_prior=0.21, degrees_of_freedom_prior=3.5, covariance_prior=0.6,
+                          weight_concentration_prior_type="dirichlet_distribution")
+    est = p._estimator
+    assert est.weight_concentration_prior_type == "dirichlet_distribution"
+    # the fitted attributes (trailing _) are the priors the variational updates used
+    assert est.weight_concentration_prior_ == 0.37
+    assert est.mean_precision_prior_ == 0.21
+    assert est.degrees_of_freedom_prior_ == 3.5
+    np.testing.assert_array_equal(est.covariance_prior_, 0.6 * np.eye(2))
+    # a matrix w0 is passed as it is
+    w0 = np.array([[0.5, 0.1], [0.1, 0.3]])
+    est = kv.partitions.fit("vi", X, n_components=3, covariance_prior=w0)._estimator
+    np.testing.assert_array_equal(est.covariance_prior_, w0)
+    assert est.weight_concentration_prior_type == "dirichlet_process"
+
+
+def test_vi_weight_concentration_changes_how_many_components_survive():
+    """Behaviour, on a fixed seed: a small α0 (Dirichlet distribution prior) empties the
+    surplus components, a large one keeps all of them."""
+    X = _two_blobs(0)
+    kept = {alpha: kv.partitions.fit("vi", X, n_components=8, random_state=0, weight_concentration_prior=alpha,
+                                     weight_concentration_prior_type="dirichlet_distribution").n_components_
+            for alpha in (1e-2, 1e3)}
+    assert kept == {1e-2: 2, 1e3: 8}
+
+
+@pytest.mark.parametrize("method", ["gmm", "vi"])
+def test_mixtures_need_two_points_and_say_so(method):
+    with pytest.raises(ValueError, match=rf"Gaussian mixture \({method}\) needs at least two points.*got 1"):
+        kv.partitions.fit(method, np.zeros((1, 2)), n_components=1)
+    assert kv.partitions.fit("kmeans", np.zeros((1, 2)), n_components=1).n_components_ == 1
+
+
 def test_regularisation_follows_the_paper_and_raises_epsilon_until_usable():
     A = np.array([[2.0, 0.3], [0.3, 1.0]])
     S = np.array([[1.0, 1.0], [1.0, 1.0]])        # singular
