@@ -4,6 +4,12 @@
 kernels, writes the scores (JSON, with a CSV beside it) and prints the best score and
 the P_f AUC of each kernel; ``kernelviz app`` starts the Streamlit app.
 
+``grid`` checks everything it can before the long part starts: the labels, the number
+of folds against the smallest class, the grids, and the unsupervised fit of every
+kernel. If a kernel's grid search still fails later, the kernels finished before it
+are printed and written (marked incomplete) and the command exits with code 2 naming
+the kernel that failed.
+
 Errors are reported as one line on stderr with exit code 2, never as a traceback.
 """
 
@@ -81,15 +87,25 @@ def kernel_list(text):
     return names
 
 
-def positive_int(text):
-    """argparse type: an integer ≥ 1."""
+def _whole_number(text, minimum, complaint):
+    """An integer ≥ ``minimum`` read from ``text``, or argparse's error ``complaint``."""
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer.")
+        value = minimum - 1
+    if value < minimum:
+        raise argparse.ArgumentTypeError(complaint)
     return value
+
+
+def positive_int(text):
+    """argparse type: an integer ≥ 1."""
+    return _whole_number(text, 1, f"{text!r} is not a positive integer.")
+
+
+def fold_count(text):
+    """argparse type: a number of cross-validation folds, an integer ≥ 2."""
+    return _whole_number(text, 2, f"{text!r} is not a number of folds: use a whole number of at least 2.")
 
 
 def build_parser():
@@ -110,7 +126,8 @@ def build_parser():
                       help="C grid as start:stop:count, log-spaced (default: 1e-2:1e4:7)")
     grid.add_argument("--gamma", dest="gammas", type=log_grid, default=log_grid("1e-3:1e3:7"), metavar="GRID",
                       help="gamma grid as start:stop:count, log-spaced (default: 1e-3:1e3:7)")
-    grid.add_argument("--cv", type=positive_int, default=10, help="number of stratified folds (default: 10)")
+    grid.add_argument("--cv", type=fold_count, default=10,
+                      help="number of stratified folds, at least 2 (default: 10)")
     grid.add_argument("--scale", choices=["none", "minmax", "zscore"], default="minmax",
                       help="feature scaling, fitted on all points (default: minmax)")
     grid.add_argument("--seed", type=int, default=0, help="seed of the folds and of the partitions (default: 0)")
@@ -154,8 +171,8 @@ def kernel_parameters(name, args):
 
 
 @contextlib.contextmanager
-def dask_backend(address):
-    """joblib's Dask backend on the cluster at ``address``."""
+def dask_client(address):
+    """A Dask client connected to the scheduler at ``address`` (closed on exit)."""
     try:
         from dask.distributed import Client
     except ImportError:
@@ -164,47 +181,93 @@ def dask_backend(address):
         client = Client(address, timeout=SCHEDULER_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as exc:
         raise CommandError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
-    with client, joblib.parallel_backend("dask", client=client):
-        yield
+    with client:
+        yield client
 
 
-def run_grids(args, X, y, X_unlabeled):
-    """One :func:`~kernelviz.evaluation.grid_search` per kernel, under one progress bar."""
-    results = {}
-    total = len(args.kernels) * len(args.Cs) * len(args.gammas) * args.cv
-    with tqdm(total=total, unit="fit", desc="grid search", file=sys.stderr) as bar:
+def _describe(exc):
+    """An exception as one line: the message, with its type unless it is a ValueError."""
+    text = str(exc)
+    if not text:
+        return type(exc).__name__
+    return text if isinstance(exc, (ValueError, CommandError)) else f"{type(exc).__name__}: {text}"
+
+
+def fit_kernels(args, X, X_unlabeled):
+    """Every kernel with its unsupervised part fitted, before any grid search starts.
+
+    The fit is the step that depends on the data (clusters, mixtures, graphs) and so the
+    one a kernel is most likely to fail at; doing them all first means that a failing
+    third kernel stops the command before the first one's grid search is run.
+    """
+    fitted = {}
+    with tqdm(total=len(args.kernels), unit="kernel", desc="fitting kernels", file=sys.stderr, leave=False) as bar:
         for name in args.kernels:
+            bar.set_postfix_str(name)
+            try:
+                fitted[name] = _evaluation.fit_kernel(
+                    name, X, X_unlabeled=X_unlabeled if len(X_unlabeled) else None, random_state=args.seed,
+                    gamma=float(args.gammas[0]), **kernel_parameters(name, args))
+            except Exception as exc:  # noqa: BLE001 -- reported with the kernel's name
+                raise CommandError(f"kernel {name!r} cannot be fitted on this data: {_describe(exc)}") from None
+            bar.update()
+    return fitted
+
+
+def run_grids(args, kernels, X, y):
+    """One :func:`~kernelviz.evaluation.grid_search` per fitted kernel, under one progress bar.
+
+    Returns
+    -------
+    results : dict of str to GridResult
+        The kernels whose grid search finished, in order.
+    failure : (str, BaseException) or None
+        The kernel whose grid search failed (or was interrupted), and why; the kernels
+        after it were not run.
+    """
+    results = {}
+    total = len(kernels) * len(args.Cs) * len(args.gammas) * args.cv
+    with tqdm(total=total, unit="fit", desc="grid search", file=sys.stderr) as bar:
+        for name, kernel in kernels.items():
             bar.set_postfix_str(name)
             finished_before = bar.n
 
             def progress(done, _total, start=finished_before):
                 bar.update(start + done - bar.n)
 
-            results[name] = _evaluation.grid_search(
-                name, X, y, args.Cs, args.gammas, cv=args.cv, random_state=args.seed,
-                n_jobs=-1 if args.scheduler else args.n_jobs,
-                X_unlabeled=X_unlabeled, progress=progress, max_iter=args.max_iter, **kernel_parameters(name, args))
-    return results
+            try:
+                results[name] = _evaluation.grid_search(
+                    kernel, X, y, args.Cs, args.gammas, cv=args.cv, random_state=args.seed,
+                    n_jobs=-1 if args.scheduler else args.n_jobs, progress=progress, max_iter=args.max_iter)
+            except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 -- the finished kernels are kept
+                return results, (name, exc)
+    return results, None
 
 
 def summary_table(results, auc_table):
-    """Best cell, P_f AUC and capped fits per kernel, as a DataFrame."""
+    """Best cell, P_f AUC, capped cells and capped fits per kernel, as a DataFrame."""
     rows = []
     for name, result in results.items():
         C, gamma, score = result.best
         rows.append({"kernel": name, "best score": score, "C": C, "gamma": gamma,
                      "P_f AUC": auc_table[name]["auc"], "AUC/(1-a0)": auc_table[name]["normalized_auc"],
-                     "capped fits": result.n_capped_fits})
+                     "capped cells": result.n_capped_cells, "capped fits": result.n_capped_fits})
     return pd.DataFrame(rows)
 
 
-def write_outputs(path, ds, args, results, auc_table, alpha0, n_labeled, n_unlabeled):
-    """The results as JSON at ``path`` and as CSV (one row per kernel and cell) beside it."""
+def write_outputs(path, ds, args, results, auc_table, alpha0, n_labeled, n_unlabeled, failure=None):
+    """The results as JSON at ``path`` and as CSV (one row per kernel and cell) beside it.
+
+    ``complete`` is false when ``failure`` names a kernel whose grid search failed; the
+    JSON then holds the kernels finished before it, and ``failed`` says which and why.
+    """
     csv_path = path.with_suffix(".csv")
     document = {
         "data": ds.name, "n_labeled": n_labeled, "n_unlabeled": n_unlabeled, "scale": args.scale,
         "cv": args.cv, "seed": args.seed, "max_iter": args.max_iter,
         "Cs": args.Cs.tolist(), "gammas": args.gammas.tolist(), "alpha0": alpha0,
+        "kernels_requested": list(args.kernels), "complete": failure is None,
+        "failed": None if failure is None else {"kernel": failure[0], "error": _describe(failure[1])},
         "kernels": {name: {**result.to_dict(), "auc": auc_table[name]["auc"],
                            "normalized_auc": auc_table[name]["normalized_auc"]}
                     for name, result in results.items()},
@@ -216,7 +279,12 @@ def write_outputs(path, ds, args, results, auc_table, alpha0, n_labeled, n_unlab
 
 
 def command_grid(args):
-    """``kernelviz grid``: grid searches, the summary table, and the output files."""
+    """``kernelviz grid``: grid searches, the summary table, and the output files.
+
+    Everything that can be checked is checked before the grid searches start (and before
+    their progress bar): the output name, the data and its labels, the folds against
+    the smallest class, the grids, the scheduler, and every kernel's unsupervised fit.
+    """
     if args.out is not None and args.out.suffix.lower() == ".csv":
         raise CommandError("--out names the JSON file (the CSV is written beside it); use a .json name.")
     ds = load_dataset(args.data)
@@ -225,24 +293,43 @@ def command_grid(args):
     X_all = _data.scale(ds.X, args.scale)  # fitted on every point, as the unsupervised models see them
     mask = ds.labeled_mask
     X, y, X_unlabeled = X_all[mask], ds.y[mask], X_all[~mask]
-    if args.scheduler:
-        with dask_backend(args.scheduler):
-            results = run_grids(args, X, y, X_unlabeled)
-    else:
-        results = run_grids(args, X, y, X_unlabeled)
+    X, y, args.Cs, args.gammas, args.max_iter, _ = _evaluation.check_grid_inputs(
+        X, y, args.Cs, args.gammas, cv=args.cv, max_iter=args.max_iter, X_unlabeled=X_unlabeled)
 
-    auc_table, alpha0 = _evaluation.pf_auc(results)
-    table = summary_table(results, auc_table)
-    print(f"{ds.name}: {len(y)} labeled points, {len(X_unlabeled)} unlabeled, {X.shape[1]} features; "
-          f"{args.cv}-fold CV, {len(args.Cs)} x {len(args.gammas)} grid")
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    print(f"alpha0 = {alpha0:.4f} (the worst score over all grids; the P_f AUC integrates over [alpha0, 1])")
-    if any(result.n_capped_fits for result in results.values()):
-        print(f"Some libsvm fits stopped at max_iter={args.max_iter}; their cells are flagged as 'capped'.")
+    with contextlib.ExitStack() as stack:
+        client = stack.enter_context(dask_client(args.scheduler)) if args.scheduler else None
+        kernels = fit_kernels(args, X, X_unlabeled)  # here, before the cluster takes over joblib
+        if client is not None:
+            stack.enter_context(joblib.parallel_backend("dask", client=client))
+        results, failure = run_grids(args, kernels, X, y)
 
-    if args.out is not None:
-        csv_path = write_outputs(args.out, ds, args, results, auc_table, alpha0, len(y), len(X_unlabeled))
-        print(f"wrote {args.out} and {csv_path}")
+    if results:
+        auc_table, alpha0 = _evaluation.pf_auc(results)
+        table = summary_table(results, auc_table)
+        print(f"{ds.name}: {len(y)} labeled points, {len(X_unlabeled)} unlabeled, {X.shape[1]} features; "
+              f"{args.cv}-fold CV, {len(args.Cs)} x {len(args.gammas)} grid")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        print(f"alpha0 = {alpha0:.4f} (the worst score over all grids; the P_f AUC integrates over [alpha0, 1])")
+        n_capped = sum(result.n_capped_cells for result in results.values())
+        if n_capped:
+            print(f"{n_capped} cell(s) had libsvm fits stopped at max_iter={args.max_iter}; they are flagged as "
+                  "'capped' in the output.")
+        if args.out is not None:
+            csv_path = write_outputs(args.out, ds, args, results, auc_table, alpha0, len(y), len(X_unlabeled),
+                                     failure)
+            print(f"wrote {args.out} and {csv_path}" + ("" if failure is None else " (incomplete)"))
+
+    if failure is not None:
+        name, exc = failure
+        if isinstance(exc, KeyboardInterrupt):
+            raise exc
+        kept = ""
+        if results:
+            kept = f"; the finished kernels ({', '.join(results)}) are shown above"
+            kept += f" and written to {args.out}" if args.out is not None else ""
+        skipped = list(kernels)[len(results) + 1:]
+        not_run = f"; not run: {', '.join(skipped)}" if skipped else ""
+        raise CommandError(f"the grid search of kernel {name!r} failed: {_describe(exc)}{kept}{not_run}.")
     return 0
 
 

@@ -7,12 +7,15 @@
   area under it, in closed form;
 * :func:`keerthi_lin` — the Keerthi–Lin line search on the (log γ, log C) plane;
 * :func:`semi_supervised_splits` and :func:`semi_supervised_grid` — the protocol of the
-  RWM paper: only a labeled subset of each training fold trains the SVM, all of the
-  training fold fits the unsupervised model.
+  RWM paper: only a labeled subset of each training fold trains the SVM; the unsupervised
+  model is fitted on all points (transductive, the default) or on the training fold.
 
-Work is spread with joblib over (γ, fold) tasks; the distance matrix is written once to
-a memory-mapped file so that worker processes read it instead of receiving a copy per
-task. The same calls run on a Dask cluster inside ``joblib.parallel_backend("dask")``.
+Work is spread with joblib over (γ, fold) tasks. For γ-convertible kernels the distance
+matrix D is shared by all tasks; for the others (lap, lppk) each K_γ is built once, by
+one task, and shared by that γ's fold tasks. Shared matrices reach local worker
+processes as memory-mapped files (a file name per task, not a copy). The same calls run
+on a Dask cluster inside ``joblib.parallel_backend("dask")``; there D is scattered to
+every worker once before the tasks start, and each K_γ once per γ.
 """
 
 from __future__ import annotations
@@ -33,13 +36,17 @@ from sklearn.svm import SVC
 
 from . import data as _data
 from . import kernels as _kernels
+from .models import format_label, format_labels
 from .partitions import validate_points
 
 __all__ = [
     "DEFAULT_MAX_ITER",
     "SEMI_SUPERVISED_PROTOCOLS",
+    "UNSUPERVISED_ON",
     "GridResult",
     "KeerthiLinPath",
+    "check_grid_inputs",
+    "fit_kernel",
     "grid_search",
     "keerthi_lin",
     "pf_auc",
@@ -61,6 +68,11 @@ SEMI_SUPERVISED_PROTOCOLS = {
     "100%": ("all", None),
 }
 
+#: What the unsupervised model sees in :func:`semi_supervised_grid`: "all" — every point
+#: of X, the test fold's features included (never its labels), as in the RWM paper and
+#: MATH.md §4; "train" — only the training part of each outer fold (inductive).
+UNSUPERVISED_ON = ("all", "train")
+
 
 # ----------------------------------------------------------------------------- results
 @dataclass
@@ -76,7 +88,8 @@ class GridResult:
     fold_scores : ndarray of shape (n_C, n_gamma, cv)
         Accuracy on each test fold (NaN for cells that were not evaluated).
     capped_folds : ndarray of bool, shape (n_C, n_gamma, cv)
-        Fits where libsvm stopped at the iteration cap ``max_iter``.
+        Fits where libsvm stopped at the iteration cap ``max_iter``; see also
+        :attr:`capped`, :attr:`n_capped_cells` and :attr:`n_capped_fits`.
     cv : int
         Number of folds.
     random_state : int or None
@@ -86,7 +99,8 @@ class GridResult:
     kernel_params : dict
         Extra kernel parameters.
     fitted_kernel : Kernel or None
-        The kernel with its unsupervised part fitted (``None`` when it was fitted per fold).
+        The kernel with its unsupervised part fitted (``None`` when it was fitted per fold,
+        as in :func:`semi_supervised_grid` with ``unsupervised_on="train"``).
     protocol : str or None
         The semi-supervised protocol, for :func:`semi_supervised_grid` results.
     """
@@ -117,6 +131,11 @@ class GridResult:
     def capped(self):
         """Cells where at least one fold's fit hit the iteration cap, shape (n_C, n_gamma)."""
         return self.capped_folds.any(axis=-1)
+
+    @property
+    def n_capped_cells(self):
+        """Number of (C, γ) cells where at least one fold's fit hit the iteration cap."""
+        return int(self.capped.sum())
 
     @property
     def n_capped_fits(self):
@@ -174,6 +193,7 @@ class GridResult:
             "scores": self.scores.tolist(),
             "std": self.std.tolist(),
             "capped": self.capped.tolist(),
+            "n_capped_cells": self.n_capped_cells,
             "n_capped_fits": self.n_capped_fits,
             "best": {"C": C, "gamma": gamma, "score": score},
         }
@@ -223,14 +243,17 @@ def _check_labels(y, n_points, cv):
         raise ValueError("y contains missing labels (None); every point passed as X needs a label.")
     classes, counts = np.unique(y, return_counts=True)
     if len(classes) < 2:
-        raise ValueError(f"y has a single class ({classes.tolist()}); a classifier needs at least two.")
+        raise ValueError(f"y has a single class ({format_labels(classes)}); a classifier needs at least two.")
     if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
         raise ValueError(f"cv must be an integer of at least 2 (the number of folds); got {cv!r}.")
     smallest = int(np.argmin(counts))
-    if cv > counts[smallest]:
+    fewest = int(counts[smallest])
+    if cv > fewest:
+        advice = (f"Use cv ≤ {fewest}." if fewest >= 2 else
+                  "Label at least one more point of that class (2-fold CV needs 2 per class), or leave the class out.")
         raise ValueError(
-            f"cv={cv} folds need at least {cv} points in every class, but class {classes[smallest]!r} "
-            f"has only {counts[smallest]}. Use a smaller cv."
+            f"cv={cv} folds need at least {cv} labeled points in every class, but class "
+            f"{format_label(classes[smallest])} has only {fewest}. {advice}"
         )
     return y
 
@@ -307,14 +330,26 @@ def _score_fold_from_distances(j, fold, D, log_n, gamma, train, test, y, Cs, max
     return _score_fold_block(j, fold, D_block, log_n_block, gamma, y[train], y[test], Cs, max_iter)
 
 
-def _score_gamma_from_kernel(j, kernel, X, gamma, folds, y, Cs, max_iter):
-    """Task: all folds and C for the j-th γ of a kernel that needs one Gram per γ (lap, lppk).
+def _build_gram(j, kernel, X, gamma, folder):
+    """Task: K_γ of a kernel without γ-conversion (lap, lppk) for the j-th γ.
 
-    Returns ``(j, [(accuracies, capped) per fold])``.
+    Returns ``(j, K)``, or ``(j, path)`` of a ``.npy`` file written in ``folder`` when one
+    is given (local worker processes: the file is then shared by memory mapping).
     """
     K = copy.copy(kernel).set_params(gamma=gamma)(X)
-    return j, [_score_Cs(K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], y[test], Cs, max_iter)
-               for train, test in folds]
+    if folder is None:
+        return j, K
+    path = os.path.join(folder, f"K_{j}.npy")
+    np.save(path, K)
+    return j, path
+
+
+def _score_fold_from_gram(j, fold, K, train, test, y, Cs, max_iter):
+    """Task: all C for the j-th γ on one fold, cut from the whole Gram K_γ (lap, lppk).
+
+    Returns ``(j, fold, accuracies, capped)``.
+    """
+    return (j, fold, *_score_Cs(K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], y[test], Cs, max_iter))
 
 
 # ----------------------------------------------------------------------------- engine
@@ -338,37 +373,78 @@ def _memmap(array, folder, name):
     return np.load(path, mmap_mode="r")
 
 
+def _active_dask_backend():
+    """joblib's active backend if it is the Dask one (``parallel_backend("dask")``), else None."""
+    backend, _ = joblib.parallel.get_active_backend()
+    return backend if type(backend).__name__ == "DaskDistributedBackend" else None
+
+
+@contextlib.contextmanager
+def _scattered_to_workers(backend, arrays):
+    """Inside: the Dask backend with ``arrays`` already on every worker.
+
+    joblib's Dask backend replaces a task argument that *is* one of the scattered objects
+    by its future, so each task carries a key instead of the data. (On its own it would
+    scatter large arguments lazily to one worker and let the others fetch them; sending
+    them to all workers up front avoids that extra hop on the first tasks.)
+    """
+    arrays = [array for array in arrays if isinstance(array, np.ndarray) and array.ndim]
+    if backend is None or not arrays:
+        yield
+        return
+    with joblib.parallel_config(backend="dask", client=backend.client, scatter=arrays,
+                                wait_for_workers_timeout=backend.wait_for_workers_timeout,
+                                **backend.submit_kwargs):
+        yield
+
+
 def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, max_iter):
     """Fold accuracies of ``cells`` (a bool mask over (C, γ)); the rest stays NaN.
 
-    ``kernel`` is already fitted. γ-convertible kernels get one task per (γ, fold) that
-    builds its fold's K_γ block from D; the others one task per γ that builds K_γ.
+    ``kernel`` is already fitted. Work is one task per (γ, fold), holding all of that
+    γ's C values. γ-convertible kernels: each task builds its fold's K_γ block from D.
+    The others: one task per γ builds K_γ once, then that γ's fold tasks cut their
+    blocks from it.
     """
     cv = len(folds)
     fold_scores = np.full((len(Cs), len(gammas), cv), np.nan)
     capped = np.zeros((len(Cs), len(gammas), cv), dtype=bool)
     rows_by_gamma = [np.flatnonzero(cells[:, j]) for j in range(len(gammas))]
+    gamma_columns = [j for j in range(len(gammas)) if len(rows_by_gamma[j])]
     total = int(cells.sum()) * cv
     done = 0
     if progress is not None:
         progress(done, total)
+    parallel = joblib.effective_n_jobs(n_jobs) > 1
+    dask = _active_dask_backend() if parallel else None
 
-    def record(j, fold, C_rows, accuracies, hit_cap):
+    def record(results):
         nonlocal done
-        fold_scores[C_rows, j, fold] = accuracies
-        capped[C_rows, j, fold] = hit_cap
-        done += len(C_rows)
+        for j, fold, accuracies, hit_cap in results:
+            rows = rows_by_gamma[j]
+            fold_scores[rows, j, fold] = accuracies
+            capped[rows, j, fold] = hit_cap
+            done += len(rows)
+            if progress is not None:
+                progress(done, total)
 
-    if kernel.gamma_convertible:
-        family = kernel.gamma_family(X)
-        gamma_columns = [j for j in range(len(gammas)) if len(rows_by_gamma[j])]
-        with contextlib.ExitStack() as cleanup:
-            if joblib.effective_n_jobs(n_jobs) > 1:
-                # Workers get D as a memory-mapped file and cut their own fold blocks; one
-                # task per (γ, fold) keeps every worker busy to the end.
-                folder = cleanup.enter_context(
-                    tempfile.TemporaryDirectory(prefix="kernelviz-grid-", ignore_cleanup_errors=True))
-                D, log_n = _memmap(family.D, folder, "D"), _memmap(family.log_n, folder, "log_n")
+    with contextlib.ExitStack() as cleanup:
+        # Local workers read shared matrices from memory-mapped files; Dask workers (maybe
+        # on other machines) get them scattered instead.
+        folder = None
+        if parallel and dask is None:
+            folder = cleanup.enter_context(
+                tempfile.TemporaryDirectory(prefix="kernelviz-grid-", ignore_cleanup_errors=True))
+
+        if kernel.gamma_convertible:
+            family = kernel.gamma_family(X)
+            if parallel:
+                # Workers cut their own fold blocks from D; one task per (γ, fold) keeps
+                # every worker busy to the end.
+                D, log_n = family.D, family.log_n
+                if folder is not None:
+                    D, log_n = _memmap(D, folder, "D"), _memmap(log_n, folder, "log_n")
+                cleanup.enter_context(_scattered_to_workers(dask, [D, log_n]))
                 tasks = (
                     joblib.delayed(_score_fold_from_distances)(j, fold, D, log_n, gammas[j], train, test, y,
                                                                Cs[rows_by_gamma[j]], max_iter)
@@ -386,20 +462,32 @@ def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, ma
                                                                     max_iter)
 
                 tasks = tasks_by_fold()
-            for j, fold, accuracies, hit_cap in _parallel_results(tasks, n_jobs):
-                record(j, fold, rows_by_gamma[j], accuracies, hit_cap)
-                if progress is not None:
-                    progress(done, total)
-    else:
-        tasks = (
-            joblib.delayed(_score_gamma_from_kernel)(j, kernel, X, gammas[j], folds, y, Cs[rows_by_gamma[j]], max_iter)
-            for j in range(len(gammas)) if len(rows_by_gamma[j])
-        )
-        for j, results in _parallel_results(tasks, n_jobs):
-            for fold, (accuracies, hit_cap) in enumerate(results):
-                record(j, fold, rows_by_gamma[j], accuracies, hit_cap)
-            if progress is not None:
-                progress(done, total)
+            record(_parallel_results(tasks, n_jobs))
+            return fold_scores, capped
+
+        # No γ-conversion (lap, lppk): K_γ costs more than a fold's fits (lap: an n × n LU),
+        # so the workers build the Grams too. Per round, as many K_γ as there are workers
+        # are built in parallel (one task each), then come one task per (γ, fold) of those
+        # γ; at most that many Grams exist at a time. Local workers share them as
+        # memory-mapped files; under Dask joblib scatters each K_γ once (the same object
+        # serves all its folds).
+        width = joblib.effective_n_jobs(n_jobs) if parallel else 1
+        for start in range(0, len(gamma_columns), width):
+            chunk = gamma_columns[start:start + width]
+            grams = dict(_parallel_results(
+                (joblib.delayed(_build_gram)(j, kernel, X, gammas[j], folder) for j in chunk), n_jobs))
+            if folder is not None:
+                grams = {j: np.load(path, mmap_mode="r") for j, path in grams.items()}
+            record(_parallel_results(
+                (joblib.delayed(_score_fold_from_gram)(j, fold, grams[j], train, test, y, Cs[rows_by_gamma[j]],
+                                                       max_iter)
+                 for j in chunk for fold, (train, test) in enumerate(folds)),
+                n_jobs))
+            if folder is not None:
+                del grams
+                for j in chunk:  # every task on these K_γ has finished
+                    with contextlib.suppress(OSError):
+                        os.remove(os.path.join(folder, f"K_{j}.npy"))
     return fold_scores, capped
 
 
@@ -418,9 +506,85 @@ def _fitted_kernel(kernel, gamma, random_state, X, X_unlabeled, kernel_params):
     return instance.fit(X_fit)
 
 
+def fit_kernel(kernel, X, X_unlabeled=None, random_state=0, gamma=1.0, **kernel_params):
+    """The named kernel with its unsupervised part fitted as :func:`grid_search` fits it.
+
+    Fitting is the step of a grid search that can fail on the data (too many clusters
+    for the points, a graph with too few neighbours, ...): fitting every kernel first
+    finds such problems before any long run starts. Pass the result to
+    :func:`grid_search` in place of the name; the scores are the same.
+
+    Parameters
+    ----------
+    kernel : str
+        Kernel name, one of :func:`kernelviz.kernels.names`.
+    X : array-like of shape (n, d)
+        Labeled points.
+    X_unlabeled : array-like of shape (m, d), optional
+        Extra points for the unsupervised part.
+    random_state : int or None, default=0
+        Seed of the kernel's partition (the kernels that have one), as in :func:`grid_search`.
+    gamma : float, default=1.0
+        The kernel's initial γ (every grid cell sets its own).
+    **kernel_params
+        Passed to :func:`kernelviz.kernels.make`.
+
+    Returns
+    -------
+    Kernel
+        Fitted on X plus X_unlabeled.
+    """
+    X = validate_points(X, name="X")
+    X_unlabeled = _check_unlabeled(X_unlabeled, X.shape[1])
+    return _fitted_kernel(kernel, gamma, random_state, X, X_unlabeled, kernel_params)
+
+
 def _stratified_folds(X, y, cv, random_state):
     splitter = StratifiedKFold(n_splits=cv, shuffle=True, random_state=random_state)
     return list(splitter.split(X, y))
+
+
+def check_grid_inputs(X, y, Cs, gammas, cv=10, max_iter=DEFAULT_MAX_ITER, X_unlabeled=None):
+    """Validate the inputs of :func:`grid_search` without running anything.
+
+    Parameters
+    ----------
+    X, y, Cs, gammas, cv, max_iter, X_unlabeled
+        As in :func:`grid_search`.
+
+    Returns
+    -------
+    X, y, Cs, gammas, max_iter, X_unlabeled
+        As float64 arrays (``X_unlabeled`` None if not given).
+
+    Raises
+    ------
+    ValueError
+        With a sentence saying what is wrong: NaN in X or y, mismatched lengths, a single
+        class, fewer labeled points in a class than folds, non-positive grid values, ...
+    """
+    X = validate_points(X, name="X")
+    y = _check_labels(y, len(X), cv)
+    Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
+    max_iter = _check_max_iter(max_iter)
+    X_unlabeled = _check_unlabeled(X_unlabeled, X.shape[1])
+    return X, y, Cs, gammas, max_iter, X_unlabeled
+
+
+def _given_kernel(kernel, X, X_unlabeled, kernel_params):
+    """A fitted kernel object passed to :func:`grid_search`: its name and parameters."""
+    if not getattr(kernel, "is_fitted_", False) or not hasattr(kernel, "name"):
+        raise ValueError(
+            f"kernel must be a kernel name ({', '.join(_kernels.names())}) or a kernel fitted with "
+            f"kernelviz.evaluation.fit_kernel; got {kernel!r}."
+        )
+    if X_unlabeled is not None or kernel_params:
+        raise ValueError("A fitted kernel already has its unsupervised part and parameters: pass X_unlabeled and "
+                         "kernel parameters to fit_kernel, not to grid_search.")
+    if getattr(kernel, "n_features_in_", X.shape[1]) != X.shape[1]:
+        raise ValueError(f"The kernel was fitted on {kernel.n_features_in_} features, but X has {X.shape[1]}.")
+    params = {key: value for key, value in kernel.get_params().items() if key != "gamma"}
+    return kernel.name, params
 
 
 def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unlabeled=None, progress=None,
@@ -436,8 +600,9 @@ def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unl
 
     Parameters
     ----------
-    kernel : str
-        Kernel name, one of :func:`kernelviz.kernels.names`.
+    kernel : str or Kernel
+        Kernel name, one of :func:`kernelviz.kernels.names`; or a kernel already fitted by
+        :func:`fit_kernel` (then ``X_unlabeled`` and kernel parameters go to that call).
     X : array-like of shape (n, d)
         Labeled points.
     y : array-like of shape (n,)
@@ -478,17 +643,18 @@ def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unl
     >>> g.best  # doctest: +SKIP
     (10.0, 1.0, 0.97)
     """
-    X = validate_points(X, name="X")
-    y = _check_labels(y, len(X), cv)
-    Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
-    max_iter = _check_max_iter(max_iter)
-    X_unlabeled = _check_unlabeled(X_unlabeled, X.shape[1])
-    fitted = _fitted_kernel(kernel, gammas[0], random_state, X, X_unlabeled, kernel_params)
+    X, y, Cs, gammas, max_iter, X_unlabeled = check_grid_inputs(X, y, Cs, gammas, cv, max_iter, X_unlabeled)
+    if isinstance(kernel, str):
+        name, params = kernel, dict(kernel_params)
+        fitted = _fitted_kernel(kernel, gammas[0], random_state, X, X_unlabeled, kernel_params)
+    else:
+        name, params = _given_kernel(kernel, X, X_unlabeled, kernel_params)
+        fitted = kernel
     folds = _stratified_folds(X, y, cv, random_state)
     all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
     fold_scores, capped = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
-    return GridResult(kernel=kernel, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
-                      random_state=random_state, max_iter=max_iter, kernel_params=dict(kernel_params),
+    return GridResult(kernel=name, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
+                      random_state=random_state, max_iter=max_iter, kernel_params=params,
                       fitted_kernel=fitted)
 
 
@@ -717,12 +883,15 @@ def semi_supervised_splits(X, y, protocol="dense", cv=5, random_state=0):
     return splits
 
 
-def _score_semi_supervised_fold(fold, kernel, X, y, labeled, unlabeled, test, Cs, gammas, max_iter):
-    """Task: all (C, γ) for one outer fold, the kernel fitted on the fold's training points.
+def _score_semi_supervised_fold(fold, kernel, fitted, X, y, labeled, unlabeled, test, Cs, gammas, max_iter):
+    """Task: all (C, γ) for one outer fold.
 
-    Returns ``(fold, accuracies, capped)``.
+    ``fitted`` is the kernel already fitted on all points (``unsupervised_on="all"``), or
+    None: then ``kernel`` is fitted here on the fold's training points (labeled and
+    unlabeled). Returns ``(fold, accuracies, capped)``.
     """
-    fitted = copy.deepcopy(kernel).fit(X[np.concatenate((labeled, unlabeled))])
+    if fitted is None:
+        fitted = copy.deepcopy(kernel).fit(X[np.concatenate((labeled, unlabeled))])
     rows = np.concatenate((labeled, test))
     accuracies = np.empty((len(Cs), len(gammas)))
     capped = np.empty((len(Cs), len(gammas)), dtype=bool)
@@ -738,13 +907,18 @@ def _score_semi_supervised_fold(fold, kernel, X, y, labeled, unlabeled, test, Cs
 
 
 def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, random_state=0, n_jobs=1, progress=None,
-                         max_iter=DEFAULT_MAX_ITER, **kernel_params):
+                         max_iter=DEFAULT_MAX_ITER, unsupervised_on="all", **kernel_params):
     """Test accuracy over a (C, γ) grid under the RWM paper's semi-supervised protocol.
 
-    For each outer fold (:func:`semi_supervised_splits`) the kernel's unsupervised part
-    is fitted on the whole training part L, the SVM on its labeled subset only, and the
-    accuracy is measured on the held-out fold. Returns a :class:`GridResult` whose
-    ``fold_scores`` are those test accuracies (``fitted_kernel`` is None: one fit per fold).
+    For each outer fold (:func:`semi_supervised_splits`) the SVM is trained on the labeled
+    subset of the training part only, and the accuracy is measured on the held-out fold.
+    The kernel's unsupervised part is fitted, following ``unsupervised_on``:
+
+    * ``"all"`` (default) — once, on every point of X, the held-out fold's features
+      included (never its labels): transductive, as in the RWM paper and MATH.md §4
+      ("all points fit the unsupervised model");
+    * ``"train"`` — per fold, on the training part only (labeled and hidden-label
+      points): inductive, the test fold is never seen.
 
     Parameters
     ----------
@@ -760,26 +934,35 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     progress : callable, optional
         ``progress(done, total)`` with the number of finished libsvm fits.
     max_iter : int, default=DEFAULT_MAX_ITER
+    unsupervised_on : {"all", "train"}, default="all"
+        Which points fit the unsupervised model (see above).
     **kernel_params
         Passed to :func:`kernelviz.kernels.make`.
 
     Returns
     -------
     GridResult
+        ``fold_scores`` are the test accuracies of each outer fold; ``fitted_kernel`` is
+        the kernel fitted on all points for ``"all"``, None for ``"train"`` (one fit per
+        fold); ``protocol`` names the protocol.
     """
+    if unsupervised_on not in UNSUPERVISED_ON:
+        raise ValueError(f"unsupervised_on must be one of {', '.join(map(repr, UNSUPERVISED_ON))}; "
+                         f"got {unsupervised_on!r}.")
     Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
     max_iter = _check_max_iter(max_iter)
     splits = semi_supervised_splits(X, y, protocol, cv, random_state)
     X, y = validate_points(X, name="X"), np.asarray(y)
     template = _kernel_from_name(kernel, gammas[0], random_state, kernel_params)
+    fitted = copy.deepcopy(template).fit(X) if unsupervised_on == "all" else None
     fold_scores = np.empty((len(Cs), len(gammas), cv))
     capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
     total, done = len(Cs) * len(gammas) * cv, 0
     if progress is not None:
         progress(done, total)
 
-    tasks = (joblib.delayed(_score_semi_supervised_fold)(fold, template, X, y, labeled, unlabeled, test, Cs, gammas,
-                                                         max_iter)
+    tasks = (joblib.delayed(_score_semi_supervised_fold)(fold, template, fitted, X, y, labeled, unlabeled, test, Cs,
+                                                         gammas, max_iter)
              for fold, (labeled, unlabeled, test) in enumerate(splits))
     for fold, accuracies, hit_cap in _parallel_results(tasks, n_jobs):
         fold_scores[:, :, fold], capped[:, :, fold] = accuracies, hit_cap
@@ -788,4 +971,4 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
             progress(done, total)
     return GridResult(kernel=kernel, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
                       random_state=random_state, max_iter=max_iter, kernel_params=dict(kernel_params),
-                      protocol=protocol)
+                      fitted_kernel=fitted, protocol=protocol)

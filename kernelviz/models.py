@@ -59,6 +59,37 @@ UNIT_KERNELS = ("lppk", "rbf-ppk")
 
 
 # ----------------------------------------------------------------------------- validation helpers
+def format_label(label):
+    """A class label as a person writes it, for error messages.
+
+    NumPy scalars lose their type wrapper (``1`` rather than ``np.float64(1.0)``),
+    floats are written with ``:g`` (``1``, ``0.5``) and strings are quoted (``'yes'``).
+
+    Parameters
+    ----------
+    label : object
+        One class label.
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(label, np.generic):
+        label = label.item()
+    if isinstance(label, bool):
+        return str(label)
+    if isinstance(label, float):
+        return f"{label:g}"
+    if isinstance(label, (str, bytes)):
+        return repr(label)
+    return str(label)
+
+
+def format_labels(labels):
+    """Comma-separated :func:`format_label` of each label."""
+    return ", ".join(format_label(label) for label in labels)
+
+
 def _check_positive(value, name, allow_zero=False):
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise ValueError(f"{name} must be a finite number; got {value!r}.")
@@ -94,12 +125,12 @@ def _validate_training(estimator, X, y, X_unlabeled, binary_only):
     if len(classes) < 2:
         raise ValueError(
             f"{type(estimator).__name__} needs labeled points of at least two classes, but y has only one "
-            f"class ({classes[0]!r}). Label points of another class too."
+            f"class ({format_label(classes[0])}). Label points of another class too."
         )
     if binary_only and len(classes) > 2:
         raise ValueError(
             f"Only binary classification is supported. {type(estimator).__name__} is a two-class model; "
-            f"y has {len(classes)} classes ({', '.join(map(str, classes))}). Keep two classes, or use KernelSVC or SCM."
+            f"y has {len(classes)} classes ({format_labels(classes)}). Keep two classes, or use KernelSVC or SCM."
         )
     if X_unlabeled is None:
         return X, y, X, classes

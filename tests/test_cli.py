@@ -24,6 +24,8 @@ def test_grid_end_to_end_on_a_sample(tmp_path, capsys):
     ckrbf = document["kernels"]["ckrbf"]
     assert np.shape(ckrbf["scores"]) == (3, 3) and {"auc", "normalized_auc", "best", "capped"} <= set(ckrbf)
     assert ckrbf["best"]["score"] == np.max(ckrbf["scores"])
+    assert ckrbf["n_capped_cells"] == int(np.sum(ckrbf["capped"])) == 0
+    assert document["complete"] is True and document["failed"] is None
 
     # The same numbers as the Python API on the same scaled data.
     ds = kv.data.load("ripley")
@@ -34,6 +36,7 @@ def test_grid_end_to_end_on_a_sample(tmp_path, capsys):
     csv_lines = (tmp_path / "scores.csv").read_text().splitlines()
     assert csv_lines[0].startswith("kernel,C,gamma,score") and len(csv_lines) == 1 + 2 * 9
     assert "P_f AUC" in captured.out and "alpha0 =" in captured.out and "ckrbf" in captured.out
+    assert "capped cells" in captured.out and "capped fits" in captured.out
     assert f"{document['alpha0']:.4f}" in captured.out
     assert "grid search" in captured.err  # the progress bar
 
@@ -56,7 +59,8 @@ def test_grid_on_a_file_with_unlabeled_rows(tmp_path, capsys):
     (["grid", "no-such-file.csv"], "neither a bundled sample nor a file|nor a file"),
     (["grid", "fourclass", "--kernels", "rbf,bogus"], "unknown kernel"),
     (["grid", "fourclass", "--C", "1:0:3"], "not a grid"),
-    (["grid", "fourclass", "--cv", "0"], "positive integer"),
+    (["grid", "fourclass", "--cv", "0"], "use a whole number of at least 2"),
+    (["grid", "fourclass", "--cv", "1"], "use a whole number of at least 2"),
     (["grid", "fourclass", "--out", "scores.csv"], "JSON"),
 ])
 def test_bad_input_exits_2_with_a_message(argv, message, capsys):
@@ -74,9 +78,97 @@ def test_unreadable_file_exits_2_without_traceback(tmp_path, capsys):
     assert err.startswith("kernelviz: error:") and "Traceback" not in err
 
 
-def test_too_many_folds_exits_2(capsys):
+def test_too_many_folds_exits_2_before_any_work(capsys):
+    ds = kv.data.load("fourclass")
+    fewest = np.unique(ds.y, return_counts=True)[1].min()
     assert cli.main(["grid", "fourclass", "--kernels", "rbf", "--cv", "5000", "--n-jobs", "1"]) == 2
-    assert "smaller cv" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"cv=5000 folds need at least 5000 labeled points in every class" in err
+    assert f"has only {fewest}. Use cv ≤ {fewest}." in err and "np." not in err
+    assert "grid search" not in err and "fitting kernels" not in err  # no progress bar was started
+
+
+def write_points(path, X, labels):
+    path.write_text("x1,x2,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, labels)))
+    return path
+
+
+def test_input_is_checked_before_the_progress_bar(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    one_class = write_points(tmp_path / "one.csv", X, np.ones(40))
+    assert cli.main(["grid", str(one_class), *SMALL_GRID]) == 2
+    err = capsys.readouterr().err
+    assert "single class (1)" in err and "grid search" not in err
+    few = write_points(tmp_path / "few.csv", X, np.r_[np.zeros(38), 1.0, 1.0])
+    assert cli.main(["grid", str(few), *SMALL_GRID]) == 2
+    err = capsys.readouterr().err
+    assert "cv=3 folds need at least 3 labeled points in every class, but class 1 has only 2. Use cv ≤ 2." in err
+    assert "grid search" not in err
+
+
+def test_a_kernel_that_cannot_be_fitted_stops_everything_up_front(tmp_path, capsys, monkeypatch):
+    started = []
+    monkeypatch.setattr(evaluation, "grid_search", lambda *args, **kwargs: started.append(args[0]))
+    out = tmp_path / "scores.json"
+    # rbf first: it would run fine, but ckrbf cannot make 500 clusters of 250 points.
+    code = cli.main(["grid", "ripley", "--kernels", "rbf,ckrbf", "--n-components", "500", *SMALL_GRID,
+                     "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "kernel 'ckrbf' cannot be fitted on this data" in err and "Traceback" not in err
+    assert started == [] and not out.exists()
+    assert "grid search" not in err
+
+
+def test_a_failing_kernel_keeps_the_finished_ones(tmp_path, capsys, monkeypatch):
+    real_grid_search = evaluation.grid_search
+
+    def failing_for_mrbf(kernel, *args, **kwargs):
+        if kernel.name == "mrbf":
+            raise MemoryError("no room for the Gram matrix")
+        return real_grid_search(kernel, *args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "grid_search", failing_for_mrbf)
+    out = tmp_path / "scores.json"
+    code = cli.main(["grid", "ripley", "--kernels", "rbf,mrbf,ckrbf", *SMALL_GRID, "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert ("kernelviz: error: the grid search of kernel 'mrbf' failed: MemoryError: no room for the Gram matrix; "
+            f"the finished kernels (rbf) are shown above and written to {out}; not run: ckrbf.") in captured.err
+    assert "Traceback" not in captured.err
+    document = json.loads(out.read_text())
+    assert document["complete"] is False and set(document["kernels"]) == {"rbf"}
+    assert document["failed"] == {"kernel": "mrbf", "error": "MemoryError: no room for the Gram matrix"}
+    assert document["kernels_requested"] == ["rbf", "mrbf", "ckrbf"]
+    assert len((tmp_path / "scores.csv").read_text().splitlines()) == 1 + 9
+    assert "rbf" in captured.out and "(incomplete)" in captured.out
+
+
+def test_interrupting_keeps_the_finished_kernels(tmp_path, capsys, monkeypatch):
+    real_grid_search = evaluation.grid_search
+
+    def interrupted_at_ckrbf(kernel, *args, **kwargs):
+        if kernel.name == "ckrbf":
+            raise KeyboardInterrupt
+        return real_grid_search(kernel, *args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "grid_search", interrupted_at_ckrbf)
+    out = tmp_path / "scores.json"
+    assert cli.main(["grid", "ripley", "--kernels", "rbf,ckrbf", *SMALL_GRID, "--out", str(out)]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    document = json.loads(out.read_text())
+    assert document["complete"] is False and set(document["kernels"]) == {"rbf"}
+    assert document["failed"] == {"kernel": "ckrbf", "error": "KeyboardInterrupt"}
+
+
+def test_capped_cells_are_counted_in_the_table_and_the_json(tmp_path, capsys):
+    out = tmp_path / "scores.json"
+    assert cli.main(["grid", "ripley", "--kernels", "rbf", *SMALL_GRID, "--max-iter", "1", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    rbf = json.loads(out.read_text())["kernels"]["rbf"]
+    assert rbf["n_capped_cells"] == int(np.sum(rbf["capped"])) > 0
+    assert rbf["n_capped_fits"] >= rbf["n_capped_cells"]
+    assert f"{rbf['n_capped_cells']} cell(s) had libsvm fits stopped at max_iter=1" in captured.out
 
 
 def test_scheduler_without_dask_exits_2(monkeypatch, capsys):
@@ -89,7 +181,8 @@ def test_unreachable_scheduler_exits_2(monkeypatch, capsys):
     pytest.importorskip("dask.distributed")
     monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", "1s")
     assert cli.main(["grid", "ripley", *SMALL_GRID, "--scheduler", "tcp://127.0.0.1:1"]) == 2
-    assert "Dask scheduler" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "Dask scheduler" in err and "grid search" not in err and "fitting kernels" not in err
 
 
 @pytest.mark.slow
@@ -98,12 +191,17 @@ def test_grid_on_a_dask_cluster_matches_local_run(tmp_path, capsys):
     local, remote = tmp_path / "local.json", tmp_path / "remote.json"
     assert cli.main(["grid", "ripley", "--kernels", "ckrbf", *SMALL_GRID, "--out", str(local)]) == 0
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as observer, distributed.get_task_stream(observer) as stream:
         assert cli.main(["grid", "ripley", "--kernels", "ckrbf", *SMALL_GRID, "--out", str(remote),
                          "--scheduler", cluster.scheduler_address]) == 0
+        workers = set(observer.scheduler_info()["workers"])
     capsys.readouterr()
     scores = [json.loads(path.read_text())["kernels"]["ckrbf"]["scores"] for path in (local, remote)]
     assert scores[0] == scores[1]
+    # The cluster's workers did the work: one task per (γ, fold).
+    ran_on = [task["worker"] for task in stream.data if "_score_fold_" in task["key"]]
+    assert len(ran_on) == 3 * 3 and set(ran_on) <= workers
 
 
 def test_app_runs_streamlit_on_localhost(monkeypatch):

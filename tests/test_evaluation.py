@@ -56,21 +56,82 @@ def test_grid_search_equals_independent_loop(moons, name, params):
     assert result.kernel == name and not result.capped.any()
 
 
-def test_grid_search_rwm_with_unlabeled_points_equals_independent_loop():
+@pytest.mark.parametrize("name, params", [
+    ("rwm", {"n_components": 3, "partition_params": {"max_iter": 200}}),
+    ("ckrbf", {"n_components": 3}),
+    ("lap", {}),
+])
+def test_grid_search_with_unlabeled_points_equals_independent_loop(name, params):
     X, y = make_blobs(90, centers=[[0, 0], [3, 0], [0, 3]], random_state=1)
     U = make_blobs(60, centers=[[0, 0], [3, 0], [0, 3]], random_state=2)[0]
-    params = {"n_components": 3, "partition_params": {"max_iter": 200}}
-    result = evaluation.grid_search("rwm", X, y, CS, [0.1, 1.0], cv=3, X_unlabeled=U, **params)
-    expected = independent_scores(kv.kernels.make("rwm", **params), X, y, CS, [0.1, 1.0], cv=3, X_fit=np.vstack((X, U)))
+    result = evaluation.grid_search(name, X, y, CS, [0.1, 1.0], cv=3, X_unlabeled=U, **params)
+    expected = independent_scores(kv.kernels.make(name, **params), X, y, CS, [0.1, 1.0], cv=3, X_fit=np.vstack((X, U)))
     np.testing.assert_allclose(result.scores, expected, rtol=0, atol=1e-12)
+    fit_points = (result.fitted_kernel.points_ if name == "lap" else result.fitted_kernel.partition_.labels_)
+    assert len(fit_points) == len(X) + len(U)
+    without = evaluation.fit_kernel(name, X, **params)  # the same kernel without the unlabeled points
+    assert not np.allclose(result.fitted_kernel(X), without(X))
 
 
-def test_parallel_run_is_identical_to_sequential(moons):
+def test_grid_search_takes_a_kernel_fitted_up_front(moons):
     X, y = moons
-    one = evaluation.grid_search("ckrbf", X, y, CS, GAMMAS, cv=4, n_jobs=1)
-    two = evaluation.grid_search("ckrbf", X, y, CS, GAMMAS, cv=4, n_jobs=2)
+    U = moons[0][::7] + 0.01
+    fitted = evaluation.fit_kernel("ckrbf", X, X_unlabeled=U, random_state=3, n_components=3)
+    assert len(fitted.partition_.labels_) == len(X) + len(U)
+    by_object = evaluation.grid_search(fitted, X, y, CS, GAMMAS, cv=3, random_state=3)
+    by_name = evaluation.grid_search("ckrbf", X, y, CS, GAMMAS, cv=3, random_state=3, X_unlabeled=U, n_components=3)
+    np.testing.assert_array_equal(by_object.fold_scores, by_name.fold_scores)
+    assert by_object.kernel == "ckrbf" and by_object.kernel_params["n_components"] == 3
+    assert by_object.fitted_kernel is fitted
+    json.dumps(by_object.to_dict())
+    with pytest.raises(ValueError, match="pass X_unlabeled and kernel parameters to fit_kernel"):
+        evaluation.grid_search(fitted, X, y, CS, GAMMAS, cv=3, X_unlabeled=U)
+    with pytest.raises(ValueError, match="pass X_unlabeled and kernel parameters to fit_kernel"):
+        evaluation.grid_search(fitted, X, y, CS, GAMMAS, cv=3, n_components=2)
+    with pytest.raises(ValueError, match="fitted with kernelviz.evaluation.fit_kernel"):
+        evaluation.grid_search(kv.kernels.make("ckrbf"), X, y, CS, GAMMAS, cv=3)
+    with pytest.raises(ValueError, match="fitted on 2 features, but X has 3"):
+        evaluation.grid_search(fitted, np.hstack((X, X[:, :1])), y, CS, GAMMAS, cv=3)
+
+
+@pytest.mark.parametrize("name", ["ckrbf", "lap", "lppk"])
+def test_parallel_run_is_identical_to_sequential(moons, name):
+    X, y = moons
+    one = evaluation.grid_search(name, X, y, CS, GAMMAS, cv=4, n_jobs=1)
+    two = evaluation.grid_search(name, X, y, CS, GAMMAS, cv=4, n_jobs=2)
     np.testing.assert_array_equal(one.fold_scores, two.fold_scores)
     np.testing.assert_array_equal(one.capped_folds, two.capped_folds)
+
+
+def test_kernels_without_gamma_conversion_get_one_task_per_gamma_and_fold(moons, monkeypatch):
+    """lap: each K_γ is built once (by one task) and shared by that γ's fold tasks, so the
+    fits are spread over (γ, fold) tasks; the scores are those of the naive loop. The
+    threading backend keeps the tasks in this process, where they can be counted."""
+    X, y = moons
+    built, fold_tasks = [], []
+    original_call = kv.kernels.Laplacian.__call__
+    original_task = evaluation._score_fold_from_gram
+
+    def counting_call(self, A, B=None):
+        built.append(self.gamma)
+        return original_call(self, A, B)
+
+    def counting_task(j, fold, *args):
+        fold_tasks.append((j, fold))
+        return original_task(j, fold, *args)
+
+    monkeypatch.setattr(kv.kernels.Laplacian, "__call__", counting_call)
+    monkeypatch.setattr(evaluation, "_score_fold_from_gram", counting_task)
+    calls = []
+    with joblib.parallel_backend("threading", n_jobs=2):
+        result = evaluation.grid_search("lap", X, y, CS, GAMMAS, cv=4, n_jobs=2,
+                                        progress=lambda done, total: calls.append(done))
+    assert sorted(built) == sorted(GAMMAS)  # one Gram per γ, none per fold
+    assert sorted(fold_tasks) == [(j, fold) for j in range(len(GAMMAS)) for fold in range(4)]
+    assert len(calls) == 1 + len(GAMMAS) * 4 and calls[-1] == len(CS) * len(GAMMAS) * 4  # one report per task
+    monkeypatch.undo()
+    expected = independent_scores(kv.kernels.make("lap"), X, y, CS, GAMMAS, cv=4)
+    np.testing.assert_allclose(result.scores, expected, rtol=0, atol=1e-12)
 
 
 def test_progress_counts_every_fit(moons):
@@ -86,7 +147,19 @@ def test_iteration_cap_is_flagged_without_warnings(moons):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = evaluation.grid_search("rbf", X, y, [1e3], [1.0], cv=3, max_iter=2)
-    assert result.capped.all() and result.n_capped_fits == 3
+    assert result.capped.all() and result.n_capped_fits == 3 and result.n_capped_cells == 1
+
+
+def test_capped_cells_are_counted(moons):
+    X, y = moons
+    # Small C converges within 100 iterations; C = 1e3 does not; (C = 1, γ = 30) on one fold only.
+    result = evaluation.grid_search("rbf", X, y, [1e-2, 1.0, 1e3], [0.3, 30.0], cv=3, max_iter=100)
+    np.testing.assert_array_equal(result.capped_folds.sum(axis=-1), [[0, 0], [0, 1], [3, 3]])
+    np.testing.assert_array_equal(result.capped, [[False, False], [False, True], [True, True]])
+    assert result.n_capped_cells == 3 and result.n_capped_fits == 7
+    summary = json.loads(json.dumps(result.to_dict()))
+    assert summary["n_capped_cells"] == 3 and summary["n_capped_fits"] == 7
+    assert summary["capped"] == result.capped.tolist()
 
 
 def test_result_tables(moons):
@@ -108,7 +181,8 @@ def test_result_tables(moons):
     ({"gammas": [-1.0]}, "gammas"),
     ({"Cs": []}, "Cs"),
     ({"gammas": [np.nan]}, "gammas"),
-    ({"cv": 61}, "Use a smaller cv"),
+    ({"cv": 61}, r"^cv=61 folds need at least 61 labeled points in every class, but class 0 has only 60\. "
+                 r"Use cv ≤ 60\.$"),
     ({"cv": 1}, "cv"),
     ({"max_iter": 0}, "max_iter"),
     ({"kernel": "nope"}, "Unknown kernel"),
@@ -134,6 +208,45 @@ def test_bad_data_raises_value_error(moons):
         evaluation.grid_search("rbf", X, y[:-1], CS, GAMMAS)
     with pytest.raises(ValueError, match="X_unlabeled"):
         evaluation.grid_search("rbf", X, y, CS, GAMMAS, cv=3, X_unlabeled=np.ones((4, 3)))
+
+
+@pytest.mark.parametrize("labels, shown", [
+    (np.array([0.0, 1.0]), "1"),          # not np.float64(1.0)
+    (np.array([-1, 2]), "2"),
+    (np.array([0.5, 2.5]), "2.5"),
+    (np.array(["no", "yes"]), "'yes'"),   # not np.str_('yes')
+])
+def test_error_messages_show_labels_as_written(moons, labels, shown):
+    X, y = moons
+    y = labels[y].copy()
+    y[np.flatnonzero(y == labels[1])[2:]] = labels[0]  # leave two points of the second class
+    with pytest.raises(ValueError) as error:
+        evaluation.grid_search("rbf", X, y, CS, GAMMAS, cv=10)
+    message = str(error.value)
+    assert message == (f"cv=10 folds need at least 10 labeled points in every class, but class {shown} has only 2. "
+                       "Use cv ≤ 2.")
+    assert "np." not in message
+    with pytest.raises(ValueError, match=r"^y has a single class \(" + shown.replace(".", r"\.") + r"\);"):
+        evaluation.grid_search("rbf", X, np.full(len(y), labels[1]), CS, GAMMAS)
+
+
+def test_a_class_with_one_point_cannot_be_split(moons):
+    X, y = moons
+    y = y.copy()
+    y[np.flatnonzero(y == 1)[1:]] = 0
+    with pytest.raises(ValueError, match="class 1 has only 1. Label at least one more point of that class"):
+        evaluation.grid_search("rbf", X, y, CS, GAMMAS, cv=2)
+
+
+def test_check_grid_inputs_validates_without_running(moons):
+    X, y = moons
+    X_checked, y_checked, Cs, gammas, max_iter, U = evaluation.check_grid_inputs(X, y, [1, 10], [0.5], cv=3)
+    assert X_checked.dtype == np.float64 and Cs.tolist() == [1.0, 10.0] and U is None
+    assert max_iter == evaluation.DEFAULT_MAX_ITER
+    with pytest.raises(ValueError, match="Use cv ≤ 60"):
+        evaluation.check_grid_inputs(X, y, [1], [1], cv=100)
+    with pytest.raises(ValueError, match="gammas"):
+        evaluation.check_grid_inputs(X, y, [1], [0], cv=3)
 
 
 # ----------------------------------------------------------------------------- P_f(α)
@@ -222,12 +335,21 @@ def test_semi_supervised_splits_follow_the_protocols(moons):
         evaluation.semi_supervised_splits(X, y, "half")
 
 
-def test_semi_supervised_grid_equals_independent_loop(moons):
+@pytest.mark.parametrize("unsupervised_on", ["all", "train"])
+def test_semi_supervised_grid_equals_independent_loop(moons, unsupervised_on):
     X, y = moons
-    result = evaluation.semi_supervised_grid("mrbf", X, y, CS, GAMMAS, protocol="10%", cv=3, n_jobs=1)
+    params = {"n_components": 3}
+    result = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS, protocol="10%", cv=3, n_jobs=1,
+                                             unsupervised_on=unsupervised_on, **params)
     assert result.fold_scores.shape == (3, 3, 3) and result.protocol == "10%"
+    if unsupervised_on == "all":
+        # Transductive (MATH.md §4): one fit on every point, the test folds' features included.
+        assert len(result.fitted_kernel.partition_.labels_) == len(X)
+    else:
+        assert result.fitted_kernel is None
     for fold, (labeled, unlabeled, test) in enumerate(evaluation.semi_supervised_splits(X, y, "10%", cv=3)):
-        kernel = kv.kernels.make("mrbf").fit(X[np.concatenate((labeled, unlabeled))])
+        fit_on = X if unsupervised_on == "all" else X[np.concatenate((labeled, unlabeled))]
+        kernel = kv.kernels.make("ckrbf", **params).fit(fit_on)
         for j, gamma in enumerate(GAMMAS):
             kernel.set_params(gamma=gamma)
             for i, C in enumerate(CS):
@@ -236,17 +358,61 @@ def test_semi_supervised_grid_equals_independent_loop(moons):
                 assert result.fold_scores[i, j, fold] == pytest.approx(accuracy, abs=1e-12)
 
 
+def test_semi_supervised_default_fits_on_all_points_without_test_labels(moons):
+    X, y = moons
+    default = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3, n_components=3)
+    explicit = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3,
+                                               unsupervised_on="all", n_components=3)
+    np.testing.assert_array_equal(default.fold_scores, explicit.fold_scores)
+    # The labels never reach the unsupervised fit: the fitted partition depends on X alone.
+    fitted = kv.kernels.make("ckrbf", n_components=3).fit(X)
+    np.testing.assert_array_equal(default.fitted_kernel.partition_.labels_, fitted.partition_.labels_)
+    with pytest.raises(ValueError, match="unsupervised_on must be one of 'all', 'train'"):
+        evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS, unsupervised_on="test")
+
+
 # ----------------------------------------------------------------------------- Dask
 @pytest.mark.slow
-def test_dask_cluster_gives_identical_scores(moons):
+def test_dask_cluster_gives_identical_scores(moons, monkeypatch):
+    """Both engines (γ-conversion: ckrbf; one Gram per γ: lap) on a two-worker cluster:
+    the same fold scores as a local run, every task run by a worker, and no large array
+    shipped inside a task (D is broadcast once up front, each K_γ scattered once)."""
     distributed = pytest.importorskip("dask.distributed")
     X, y = moons
-    local = evaluation.grid_search("ckrbf", X, y, CS, GAMMAS, cv=4)
+    names = ("ckrbf", "lap")
+    local = {name: evaluation.grid_search(name, X, y, CS, GAMMAS, cv=4) for name in names}
+    submitted, scattered = [], []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster), joblib.parallel_backend("dask"):
-        remote = evaluation.grid_search("ckrbf", X, y, CS, GAMMAS, cv=4, n_jobs=-1)
-    np.testing.assert_array_equal(local.fold_scores, remote.fold_scores)
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        submit, scatter = client.submit, client.scatter
+
+        def recording_submit(*args, **kwargs):
+            submitted.extend([*task_args, *task_kwargs.values()] for function, task_args, task_kwargs in kwargs["tasks"]
+                             if function.__name__.startswith("_score_fold_"))
+            return submit(*args, **kwargs)
+
+        def recording_scatter(data, *args, **kwargs):
+            scattered.append((data, kwargs))
+            return scatter(data, *args, **kwargs)
+
+        monkeypatch.setattr(client, "submit", recording_submit)
+        monkeypatch.setattr(client, "scatter", recording_scatter)
+        with distributed.get_task_stream(client) as stream, joblib.parallel_backend("dask"):
+            remote = {name: evaluation.grid_search(name, X, y, CS, GAMMAS, cv=4, n_jobs=-1) for name in names}
+        workers = set(client.scheduler_info()["workers"])
+    for name in names:
+        np.testing.assert_array_equal(local[name].fold_scores, remote[name].fold_scores)
+    n_tasks = len(names) * len(GAMMAS) * 4  # one per (γ, fold)
+    assert len(submitted) == n_tasks
+    ran_on = [task["worker"] for task in stream.data if "_score_fold_" in task["key"]]
+    assert len(ran_on) == n_tasks and set(ran_on) <= workers, (len(ran_on), set(ran_on), workers)
+    inline = [arg.shape for args in submitted for arg in args if isinstance(arg, np.ndarray) and arg.nbytes > 10_000]
+    assert inline == []
+    broadcasts = [data for data, kwargs in scattered if kwargs.get("broadcast")]
+    assert len(broadcasts) == 1  # ckrbf's D and log n, to every worker, before its tasks
+    assert sorted(np.shape(array) for array in broadcasts[0]) == [(120, 120), (120, 120)]
+    grams = [data for data, kwargs in scattered if not kwargs.get("broadcast") and np.shape(data) == (120, 120)]
+    assert len(grams) == len(GAMMAS)  # lap: each K_γ once, shared by its folds
 
 
 # ----------------------------------------------------------------------------- the CkRBF paper

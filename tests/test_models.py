@@ -8,7 +8,7 @@ from sklearn.base import clone
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import StratifiedKFold, cross_val_score, train_test_split
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -105,11 +105,22 @@ def test_kernel_svc_iteration_cap_is_flagged(moons):
 
 
 def test_kernel_svc_clipped_spectrum_is_psd(moons):
-    X, y, X_test, _ = moons
-    clf = models.KernelSVC(kernel="rwm", gamma=0.5, spectrum="clip", kernel_params={"n_components": 3}).fit(X, y)
-    K = kv.kernels.clip_spectrum(clf.kernel_(X, X))
-    assert np.linalg.eigvalsh(K).min() > -1e-8
-    assert clf.score(X_test, moons[3]) > 0.8
+    X, y, X_test, y_test = moons
+    kwargs = {"kernel": "rwm", "gamma": 0.5, "kernel_params": {"n_components": 6}}
+    clipped = models.KernelSVC(spectrum="clip", **kwargs).fit(X, y)
+    raw = models.KernelSVC(spectrum="raw", **kwargs).fit(X, y)
+    K = raw.kernel_(X, X)
+    assert np.linalg.eigvalsh(K).min() < -1e-3  # this RWM Gram is clearly indefinite
+    K_psd = kv.kernels.clip_spectrum(K)
+    assert np.linalg.eigvalsh(K_psd).min() > -1e-8
+    # spectrum="clip" trains libsvm on exactly the clipped Gram ...
+    reference = SVC(kernel="precomputed").fit(K_psd, y)
+    np.testing.assert_array_equal(clipped.support_, reference.support_)
+    np.testing.assert_allclose(clipped.dual_coef_, reference.dual_coef_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(clipped.intercept_, reference.intercept_, rtol=0, atol=1e-12)
+    # ... which is not the raw one.
+    assert raw.dual_coef_.shape != clipped.dual_coef_.shape or np.abs(raw.dual_coef_ - clipped.dual_coef_).max() > 1e-3
+    assert clipped.score(X_test, y_test) > 0.8
 
 
 def test_kernel_object_gets_the_models_gamma(moons):
@@ -367,16 +378,31 @@ def test_mkrbf_single_class_cluster_predicts_its_class():
 
 
 # ----------------------------------------------------------------------------- unlabeled points
-def test_unlabeled_points_reach_the_kernel(moons):
+def fitted_point_count(kernel):
+    """How many points the kernel's unsupervised part was fitted on."""
+    return len(kernel.points_) if kernel.name == "lap" else len(kernel.partition_.labels_)
+
+
+@pytest.mark.parametrize("kernel, kernel_params", [
+    ("ckrbf", {"n_components": 4}),
+    ("gmm", {"n_components": 4}),
+    ("rwm", {"n_components": 4}),
+    ("lap", {}),
+])
+def test_unlabeled_points_reach_the_kernel(moons, kernel, kernel_params):
     X, y, X_test, _ = moons
     labeled = np.r_[0:10, 100:110]
     unlabeled = np.setdiff1d(np.arange(len(X)), labeled)
-    kwargs = {"kernel": "ckrbf", "C": 10.0, "gamma": 1.0, "kernel_params": {"n_components": 4}}
+    kwargs = {"kernel": kernel, "C": 10.0, "gamma": 1.0, "kernel_params": kernel_params}
     alone = models.KernelSVC(**kwargs).fit(X[labeled], y[labeled])
     helped = models.KernelSVC(**kwargs).fit(X[labeled], y[labeled], X_unlabeled=X[unlabeled])
-    assert len(alone.kernel_.partition_.labels_) == len(labeled)
-    assert len(helped.kernel_.partition_.labels_) == len(X)
-    assert not np.allclose(alone.decision_function(X_test), helped.decision_function(X_test))
+    assert fitted_point_count(alone.kernel_) == len(labeled)
+    assert fitted_point_count(helped.kernel_) == len(labeled) + len(unlabeled)
+    if kernel == "lap":
+        np.testing.assert_array_equal(helped.kernel_.points_, np.vstack((X[labeled], X[unlabeled])))
+    # Only the unsupervised part sees them: the SVM still has the labeled points alone.
+    assert helped.svc_.shape_fit_ == (len(labeled), len(labeled))
+    assert np.abs(alone.decision_function(X_test) - helped.decision_function(X_test)).max() > 1e-3
 
 
 @pytest.mark.parametrize("cls", [models.KNDA, models.KFD, models.CKSVMNDA, models.MPM])
@@ -445,6 +471,21 @@ def test_binary_only_models_reject_three_classes(cls):
         cls().fit(X, y)
 
 
+def test_labels_in_messages_are_written_plainly(moons):
+    X, y, _, _ = moons
+    with pytest.raises(ValueError, match=r"y has only one class \(1\)\. Label points") as error:
+        models.KernelSVC().fit(X, np.ones(len(X)))
+    assert "np." not in str(error.value)
+    with pytest.raises(ValueError, match=r"class \('yes'\)"):
+        models.KernelSVC().fit(X, np.full(len(X), "yes"))
+    X3, y3 = make_blobs(90, centers=3, random_state=0)
+    with pytest.raises(ValueError, match=r"y has 3 classes \(0, 1, 2\)\.") as error:
+        models.KFD().fit(X3, y3.astype(float))
+    assert "np." not in str(error.value)
+    assert models.format_label(np.float64(2.5)) == "2.5" and models.format_label(np.int64(-1)) == "-1"
+    assert models.format_label(np.str_("no")) == "'no'" and models.format_label(np.True_) == "True"
+
+
 def test_multiclass_models_accept_three_classes():
     X, y = make_blobs(150, centers=3, random_state=0)
     for cls in (models.KernelSVC, models.SCM):
@@ -488,13 +529,40 @@ def mixture_split():
     return train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
 
 
-def test_mcpm_on_30_units_is_within_3_points_of_an_rbf_svm(mixture_split):
-    X, X_test, y, y_test = mixture_split
-    svm_accuracy = SVC(C=1.0, gamma=0.3).fit(X, y).score(X_test, y_test)
-    mcpm = models.MCPM(kernel="rbf-ppk", gamma=0.3, n_components=15).fit(X, y)
-    assert len(mcpm.units_) == 30 and mcpm.unit_sizes_.sum() == len(X)
+#: The MCPM paper's toy kind: each class a mixture of Gaussians (fixed means and shapes).
+PAPER_TOY_MEANS = {0: [(-2.0, 0.0), (1.0, 2.0), (2.0, -2.0), (-1.0, 3.0)],
+                   1: [(0.0, 1.0), (-1.0, -2.0), (3.0, 0.5), (-3.0, 2.0)]}
+
+
+def paper_toy(n_per_class, seed):
+    """n_per_class points per class from the fixed mixture; ``seed`` only draws the sample."""
+    shapes = np.random.default_rng(12345).normal(size=(8, 2, 2)) * 0.5
+    rng = np.random.default_rng(seed)
+    X, y = [], []
+    for label, means in PAPER_TOY_MEANS.items():
+        component = rng.integers(0, len(means), n_per_class)
+        for k, mean in enumerate(means):
+            shape = shapes[4 * label + k]
+            count = np.sum(component == k)
+            X.append(rng.multivariate_normal(mean, 0.25 * np.eye(2) + 0.1 * shape @ shape.T, count))
+            y.append(np.full(count, label))
+    return np.vstack(X), np.concatenate(y)
+
+
+def test_mcpm_on_30_units_is_within_3_points_of_a_tuned_rbf_svm():
+    """The MCPM paper's toy setting: 2000 training points (1000 per class) from a mixture
+    of Gaussians, 15 clusters per class (30 units), and a separate test set. The RBF SVM
+    gets its C and γ by 3-fold CV on the training set; MCPM runs with its defaults."""
+    X, y = paper_toy(1000, seed=0)
+    X_test, y_test = paper_toy(1000, seed=1)
+    search = GridSearchCV(SVC(), {"C": [0.1, 1.0, 10.0, 100.0], "gamma": [0.1, 1.0, 10.0]},
+                          cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(X, y)
+    svm_accuracy = search.score(X_test, y_test)
+    assert svm_accuracy > 0.9
+    mcpm = models.MCPM(kernel="rbf-ppk", n_components=15).fit(X, y)
+    assert len(mcpm.units_) == 30 and mcpm.unit_sizes_.sum() == len(X) == 2000
     assert 0.5 < mcpm.alpha_ < 1.0
-    assert mcpm.score(X_test, y_test) >= svm_accuracy - 0.03
+    assert abs(mcpm.score(X_test, y_test) - svm_accuracy) <= 0.03
 
 
 @pytest.mark.parametrize("kernel", ["rbf-ppk", "lppk"])
