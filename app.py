@@ -42,6 +42,16 @@ def _widget_keys_of_generator(generator: str) -> dict[str, str]:
     return {p: f"gp:{generator}:{p}" for p in kv.data.GENERATORS.get(generator, {})}
 
 
+def set_generator_params(generator: str, params: dict) -> list[str]:
+    """Put a generator's parameters in their widgets' keys (defaults for the rest); return
+    why any given value was left out (one a widget cannot show or the generator refuses)."""
+    clean, problems = kvviews.check_generator_params(generator, params)
+    defaults = kv.data.GENERATORS.get(generator, {})
+    for param, key in _widget_keys_of_generator(generator).items():
+        st.session_state[key] = clean.get(param, defaults[param])
+    return problems
+
+
 def init_state() -> None:
     """First run of a session: settings from the URL (defaults where absent or unreadable)."""
     if st.session_state.get("_initialised"):
@@ -49,10 +59,7 @@ def init_state() -> None:
     values, problems = kvstate.parse(st.query_params.to_dict())
     for name, value in values.items():
         st.session_state[name] = value
-    generator = values["generator"]
-    defaults = kv.data.GENERATORS.get(generator, {})
-    for param, key in _widget_keys_of_generator(generator).items():
-        st.session_state[key] = type(defaults[param])(values["gen_params"].get(param, defaults[param]))
+    problems += set_generator_params(values["generator"], values["gen_params"])
     st.session_state["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
     st.session_state["_flash"] = list(problems)
     st.session_state["_pending"] = {}
@@ -117,7 +124,7 @@ def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> No
     if last_good:
         restore = {n: last_good[n] for n in names if n in last_good and not _same(st.session_state.get(n), last_good[n])}
         if restore:
-            shown = ", ".join(f"{n} = {_show(v)}" for n, v in restore.items())
+            shown = ", ".join(f"{n.rsplit(':', 1)[-1]} = {_show(v)}" for n, v in restore.items())
             queue_and_rerun(restore, f"{error} — restored {shown}.")
 
 
@@ -145,6 +152,12 @@ DATA_SETTINGS = ("source", "generator", "data_seed", "sample", "label_how", "lab
                  "label_seed", "scaling", "fit_on", "test_fraction")
 PARTITION_SETTINGS = ("partition", "n_components", "partition_seed", "vi_prior_type", "vi_alpha0", "vi_beta0", "vi_w0")
 MODEL_SETTINGS = ("kernels", "log_gamma", "log_C", "normalize")
+GRID_SETTINGS = ("grid_log_C", "grid_log_gamma", "grid_steps", "cv", "cv_seed")
+
+
+def data_settings(values: dict) -> tuple[str, ...]:
+    """The data stage's settings, with the widget keys of the current generator's parameters."""
+    return DATA_SETTINGS + tuple(_widget_keys_of_generator(values["generator"]).values())
 
 
 # ============================================================================ data
@@ -177,11 +190,7 @@ def handle_upload() -> None:
         return
     st.session_state["_upload_digest"] = digest
     try:
-        ds = uploaded(digest, file.name, raw)
-        if ds.d < 2:
-            raise ValueError(f"{file.name!r} has a single feature; kernelviz works in the plane and needs at least two.")
-        if ds.y is None or len(ds.classes) < 2:
-            raise ValueError(f"{file.name!r} has fewer than two classes among its labels; an SVM needs two.")
+        kvviews.check_upload(uploaded(digest, file.name, raw), file.name)
     except Exception as err:  # noqa: BLE001 - any failure to read a user's file is shown, never raised
         st.session_state["_flash"].append(f"Could not use {file.name!r}: {err} The previous data are kept.")
         return
@@ -232,14 +241,14 @@ def load_prepared(values: dict) -> Prepared:
         st.info(f"{err} Meanwhile the views show the previous data ({previous.name}).")
         return previous
     except ValueError as err:
-        fail_and_restore("data", DATA_SETTINGS, err)
+        fail_and_restore("data", data_settings(values), err)
         previous = st.session_state.get("_last_good_data")
         if previous is None:
             raise
         st.error(f"{err} Showing the last data that worked ({previous.name}).")
         return previous
     st.session_state["_last_good_data"] = prep
-    remember_good("data", DATA_SETTINGS)
+    remember_good("data", data_settings(values))
     return prep
 
 
@@ -345,7 +354,7 @@ def grid_store() -> dict:
 
 def grid_axes(values: dict) -> tuple[np.ndarray, np.ndarray]:
     steps = values["grid_steps"]
-    return (np.linspace(*values["grid_log_C"], steps), np.linspace(*values["grid_log_gamma"], steps))
+    return kvviews.grid_axis(values["grid_log_C"], steps), kvviews.grid_axis(values["grid_log_gamma"], steps)
 
 
 def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
@@ -366,23 +375,46 @@ def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None
     log_Cs, log_gammas = grid_axes(values)
     per_kernel = len(log_Cs) * len(log_gammas) * values["cv"]
     bar = st.progress(0.0, text="Grid search …")
-    for i, name in enumerate(missing):
-        def report(done, total, i=i, name=name):
+
+    def search(name):
+        i = missing.index(name)
+
+        def report(done, total):
             share = (i * per_kernel + done * per_kernel / max(total, 1)) / (len(missing) * per_kernel)
             bar.progress(min(share, 1.0), text=f"Grid search: {fg.kernel_label(name)} — {done}/{total} fits")
 
         params = kvviews.kernel_params(name, partition, values["normalize"])
-        store[grid_key(name, prep, values)] = kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"],
-                                                                  values["cv_seed"], params, progress=report)
+        return kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params,
+                                   progress=report)
+
+    done, reasons = kvviews.each_or_reason(missing, search)
+    for name in missing:
+        # a kernel that cannot be searched keeps its reason, so it is not searched again in vain
+        store[grid_key(name, prep, values)] = done[name] if name in done else kvviews.GridFailure(reasons[name])
     bar.empty()
 
 
-def stored_grids(prep: Prepared, values: dict, names: list[str]) -> dict:
+def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, dict]:
+    """(name → finished search, name → why it failed) of the kernels searched with these settings."""
     store = grid_store()
-    return {n: store[grid_key(n, prep, values)] for n in names if grid_key(n, prep, values) in store}
+    found = {n: store[grid_key(n, prep, values)] for n in names if grid_key(n, prep, values) in store}
+    return ({n: g for n, g in found.items() if not isinstance(g, kvviews.GridFailure)},
+            {n: g for n, g in found.items() if isinstance(g, kvviews.GridFailure)})
 
 
 # ============================================================================ sidebar
+
+def number_input(label: str, name: str, where=None, **kwargs):
+    """A number input bounded like its setting (``kvstate.bounds``), so the link can always hold its value."""
+    lo, hi = kvstate.bounds(name)
+    return (where or st).number_input(label, min_value=lo, max_value=hi, key=name, **kwargs)
+
+
+def slider(label: str, name: str, where=None, **kwargs):
+    """A slider (a range slider for a range setting) spanning its setting's bounds."""
+    lo, hi = kvstate.bounds(name)
+    return (where or st).slider(label, lo, hi, key=name, **kwargs)
+
 
 def sidebar(values: dict) -> None:
     sb = st.sidebar
@@ -403,10 +435,8 @@ def sidebar(values: dict) -> None:
             for i, (param, key) in enumerate(_widget_keys_of_generator(generator).items()):
                 if key not in st.session_state:
                     st.session_state[key] = defaults[param]
-                is_int = isinstance(defaults[param], int)
-                cols[i % 2].number_input(param.replace("_", " "), key=key, step=1 if is_int else 0.05,
-                                         min_value=0 if is_int else None, format="%d" if is_int else "%.3g")
-            st.number_input("Seed", min_value=0, step=1, key="data_seed")
+                cols[i % 2].number_input(param.replace("_", " "), key=key, **kvviews.generator_param_bounds(param))
+            number_input("Seed", "data_seed", step=1)
         elif source == "sample":
             st.selectbox("Sample", kvstate.BY_NAME["sample"].choices(), key="sample")
             desc = kv.data.SAMPLES.get(st.session_state["sample"], {}).get(
@@ -425,13 +455,13 @@ def sidebar(values: dict) -> None:
                      help="The others become unlabeled: only the unsupervised parts (partition, density, graph) see them.")
         how = st.session_state["label_how"]
         if how == "fraction":
-            st.slider("Fraction labeled", 0.01, 1.0, key="label_fraction", step=0.01)
+            slider("Fraction labeled", "label_fraction", step=0.01)
         elif how in ("per_class", "dense_per_class"):
-            st.number_input("k per class", min_value=1, max_value=500, step=1, key="label_per_class")
+            number_input("k per class", "label_per_class", step=1)
         if how != "all":
-            st.number_input("Seed of the labeled subset", min_value=0, step=1, key="label_seed")
-        st.slider("Held out for testing", 0.0, 0.8, key="test_fraction", step=0.05,
-                  help="Share of the labeled points kept out of training to measure test accuracy.")
+            number_input("Seed of the labeled subset", "label_seed", step=1)
+        slider("Held out for testing", "test_fraction", step=0.05,
+               help="Share of the labeled points kept out of training to measure test accuracy.")
         prep = st.session_state.get("_last_good_data")
         if prep is not None and prep.d > 2:
             st.radio("Fit on", ("projection", "full"), key="fit_on", horizontal=True,
@@ -443,28 +473,28 @@ def sidebar(values: dict) -> None:
                  format_func={"kmeans": "k-means", "gmm": "GMM", "vi": "VI"}.get,
                  help="Used by the Partition view and by the CkRBF, GMM and RWM kernels.")
         c1, c2 = st.columns(2)
-        c1.number_input("Clusters" if st.session_state["partition"] != "vi" else "Max. components",
-                        min_value=1, max_value=30, step=1, key="n_components")
-        c2.number_input("Seed", min_value=0, step=1, key="partition_seed")
+        number_input("Clusters" if st.session_state["partition"] != "vi" else "Max. components", "n_components",
+                     step=1, where=c1)
+        number_input("Seed", "partition_seed", step=1, where=c2)
         if st.session_state["partition"] == "vi":
             st.selectbox("Weight prior", ("dirichlet_process", "dirichlet_distribution"), key="vi_prior_type",
                          format_func=lambda s: s.replace("_", " "))
             c1, c2, c3 = st.columns(3)
-            c1.number_input("α₀", min_value=1e-4, max_value=1e4, key="vi_alpha0", format="%.3g")
-            c2.number_input("β₀", min_value=1e-4, max_value=1e4, key="vi_beta0", format="%.3g")
-            c3.number_input("w₀", min_value=0.0, max_value=1e4, key="vi_w0", format="%.3g",
-                            help="Covariance prior w₀·I; 0 uses the data's covariance.")
+            number_input("α₀", "vi_alpha0", format="%.3g", where=c1)
+            number_input("β₀", "vi_beta0", format="%.3g", where=c2)
+            number_input("w₀", "vi_w0", format="%.3g", where=c3,
+                         help="Covariance prior w₀·I; 0 uses the data's covariance.")
 
     with sb.expander("**Kernels and SVM**", expanded=True):
         st.multiselect("Kernels to compare", kvstate.KERNEL_NAMES, key="kernels", format_func=fg.kernel_label)
         st.multiselect("Other models (Decision boundaries)", kvstate.MODEL_NAMES, key="models",
                        help="Classifiers built around the kernels (cluster SVMs, minimax machines, discriminants); "
                             "the Theory view describes each.")
-        st.slider("log₁₀ γ", -3.0, 3.0, step=0.1, key="log_gamma", format="%.1f",
-                  help="Kernel width: larger γ means more local similarity.")
+        slider("log₁₀ γ", "log_gamma", step=0.1, format="%.1f",
+               help="Kernel width: larger γ means more local similarity.")
         st.caption(f"γ = {10 ** st.session_state['log_gamma']:.3g}")
-        st.slider("log₁₀ C", -2.0, 4.0, step=0.1, key="log_C", format="%.1f",
-                  help="SVM penalty: larger C fits the training points harder.")
+        slider("log₁₀ C", "log_C", step=0.1, format="%.1f",
+               help="SVM penalty: larger C fits the training points harder.")
         st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
         st.radio("CkRBF scale", ("paper", "unit"), key="normalize", horizontal=True,
                  format_func={"paper": "as in the paper", "unit": "unit"}.get,
@@ -595,18 +625,38 @@ def view_partition(prep: Prepared, values: dict) -> None:
     html_download(fig, "partition")
 
 
+def centre_reference(prep: Prepared) -> dict:
+    """The reference on the data point nearest the centre, within the coordinate inputs' bounds."""
+    lo, hi = kvstate.bounds("ref_x")
+    rx, ry = (float(np.clip(round(v, 4), lo, hi)) for v in kvviews.default_reference(prep))
+    return {"ref_x": rx, "ref_y": ry}
+
+
+def show_panels(names: list, compute, label=fg.kernel_label) -> list:
+    """Each name's panel; a name that fails gets a warning in its place, the others still show.
+
+    When every one fails there is nothing to show: a ValueError then takes the view's
+    error path (message, and the last model settings that worked).
+    """
+    panels, reasons = kvviews.each_or_reason(names, compute)
+    if names and not panels:
+        raise ValueError(" ".join(f"{label(n)}: {r}" for n, r in reasons.items()))
+    for name, reason in reasons.items():
+        st.warning(f"**{label(name)}** is left out: {reason}")
+    return list(panels.values())
+
+
 def view_similarity(prep: Prepared, values: dict, partition) -> None:
-    if values["ref_x"] is None or values["ref_y"] is None:
-        rx, ry = kvviews.default_reference(prep)
-        queue_and_rerun({"ref_x": round(rx, 4), "ref_y": round(ry, 4)})
+    if st.session_state.get("ref_x") is None or st.session_state.get("ref_y") is None:
+        # Their inputs are not drawn yet in this run, so they can be set directly.
+        st.session_state.update(centre_reference(prep))
     c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
     c1.radio("Show", ("dissimilarity", "similarity"), key="sim_mode", horizontal=True,
              format_func={"dissimilarity": "dissimilarity (level curves)", "similarity": "similarity (shaded)"}.get)
-    c2.number_input("reference x", key="ref_x", step=0.1, format="%.3f")
-    c3.number_input("reference y", key="ref_y", step=0.1, format="%.3f")
+    number_input("reference x", "ref_x", where=c2, step=0.1, format="%.3f")
+    number_input("reference y", "ref_y", where=c3, step=0.1, format="%.3f")
     if c4.button("Centre point", help="Put the reference on the data point nearest the centre."):
-        rx, ry = kvviews.default_reference(prep)
-        queue_and_rerun({"ref_x": round(rx, 4), "ref_y": round(ry, 4)})
+        queue_and_rerun(centre_reference(prep))
     names = values["kernels"]
     if not names:
         st.info("Choose at least one kernel in the sidebar.")
@@ -614,22 +664,24 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     reference = (float(st.session_state["ref_x"]), float(st.session_state["ref_y"]))
     grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION, extra=np.array([reference]))
     gkey = evaluation_grid_key(grid)
-    panels = []
+
+    def panel(name):
+        kernel = get_kernel(name, prep, values, partition)
+        return similarity_panel(name, prep.key, kernel_cache_key(name, values), gkey, values["log_gamma"],
+                                reference, kernel, prep, grid)
+
     with st.spinner("Evaluating the kernels around the reference point …"):
-        for name in names:
-            kernel = get_kernel(name, prep, values, partition)
-            kkey = kernel_cache_key(name, values)
-            panels.append(similarity_panel(name, prep.key, kkey, gkey, values["log_gamma"],
-                                           reference, kernel, prep, grid))
+        panels = show_panels(names, panel)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.classes)
     event = st.plotly_chart(fig, key="similarity_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     clicked = selected_points(event)
     if clicked:
-        x, y = float(clicked[0]["x"]), float(clicked[0]["y"])
-        if (round(x, 4), round(y, 4)) != (round(reference[0], 4), round(reference[1], 4)):
-            queue_and_rerun({"ref_x": round(x, 4), "ref_y": round(y, 4)})
+        lo, hi = kvstate.bounds("ref_x")
+        x, y = (float(np.clip(round(float(clicked[0][axis]), 4), lo, hi)) for axis in ("x", "y"))
+        if (x, y) != (round(reference[0], 4), round(reference[1], 4)):
+            queue_and_rerun({"ref_x": x, "ref_y": y})
     st.caption(
         "Click a point of the data to move the reference (×). Dissimilarity is the distance inside each kernel's "
         "exponent, √(−ln(k(r,y)/√(k(r,r)k(y,y)))/γ): Euclidean for RBF, Mahalanobis for Mahalanobis RBF, "
@@ -666,29 +718,29 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     if not require_two_classes(prep):
         return
     grid, gkey = boundary_grid(prep)
-    panels = []
+
+    def kernel_panel(name):
+        kernel = get_kernel(name, prep, values, partition)
+        return boundary_panel(name, prep.key, kernel_cache_key(name, values), gkey, values["log_gamma"],
+                              values["log_C"], kernel, prep, grid)
+
+    def other_panel(name):
+        return model_panel(name, prep.key, gkey, values["log_gamma"], values["log_C"], values["partition_seed"],
+                           prep, grid)
+
     with st.spinner("Fitting the SVMs …"):
-        for name in names:
-            kernel = get_kernel(name, prep, values, partition)
-            kkey = kernel_cache_key(name, values)
-            panels.append(boundary_panel(name, prep.key, kkey, gkey, values["log_gamma"],
-                                         values["log_C"], kernel, prep, grid))
-        n_classes = len(np.unique(prep.y[prep.train]))
-        for name in values["models"]:
-            if n_classes > 2 and kv.models.MODELS[name][2]:
-                st.info(f"{name} separates two classes only; this data has {n_classes}.")
-                continue
-            panels.append(model_panel(name, prep.key, gkey, values["log_gamma"], values["log_C"],
-                                      values["partition_seed"], prep, grid))
-    if not panels:
-        return
+        # one list, so that the view fails as a whole only when no kernel and no model works
+        tagged = [("kernel", n) for n in names] + [("model", n) for n in values["models"]]
+        panels = show_panels(tagged, lambda t: (kernel_panel if t[0] == "kernel" else other_panel)(t[1]),
+                             label=lambda t: fg.kernel_label(t[1]))
     truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
                                    f"C = {10 ** values['log_C']:.3g}")
     st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
     columns = {
-        "kernel": [fg.kernel_label(p.name) for p in panels],
+        "kernel": [fg.kernel_label(p.name) + (f" ({kvviews.MULTICLASS_SCHEME})"
+                                              if kvviews.MULTICLASS_SCHEME in p.note else "") for p in panels],
         "train accuracy": [p.train_accuracy for p in panels],
         "test accuracy": [p.test_accuracy for p in panels],
         "accuracy on hidden labels": [p.hidden_accuracy for p in panels],
@@ -715,11 +767,13 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
         return
     X, breaks = kvviews.gram_points(prep, partition)
     gamma = 10.0 ** values["log_gamma"]
+
+    def summary(name):
+        K = kvviews.at_gamma(get_kernel(name, prep, values, partition), gamma)(X)
+        return kvviews.gram_summary(name, K, breaks)
+
     with st.spinner("Computing Gram matrices and their spectra …"):
-        summaries = []
-        for name in names:
-            K = kvviews.at_gamma(get_kernel(name, prep, values, partition), gamma)(X)
-            summaries.append(kvviews.gram_summary(name, K, breaks))
+        summaries = show_panels(names, summary)
     n = len(prep.y)
     subsample = (f" (every {n / kvviews.GRAM_MAX_POINTS:.1f}-th of {n} points)"
                  if n > kvviews.GRAM_MAX_POINTS else "")
@@ -738,16 +792,32 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
 
 def grid_controls() -> None:
     c1, c2, c3, c4, c5 = st.columns([3, 3, 1.4, 1, 1])
-    c1.slider("log₁₀ C range", -4, 6, key="grid_log_C")
-    c2.slider("log₁₀ γ range", -5, 5, key="grid_log_gamma")
-    c3.number_input("steps per axis", 3, 15, step=1, key="grid_steps")
-    c4.number_input("CV folds", 2, 10, step=1, key="cv")
-    c5.number_input("fold seed", min_value=0, step=1, key="cv_seed")
+    slider("log₁₀ C range", "grid_log_C", where=c1, help="Equal ends search a single C.")
+    slider("log₁₀ γ range", "grid_log_gamma", where=c2, help="Equal ends search a single γ.")
+    number_input("steps per axis", "grid_steps", step=1, where=c3)
+    number_input("CV folds", "cv", step=1, where=c4)
+    number_input("fold seed", "cv_seed", step=1, where=c5)
+
+
+def check_grid_settings(prep: Prepared, values: dict) -> bool:
+    """Refuse folds the labeled points cannot fill: say why, and go back to the grid settings that worked."""
+    try:
+        kvviews.check_folds(prep, values["cv"])
+    except ValueError as err:
+        fail_and_restore("grid", GRID_SETTINGS, err)
+        st.error(str(err))
+        return False
+    remember_good("grid", GRID_SETTINGS)
+    return True
 
 
 def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition) -> dict:
-    grids = stored_grids(prep, values, names)
-    missing = [n for n in names if n not in grids]
+    if not check_grid_settings(prep, values):
+        return {}
+    grids, failures = stored_grids(prep, values, names)
+    for name, reason in failures.items():
+        st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {reason}")
+    missing = [n for n in names if n not in grids and n not in failures]
     if missing:
         log_Cs, log_gammas = grid_axes(values)
         fits = len(missing) * len(log_Cs) * len(log_gammas) * values["cv"]
@@ -815,7 +885,7 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
                                 "best accuracy": st.column_config.NumberColumn(format="percent")})
     st.caption(f"α₀ = {alpha0:.3f}, the worst score of all grids compared: below it every curve is 1. "
                "A curve further right means more of the grid reaches that accuracy — the kernel is easier to tune.")
-    if any(n in kvviews.SCALED_KERNELS for n in names):
+    if any(n in kvviews.SCALED_KERNELS for n in grids):
         st.markdown(scale_sentence(prep, values, grids))
     curve_csv = pd.DataFrame({"alpha": alphas, **{n: c[1] for n, c in curves.items()}}).to_csv(index=False)
     c1, c2 = st.columns(2)
@@ -825,17 +895,16 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
 
 
 def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
-    name = next(n for n in values["kernels"] if n in kvviews.SCALED_KERNELS)
+    name = next(n for n in grids if n in kvviews.SCALED_KERNELS)
     result, _ = grids[name]
-    size = "—"
+    normaliser = None
     if result.fitted_kernel is not None:
         described = result.fitted_kernel.describe()
-        size = f"{described['normaliser min']:.3g} to {described['normaliser max']:.3g}"
-    return (f"**Why the CkRBF curve moves when you switch the scale.** With the paper's scale every CkRBF value "
-            f"carries the factor det(Σₓ+Σᵧ)^(−½) (here {size}). Multiplying a kernel by a constant c is the same "
-            f"as multiplying C by c, so on a fixed (C, γ) grid the paper's scale slides CkRBF's good region towards "
-            f"small C — the grid then simply contains more of it. The unit scale divides that constant out; on "
-            f"fourclass most of the paper's P_f advantage disappears with it.")
+        normaliser = (described["normaliser min"], described["normaliser max"])
+    other_values = {**values, "normalize": "unit" if values["normalize"] == "paper" else "paper"}
+    other = grid_store().get(grid_key(name, prep, other_values))
+    other_scores = None if other is None or isinstance(other, kvviews.GridFailure) else other[0].scores
+    return kvviews.scale_sentence(prep.name, values["normalize"], normaliser, result.scores, other_scores)
 
 
 # ----------------------------------------------------------------------------- theory
@@ -847,10 +916,7 @@ def set_preset(key: str) -> None:
         if name == "points":
             continue
         st.session_state[name] = value
-    generator = values["generator"]
-    defaults = kv.data.GENERATORS.get(generator, {})
-    for param, wkey in _widget_keys_of_generator(generator).items():
-        st.session_state[wkey] = type(defaults[param])(values["gen_params"].get(param, defaults[param]))
+    set_generator_params(values["generator"], values["gen_params"])
 
 
 def view_theory() -> None:
@@ -910,6 +976,8 @@ def run_view(view: str, values: dict) -> None:
     except ValueError as err:
         if view in ("boundaries", "similarity", "kernel", "grid", "pf"):
             fail_and_restore("model", MODEL_SETTINGS, err)
+        if view in ("grid", "pf"):
+            fail_and_restore("grid", GRID_SETTINGS, err)
         st.error(str(err))
     except Exception as err:  # noqa: BLE001 - the page must never show a traceback
         st.error(f"Something went wrong in the {kvstate.VIEW_TITLES[view]} view ({type(err).__name__}). "
@@ -930,15 +998,18 @@ def main() -> None:
     init_state()
     carry_over_state()
     handle_upload()
-    for message in st.session_state["_flash"]:
+    # Messages stay queued until a run completes: a view that reruns the script (to set a
+    # widget it has drawn) would otherwise take them off the page before anyone read them.
+    shown = list(st.session_state["_flash"])
+    for message in shown:
         st.error(message)
-    st.session_state["_flash"] = []
     st.segmented_control("View", kvstate.VIEWS, key="view", format_func=kvstate.VIEW_TITLES.get, required=True,
                          label_visibility="collapsed")
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.
     run_view(values["view"], values)
+    del st.session_state["_flash"][:len(shown)]
     sidebar(current_settings())
     write_url(current_settings())
 

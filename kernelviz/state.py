@@ -62,7 +62,8 @@ class Setting:
 
     ``kind`` is one of ``"str"`` (one of ``allowed``), ``"int"`` / ``"float"`` (within the
     closed range ``allowed``), ``"bool"``, ``"list"`` (a subset of ``allowed``, order kept),
-    ``"range"`` (two whole numbers lo < hi within ``allowed``, written ``lo_hi``),
+    ``"range"`` (two whole numbers lo ≤ hi within ``allowed``, written ``lo_hi``; lo == hi
+    is a single value, as a range slider can give),
     ``"params"`` (a small dict of numbers, e.g. a generator's parameters),
     ``"points"`` (drawn points: an (n, 3) array of x, y, label) or ``"optfloat"``
     (a float in ``allowed`` or ``None``). ``allowed`` may be a callable, for choices that
@@ -122,6 +123,18 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+def bounds(name: str) -> tuple:
+    """The closed range of a numeric (``int``, ``float``, ``optfloat``) or ``range`` setting.
+
+    The app gives each such setting's widget exactly these bounds, so every value a widget
+    can produce is one a link can hold (:func:`encode` then :func:`parse` give it back).
+    """
+    s = BY_NAME[name]
+    if s.kind not in ("int", "float", "optfloat", "range"):
+        raise ValueError(f"{name} is a {s.kind} setting; only numbers and ranges have bounds.")
+    return s.allowed
 
 
 def defaults() -> dict[str, Any]:
@@ -206,8 +219,8 @@ def _validate_range(s: Setting, value):
         lo, hi = (float(p) for p in parts)
     except (TypeError, ValueError):
         raise ValueError(f"{s.name} must be two whole numbers lo_hi; got {value!r}.") from None
-    if lo != int(lo) or hi != int(hi) or not lo < hi:
-        raise ValueError(f"{s.name} must be two whole numbers with lo < hi; got {value!r}.")
+    if lo != int(lo) or hi != int(hi) or not lo <= hi:
+        raise ValueError(f"{s.name} must be two whole numbers with lo ≤ hi; got {value!r}.")
     if not (s.allowed[0] <= lo and hi <= s.allowed[1]):
         raise ValueError(f"{s.name} must lie within {s.allowed[0]} … {s.allowed[1]}; got {value!r}.")
     return (int(lo), int(hi))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
 import time
 import warnings
 from dataclasses import dataclass
@@ -179,12 +180,25 @@ def prepare(ds: kv.data.Dataset, ds_key: str, scaling: str, fit_on: str, label_h
     Raises
     ------
     ValueError
-        When the data have fewer than two features.
+        When the data have fewer than two features, or values (or their squared
+        distances) that are not finite after scaling.
     """
-    X = kv.data.scale(ds.X, scaling)
-    y = ds.y if ds.y is not None else np.full(ds.n, kv.data.UNLABELED)
     if ds.d < 2:
         raise ValueError("kernelviz works in the plane and needs at least two features.")
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        offset, factor = kv.data.scaling_parameters(ds.X, scaling)
+        X = (ds.X - offset) / factor
+        # Kernels square the differences between points: a span whose square overflows
+        # would turn every Gram matrix into NaN further down.
+        span = np.ptp(X, axis=0) if len(X) else np.zeros(ds.d)
+        finite = (np.all(np.isfinite(offset)) and np.all(np.isfinite(factor)) and np.all(np.isfinite(X))
+                  and np.isfinite(np.sum(np.square(span))))
+    if not finite:
+        how = {"none": "", "minmax": " of the min-max scaling", "zscore": " of the z-scoring"}.get(scaling, "")
+        raise ValueError(f"{ds.name!r} holds values too large to compute with: the squared distances{how} are "
+                         f"no longer finite numbers (largest |value| {np.max(np.abs(ds.X)):.3g}). Rescale the "
+                         "data (e.g. divide them by a power of ten) and load them again.")
+    y = ds.y if ds.y is not None else np.full(ds.n, kv.data.UNLABELED)
     pca_mean = pca_components = explained = None
     X_view = X
     if ds.d > 2:
@@ -240,6 +254,153 @@ def default_reference(prep: Prepared) -> tuple[float, float]:
     centre = prep.X_view.mean(axis=0)
     i = int(np.argmin(((prep.X_view - centre) ** 2).sum(axis=1)))
     return float(prep.X_view[i, 0]), float(prep.X_view[i, 1])
+
+
+def check_upload(ds: kv.data.Dataset, file_name: str) -> None:
+    """Refuse an uploaded data set the views cannot model, saying why.
+
+    Parameters
+    ----------
+    ds : kv.data.Dataset
+        The file as ``kv.data.read`` gave it (labels in the last column or LIBSVM's first token).
+    file_name : str
+        The file's name, for the messages.
+
+    Raises
+    ------
+    ValueError
+        With fewer than two feature columns, fewer than two classes among the labels, or
+        fewer than two distinct points.
+    """
+    if ds.d < 2:
+        raise ValueError(f"{file_name!r} has a single feature: kernelviz reads the labels from the last column of a "
+                         "table (the first token of a LIBSVM line), and this file has only one column of features "
+                         "besides them. It works in the plane: give at least two feature columns followed by a "
+                         "label column.")
+    if ds.y is None or len(ds.classes) < 2:
+        raise ValueError(f"{file_name!r} has fewer than two classes among its labels (last column); an SVM needs "
+                         "two.")
+    distinct = np.unique(ds.X, axis=0)
+    if len(distinct) < 2:
+        where = ", ".join(f"{v:g}" for v in distinct[0])
+        raise ValueError(f"{file_name!r}: all {ds.n} points lie on the same spot ({where}); partitions and "
+                         "kernels need at least two distinct points.")
+
+
+# ============================================================================ generator parameters
+
+#: Lower bound of the widgets of generator parameters that must be strictly positive
+#: (a widget cannot exclude its minimum).
+POSITIVE_PARAMETER_MIN = 1e-3
+#: Where the app is narrower than ``kv.data.make``: the views work in the plane, and the
+#: kernels' n × n matrices make more than a few thousand points a wait, not a view.
+APP_PARAMETER_LIMITS = {"n_features": (2, None), "n_samples": (None, 5000)}
+
+
+def generator_param_bounds(param: str) -> dict:
+    """Keyword arguments (min_value, max_value, step, format) of a generator parameter's number input.
+
+    The bounds are those ``kv.data.make`` enforces (``kv.data.PARAMETER_LIMITS``), narrowed by
+    :data:`APP_PARAMETER_LIMITS`; a strictly positive float starts at :data:`POSITIVE_PARAMETER_MIN`.
+
+    Parameters
+    ----------
+    param : str
+        A parameter of ``kv.data.GENERATORS``.
+
+    Returns
+    -------
+    dict
+        ``max_value`` (and for some floats ``min_value``) is None where there is no bound.
+    """
+    kind_of, low, high, low_excluded = kv.data.PARAMETER_LIMITS[param]
+    app_low, app_high = APP_PARAMETER_LIMITS.get(param, (None, None))
+    if kind_of is int:
+        lo, hi = int(low) + int(low_excluded), int(high) if math.isfinite(high) else None
+        lo = lo if app_low is None else max(lo, app_low)
+        hi = hi if app_high is None else (app_high if hi is None else min(hi, app_high))
+        return {"min_value": lo, "max_value": hi, "step": 1, "format": "%d"}
+    lo = None if not math.isfinite(low) else (max(float(low), 0.0) + POSITIVE_PARAMETER_MIN if low_excluded
+                                              else float(low))
+    return {"min_value": lo, "max_value": float(high) if math.isfinite(high) else None, "step": 0.05,
+            "format": "%.3g"}
+
+
+def check_generator_params(generator: str, params: Mapping[str, float]) -> tuple[dict, list[str]]:
+    """A link's generator parameters that a widget can show, each of the generator's type.
+
+    A parameter the generator does not have, or a value outside its widget's bounds, is
+    left out (its default applies) with a sentence saying why; when the remaining values
+    still cannot make data together (say fewer points than classes), all of them are.
+
+    Parameters
+    ----------
+    generator : str
+        A key of ``kv.data.GENERATORS``.
+    params : mapping
+        Parameter → number, as ``kvstate.parse`` reads ``gen_params``.
+
+    Returns
+    -------
+    (params, problems)
+    """
+    defaults = kv.data.GENERATORS.get(generator, {})
+    clean, problems = {}, []
+    for param, value in params.items():
+        if param not in defaults:
+            problems.append(f"Ignored the link's gen_params {param}: the {generator} generator has no such parameter "
+                            f"(its parameters are {', '.join(defaults)}).")
+            continue
+        bounds = generator_param_bounds(param)
+        lo, hi = bounds["min_value"], bounds["max_value"]
+        whole = isinstance(defaults[param], int)
+        if whole and float(value) != int(value):
+            reason = "must be a whole number"
+        elif (lo is not None and value < lo) or (hi is not None and value > hi):
+            reason = ("must lie between " if hi is not None else "must be at least ") + \
+                     (f"{lo:g} and {hi:g}" if hi is not None else f"{lo:g}")
+        else:
+            clean[param] = int(value) if whole else float(value)
+            continue
+        problems.append(f"Ignored the link's gen_params {param}={value:g}: {param} {reason}; using the default "
+                        f"{defaults[param]:g}.")
+    if clean:
+        try:
+            kv.data.make(generator, random_state=0, **clean)  # the checks across parameters
+        except ValueError as err:
+            problems.append(f"Ignored the link's gen_params: {err} Using the {generator} generator's defaults.")
+            clean = {}
+    return clean, problems
+
+
+def each_or_reason(names: Sequence[str], compute: Callable[[str], object]) -> tuple[dict, dict]:
+    """``compute(name)`` for every name; one that fails gives its reason and the others go on.
+
+    A view of several kernels or models shows what it can: one kernel that cannot be fitted
+    on these data must not blank the panels of the others.
+
+    Parameters
+    ----------
+    names : sequence of str
+    compute : callable
+        ``name → result``.
+
+    Returns
+    -------
+    (results, reasons)
+        ``name → result`` of those that worked and ``name → message`` of those that did not,
+        each in the order of ``names``. A ``ValueError`` gives its own message; another
+        exception its type and message (a bug, but still no traceback on the page).
+    """
+    results, reasons = {}, {}
+    for name in names:
+        try:
+            results[name] = compute(name)
+        except ValueError as err:
+            reasons[name] = str(err)
+        except Exception as err:  # noqa: BLE001 - one panel's failure is reported in place of that panel
+            reasons[name] = f"unexpected {type(err).__name__}: {err}"
+    return results, reasons
 
 
 # ============================================================================ partition and kernels
@@ -407,9 +568,52 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     )
 
 
+#: How a two-class model of ``kv.models`` is extended to more classes (named in its panel).
+MULTICLASS_SCHEME = "one-vs-one"
+
+
+def _one_vs_one(model, X_unlabeled: np.ndarray | None):
+    """``model`` (binary only) as a ``sklearn.multiclass.OneVsOneClassifier``.
+
+    Each pairwise copy still gets the unlabeled points (scikit-learn would need metadata
+    routing to pass ``X_unlabeled`` through ``fit``): a small adapter holds them.
+    """
+    from sklearn.base import BaseEstimator, ClassifierMixin, clone
+    from sklearn.multiclass import OneVsOneClassifier
+
+    global _WithUnlabeled
+    if _WithUnlabeled is None:
+        class WithUnlabeled(ClassifierMixin, BaseEstimator):
+            """A kv.models estimator fitted with fixed unlabeled points (for the multi-class wrappers)."""
+
+            def __init__(self, estimator=None, X_unlabeled=None):
+                self.estimator = estimator
+                self.X_unlabeled = X_unlabeled
+
+            def fit(self, X, y):
+                self.estimator_ = clone(self.estimator).fit(X, y, X_unlabeled=self.X_unlabeled)
+                self.classes_ = self.estimator_.classes_
+                return self
+
+            def decision_function(self, X):
+                return self.estimator_.decision_function(X)
+
+            def predict(self, X):
+                return self.estimator_.predict(X)
+
+        _WithUnlabeled = WithUnlabeled
+    return OneVsOneClassifier(_WithUnlabeled(model, X_unlabeled))
+
+
+_WithUnlabeled = None
+
+
 def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
                 seed: int) -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) fitted with γ and C where it takes them.
+
+    A two-class model meets more classes through :data:`MULTICLASS_SCHEME` (one fit per
+    pair of classes, majority vote); its panel then shows the predicted class and says so.
 
     Parameters
     ----------
@@ -426,22 +630,33 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
     -------
     fg.BoundaryPanel
     """
-    cls = kv.models.MODELS[name][0]
+    cls, _, binary_only = kv.models.MODELS[name]
     accepted = cls().get_params()
     params = {"gamma": 10.0 ** log_gamma, "C": 10.0 ** log_C, "random_state": seed}
     model = cls(**{k: v for k, v in params.items() if k in accepted})
     X_train, y_train = prep.X_model[prep.train], prep.y[prep.train]
     X_test, y_test = prep.X_model[prep.test], prep.y[prep.test]
-    X_unlabeled = prep.X_model[prep.unlabeled]
+    X_unlabeled = prep.X_model[prep.unlabeled] if prep.unlabeled.any() else None
+    wrapped = binary_only and len(np.unique(y_train)) > 2
     start = time.perf_counter()
-    model.fit(X_train, y_train, X_unlabeled=X_unlabeled if len(X_unlabeled) else None)
+    if wrapped:
+        model = _one_vs_one(model, X_unlabeled).fit(X_train, y_train)
+    else:
+        model.fit(X_train, y_train, X_unlabeled=X_unlabeled)
     fit_seconds = time.perf_counter() - start
     multiclass = len(model.classes_) > 2
     if multiclass:
         values = np.searchsorted(model.classes_, fg.evaluate_in_chunks(model.predict, prep.to_model(grid.points)))
     else:
         values = fg.evaluate_in_chunks(model.decision_function, prep.to_model(grid.points))
-    note = f"worst-case accuracy bound α = {model.alpha_:.2f}" if hasattr(model, "alpha_") else ""
+    notes = []
+    if wrapped:
+        notes.append(f"{MULTICLASS_SCHEME} over {len(model.classes_)} classes")
+        alphas = [e.estimator_.alpha_ for e in model.estimators_ if hasattr(getattr(e, "estimator_", None), "alpha_")]
+        if alphas:
+            notes.append(f"smallest pairwise worst-case accuracy bound α = {min(alphas):.2f}")
+    elif hasattr(model, "alpha_"):
+        notes.append(f"worst-case accuracy bound α = {model.alpha_:.2f}")
     return fg.BoundaryPanel(
         name=name, values=values, classes=list(model.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=y_test,
@@ -449,7 +664,8 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         test_accuracy=float(np.mean(model.predict(X_test) == y_test)) if len(X_test) else None,
         hidden_accuracy=(float(np.mean(model.predict(prep.X_model[prep.hidden]) == prep.y_true[prep.hidden]))
                          if prep.hidden.any() else None),
-        fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS, note=note)
+        fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS and not multiclass,
+        note=" · ".join(notes))
 
 
 # ============================================================================ similarity
@@ -568,6 +784,43 @@ def gram_summary(name: str, K: np.ndarray, breaks: np.ndarray) -> GramSummary:
 
 # ============================================================================ grid search and P_f
 
+class GridFailure(str):
+    """Why a kernel's grid search failed: the app keeps it in place of the result, so the
+    same search is not run again in vain (a class of this module, so that it stays the same
+    class across the app's reruns)."""
+
+
+def grid_axis(bounds: Sequence[int], steps: int) -> np.ndarray:
+    """log₁₀ values of one grid axis: ``steps`` values from lo to hi, or the single value when lo == hi."""
+    lo, hi = bounds
+    return np.array([float(lo)]) if lo == hi else np.linspace(lo, hi, steps)
+
+
+def check_folds(prep: Prepared, cv: int) -> None:
+    """Refuse a fold count the labeled points cannot fill.
+
+    Stratified k-fold cross-validation puts points of every class in each of the ``cv``
+    folds, so each class needs at least ``cv`` labeled points (training and test points
+    alike: the grid search cross-validates on all labeled points).
+
+    Raises
+    ------
+    ValueError
+        Naming the smallest class, its size and the largest fold count that works.
+    """
+    labels, counts = np.unique(prep.y[prep.labeled], return_counts=True)
+    if len(labels) < 2:
+        raise ValueError("The grid search needs labeled points of at least two classes.")
+    smallest = int(counts.min())
+    name = fg.class_names(prep.classes).get(labels[counts.argmin()], f"class {labels[counts.argmin()]:g}")
+    if smallest < 2:
+        raise ValueError(f"Cross-validation needs at least two labeled points in every class, but {name} has "
+                         f"{smallest}: label more points (sidebar, *Labeled points*).")
+    if cv > smallest:
+        raise ValueError(f"{cv}-fold cross-validation needs at least {cv} labeled points in every class, but "
+                         f"{name} has only {smallest}: choose at most {smallest} folds, or label more points.")
+
+
 def grid_search(name: str, prep: Prepared, log_Cs: np.ndarray, log_gammas: np.ndarray, cv: int, seed: int,
                 params: dict, progress: Callable[[int, int], None] | None = None) -> tuple:
     """Cross-validated accuracy of one kernel over a (C, γ) grid, and its Keerthi–Lin path.
@@ -652,3 +905,42 @@ def pf_curves(scores: Mapping[str, np.ndarray], n_alphas: int = 401) -> tuple[di
     alphas = np.linspace(alpha0, 1.0, n_alphas)
     curves = {name: (alphas, kv.evaluation.pf_curve(s, alphas)) for name, s in scores.items()}
     return table, alpha0, alphas, curves
+
+
+def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float, float] | None,
+                   scores: np.ndarray, other_scores: np.ndarray | None) -> str:
+    """Why CkRBF's P_f curve moves with the scale switch, with this data's numbers.
+
+    Parameters
+    ----------
+    data_name : str
+        The data set shown.
+    normalize : {"paper", "unit"}
+        The scale of ``scores``.
+    normaliser_range : (float, float) or None
+        Smallest and largest det(Σₓ+Σᵧ)^(−½) factor of the fitted CkRBF, when known.
+    scores : array
+        CkRBF's grid scores at this scale.
+    other_scores : array or None
+        Its scores on the same grid at the other scale, when that search has been run.
+
+    Returns
+    -------
+    str
+        Markdown. The comparison of the two scales is stated only when both grids exist.
+    """
+    size = f"{normaliser_range[0]:.3g} to {normaliser_range[1]:.3g}" if normaliser_range else "—"
+    text = (f"**Why the CkRBF curve moves when you switch the scale.** With the paper's scale every CkRBF value "
+            f"carries the factor det(Σₓ+Σᵧ)^(−½) (here {size}). Multiplying a kernel by a constant c is the "
+            f"same as multiplying C by c, so on a fixed (C, γ) grid the paper's scale slides CkRBF's good region "
+            f"towards small C — the grid then simply contains more of it. The unit scale divides that constant out")
+    if other_scores is None:
+        other = "unit" if normalize == "paper" else "paper's"
+        return text + (f". Switch to the {other} scale and run the search again to see how much of CkRBF's "
+                       f"P_f advantage on {data_name} is this constant alone.")
+    paper, unit = (scores, other_scores) if normalize == "paper" else (other_scores, scores)
+    table, alpha0 = kv.evaluation.pf_auc({"paper": paper, "unit": unit})
+    return text + (f": on {data_name}, CkRBF's P_f AUC (from α₀ = {alpha0:.3f}, the worse of the two grids) is "
+                   f"{table['paper']['auc']:.3f} with the paper's scale and {table['unit']['auc']:.3f} with the "
+                   f"unit scale; best accuracy {100 * table['paper']['best']:.1f}% and "
+                   f"{100 * table['unit']['best']:.1f}%.")

@@ -64,11 +64,27 @@ def widget(at: AppTest, key: str):
     raise KeyError(key)
 
 
+def run_grid_search(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label == "Run grid search").click()
+    return at.run()
+
+
 def sweep_views(at: AppTest) -> None:
+    """Every view, with the grid search run (keep its grid small: grid_steps=3, cv=2)."""
     for view in VIEWS:
         show(at, view)
         assert_clean(at)
-        if view in CHART_VIEWS:
+        if view == "grid":
+            if not charts(at):  # not searched yet in this process (the grid store is shared)
+                assert any("not searched yet" in i.value for i in at.info)
+                run_grid_search(at)
+                assert_clean(at)
+            (fig,) = charts(at)
+            assert sum(t["type"] == "heatmap" for t in fig["data"]) == len(at.session_state["kernels"])
+        elif view == "pf":
+            (fig,) = charts(at)  # the grids just searched are reused
+            assert len([t for t in fig["data"] if "AUC" in t.get("name", "")]) == len(at.session_state["kernels"])
+        elif view in CHART_VIEWS:
             assert charts(at), f"no chart in the {view} view"
 
 
@@ -84,7 +100,8 @@ def test_every_view_renders_for_each_generator(generator):
 
 @pytest.mark.parametrize("sample", list(kvstate.BY_NAME["sample"].choices()))
 def test_every_view_renders_for_each_bundled_sample(sample):
-    at = make_app(source="sample", sample=sample, kernels="rbf,ckrbf", label_how="fraction", label_fraction="0.3")
+    at = make_app(source="sample", sample=sample, kernels="rbf,ckrbf", label_how="fraction", label_fraction="0.3",
+                  grid_steps="3", cv="2")
     assert_clean(at)
     sweep_views(at)
 
@@ -111,21 +128,34 @@ def test_every_model_gets_a_boundary_panel():
     assert "worst-case accuracy bound" in titles
 
 
-def test_two_class_models_step_aside_on_three_classes():
-    at = make_app(gen_params="n_classes:3,n_samples:90", generator="blobs", kernels="rbf", models="MPM,SCM",
-                  view="boundaries")
-    assert not at.exception
-    assert any("MPM separates two classes only" in i.value for i in at.info)
-    titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
-    assert "SCM" in titles and "RBF" in titles
+def test_every_model_draws_a_multiclass_boundary_on_three_classes():
+    at = make_app(gen_params="n_classes:3,n_samples:90", generator="blobs", kernels="rbf",
+                  models=",".join(kvstate.MODEL_NAMES), view="boundaries")
+    assert_clean(at)
+    assert not at.info and not at.warning
+    (fig,) = charts(at)
+    titles = [a["text"] for a in fig["layout"]["annotations"]]
+    assert len(titles) == 1 + len(kvstate.MODEL_NAMES)
+    for name in kvstate.MODEL_NAMES:
+        (title,) = [t for t in titles if t.startswith(f"<b>{name}</b>")]
+        # the two-class models say how they were extended; the others are multi-class already
+        assert ("one-vs-one over 3 classes" in title) == kv.models.MODELS[name][2], title
+    # decision regions by predicted class (three of them) and no ±1 margins in any panel
+    heatmaps = [t for t in fig["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) == len(titles)
+    for heat in heatmaps:
+        assert heat["zmax"] == 2.5 and set(np.unique(_heatmap_z(heat))) == {0.0, 1.0, 2.0}
+    assert not [t for t in fig["data"] if t["type"] == "contour" and t["line"].get("dash") == "dash"]
+    table = at.dataframe[0].value
+    assert "MPM (one-vs-one)" in list(table["kernel"])
 
 
 
 # ----------------------------------------------------------------------------- settings change figures
 
 
-def _heatmap_z(fig: dict) -> np.ndarray:
-    heat = next(t for t in fig["data"] if t["type"] == "heatmap")
+def _heatmap_z(fig_or_trace: dict) -> np.ndarray:
+    heat = next(t for t in fig_or_trace["data"] if t["type"] == "heatmap") if "data" in fig_or_trace else fig_or_trace
     return array(heat["z"]).astype(float)
 
 
@@ -169,36 +199,86 @@ def test_the_similarity_reference_follows_a_click():
 # ----------------------------------------------------------------------------- URL round trip
 
 
+def _link(at: AppTest) -> dict:
+    return {k: v[-1] if isinstance(v, list) else v for k, v in dict(at.query_params).items()}
+
+
 def test_the_url_round_trips_every_setting_it_holds():
+    # every setting away from its default (the drawn points have their own test)
     query = {"view": "similarity", "generator": "circles", "gen_params": "factor:0.3,n_samples:120", "data_seed": "7",
-             "scaling": "minmax", "partition": "gmm", "n_components": "3", "kernels": "rbf,rwm",
-             "log_gamma": "0.5", "log_C": "1.2", "sim_mode": "similarity", "label_how": "per_class",
-             "label_per_class": "5"}
+             "label_how": "per_class", "label_per_class": "5", "label_seed": "11", "scaling": "minmax",
+             "test_fraction": "0.2", "partition": "vi", "n_components": "3", "partition_seed": "13",
+             "vi_prior_type": "dirichlet_distribution", "vi_alpha0": "0.5", "vi_beta0": "2", "vi_w0": "0.3",
+             "kernels": "rwm,rbf", "models": "SCM,KFD", "log_gamma": "0.5", "log_C": "1.2", "normalize": "unit",
+             "ref_x": "0.25", "ref_y": "-0.5", "sim_mode": "similarity", "grid_log_C": "-1_3",
+             "grid_log_gamma": "-2_2", "grid_steps": "4", "cv": "3", "cv_seed": "19"}
     at = make_app(**query)
     assert_clean(at)
     assert widget(at, "generator").value == "circles"
     assert widget(at, "log_gamma").value == 0.5
+    assert widget(at, "ref_x").value == 0.25 and widget(at, "ref_y").value == -0.5
+    assert widget(at, "vi_alpha0").value == 0.5
     assert at.session_state["gp:circles:factor"] == 0.3
-    assert at.session_state["kernels"] == ["rbf", "rwm"]
-    link = dict(at.query_params)
+    assert at.session_state["kernels"] == ["rwm", "rbf"]
+    assert at.session_state["grid_log_C"] == (-1, 3)
+    ref = next(t for t in charts(at)[0]["data"] if t.get("name") == "reference point")
+    assert (float(array(ref["x"])[0]), float(array(ref["y"])[0])) == (0.25, -0.5)
+    link = _link(at)
     for key, value in query.items():
-        assert link[key] in (value, [value]), key
+        assert link.get(key) == value, key
+    # switching views keeps every other view's settings in the link
+    for view in ("data", "grid", "theory"):
+        show(at, view)
+        assert_clean(at)
+        assert {k: v for k, v in _link(at).items() if k != "view"} == {k: v for k, v in query.items() if k != "view"}
     # the link written back opens the same state
-    again = make_app(**{k: v[-1] if isinstance(v, list) else v for k, v in link.items()})
+    show(at, "similarity")
+    again = make_app(**_link(at))
     for name in kvstate.BY_NAME:
         if name != "points":
             assert again.session_state[name] == at.session_state[name], name
     assert charts(again)[0] == charts(at)[0]
 
 
-def test_a_damaged_link_opens_with_defaults_and_says_why():
-    at = make_app(log_gamma="abc", n_components="0", kernels="rbf,nope", view="partition")
+@pytest.mark.parametrize("view", ["partition", "similarity"])
+def test_a_damaged_link_opens_with_defaults_and_says_why(view):
+    at = make_app(log_gamma="abc", n_components="0", kernels="rbf,nope", ref_x="5e6", view=view)
     messages = " ".join(e.value for e in at.error)
-    assert "log_gamma" in messages and "n_components" in messages and "kernels" in messages
+    for name in ("log_gamma", "n_components", "kernels", "ref_x"):
+        assert f"link's {name}" in messages, (name, messages)
     assert at.session_state["log_gamma"] == 0.0
     assert at.session_state["n_components"] == 2
     assert not at.exception
     assert charts(at)
+    if view == "similarity":
+        # the reference falls back to the data point nearest the centre, inside its input's bounds
+        ref = next(t for t in charts(at)[0]["data"] if t.get("name") == "reference point")
+        assert at.session_state["ref_x"] == pytest.approx(float(array(ref["x"])[0]), abs=1e-3)
+        assert abs(at.session_state["ref_x"]) < 10
+        assert (widget(at, "ref_x").min, widget(at, "ref_x").max) == kvstate.bounds("ref_x")
+        assert "ref_x" in at.query_params and "5000000" not in str(at.query_params["ref_x"])
+    # the messages stay for one completed run, not forever
+    at.run()
+    assert not at.error
+
+
+def test_every_numeric_widget_is_bounded_like_its_setting():
+    """So every value a widget can produce is one a link can hold (test_state checks the round trip)."""
+    seen = set()
+    for query in ({"label_how": "fraction", "partition": "vi", "view": "similarity"},
+                  {"label_how": "per_class", "view": "grid", "kernels": "rbf", "cv": "2"}):
+        at = make_app(gen_params="n_samples:40", **query)
+        assert_clean(at)
+        for w in list(at.number_input) + list(at.slider):
+            if w.key in kvstate.BY_NAME:
+                assert (w.min, w.max) == tuple(kvstate.bounds(w.key)), w.key
+                seen.add(w.key)
+            elif w.key.startswith("gp:"):
+                bounds = kv.views.generator_param_bounds(w.key.rsplit(":", 1)[-1])
+                assert (w.min, w.max) == (bounds["min_value"], bounds["max_value"]), w.key
+                seen.add("gen_params")
+    numeric = {s.name for s in kvstate.SETTINGS if s.kind in ("int", "float", "optfloat", "range")}
+    assert numeric <= seen, numeric - seen
 
 
 # ----------------------------------------------------------------------------- bad input keeps the state
@@ -210,7 +290,10 @@ BAD_UPLOADS = {
     "malformed": b"a,b,label\n1,2,0\n3,4\n5,6,1,9\n",
     "nan": b"a,b,label\n1,2,0\nnan,4,1\n5,6,1\n",
     "text": b"hello there\nthis is not a table of numbers\njust words\n",
+    "text in a numeric column": b"a,b,label\n1,2,0\n1,abc,0\n5,6,1\n7,8,1\n",
     "one class": b"a,b,label\n1,2,1\n3,4,1\n5,6,1\n7,1,1\n",
+    "identical points": b"a,b,label\n" + b"1,1,0\n" * 10 + b"1,1,1\n" * 10,
+    "two columns": b"a,b\n1,2\n3,4\n5,6\n",
     "garbage": np.random.default_rng(0).integers(0, 256, 3_000_000, dtype=np.uint8).tobytes(),
 }
 
@@ -230,9 +313,58 @@ def test_a_bad_upload_shows_an_error_and_keeps_the_previous_data(case):
     _upload(at, f"{case}.csv", BAD_UPLOADS[case])
     assert not at.exception
     assert any("Could not use" in e.value for e in at.error), [e.value for e in at.error]
+    expected = {"text in a numeric column": "'abc' is not a number", "identical points": "same spot",
+                "two columns": "reads the labels from the last column"}.get(case, "")
+    assert any(expected in e.value for e in at.error), [e.value for e in at.error]
     assert any("**good**" in m.value for m in at.markdown)
     assert charts(at)[0] == good_chart
     assert at.session_state["source"] == "upload"
+
+
+def test_values_too_large_to_scale_keep_the_previous_data():
+    at = make_app(source="upload", scaling="minmax")
+    _upload(at, "good.csv", GOOD_CSV)
+    assert_clean(at)
+    good_chart = charts(at)[0]
+    _upload(at, "huge.csv", b"a,b,label\n1e308,2,0\n-1e308,4,1\n5,6,0\n7,8,1\n")
+    assert not at.exception
+    messages = " ".join(e.value for e in at.error)
+    assert "too large" in messages and "Showing the last data that worked (good)" in messages, messages
+    assert charts(at)[0] == good_chart
+    for view in ("partition", "boundaries"):
+        show(at, view)
+        assert not at.exception and charts(at)
+        assert "contains NaN" not in " ".join(e.value for e in at.error)
+
+
+def test_a_generator_parameter_that_fails_is_restored():
+    at = make_app(generator="blobs", gen_params="n_classes:3")
+    assert_clean(at)
+    n_samples = widget(at, "gp:blobs:n_samples")
+    assert n_samples.min == 2  # n_samples = 0 cannot be typed in
+    good_chart = charts(at)[0]
+    n_samples.set_value(2)  # fewer points than classes
+    at.run()
+    assert not at.exception
+    messages = " ".join(e.value for e in at.error)
+    assert "too few for 3 classes" in messages and "restored n_samples = 300" in messages, messages
+    assert at.session_state["gp:blobs:n_samples"] == 300
+    assert at.query_params["gen_params"] in ("n_classes:3", ["n_classes:3"])
+    assert charts(at)[0] == good_chart
+
+
+def test_a_link_with_an_impossible_generator_parameter_uses_its_default():
+    at = make_app(generator="blobs", gen_params="n_samples:0,noise:0.25,factor:2")
+    assert not at.exception
+    messages = " ".join(e.value for e in at.error)
+    assert "gen_params n_samples=0" in messages and "gen_params factor" in messages, messages
+    assert at.session_state["gp:blobs:n_samples"] == 300 and at.session_state["gp:blobs:noise"] == 0.25
+    assert at.query_params["gen_params"] in ("noise:0.25", ["noise:0.25"])
+    assert charts(at)
+    at = make_app(generator="blobs", gen_params="n_samples:2,n_classes:3")  # each fine, together impossible
+    assert "too few for 3 classes" in " ".join(e.value for e in at.error)
+    assert at.session_state["gp:blobs:n_samples"] == 300 and at.session_state["gp:blobs:n_classes"] == 2
+    assert charts(at)
 
 
 def test_more_clusters_than_points_is_refused_and_the_setting_restored():
@@ -248,8 +380,77 @@ def test_more_clusters_than_points_is_refused_and_the_setting_restored():
 
 def test_a_one_class_labeling_explains_instead_of_failing():
     at = make_app(view="boundaries", source="drawn", points="1_0.5_1~0_1_1~0.5_0.5_0")
-    assert not at.exception
+    assert_clean(at)
     assert any("two classes" in i.value for i in at.info)
+
+
+def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
+    # four points: too few for the Laplacian kernel's 7-nearest-neighbour graph
+    at = make_app(source="drawn", points="1_0.5_1~1_1_1~-1_0_-1~-1_-0.5_-1", kernels="rbf,ckrbf,rwm,lap",
+                  grid_steps="3", cv="2", view="similarity")
+    for view in ("similarity", "boundaries", "kernel", "grid", "pf"):
+        show(at, view)
+        if view == "grid":
+            run_grid_search(at)
+        assert_clean(at)
+        (warning,) = at.warning
+        assert "Laplacian (LAP)" in warning.value and "needs more than" in warning.value, warning.value
+        fig = charts(at)[0]
+        if view == "pf":
+            names = " ".join(t.get("name", "") for t in fig["data"])
+        else:
+            names = " ".join(a["text"] for a in fig["layout"]["annotations"])
+        for label in ("RBF", "CkRBF", "RWM"):
+            assert label in names, (view, label)
+        assert "Laplacian" not in names
+
+
+def test_a_model_that_fails_leaves_the_other_panels(monkeypatch):
+    fit = kv.views.model_panel
+
+    def failing(name, *args):
+        if name == "KFD":
+            raise ValueError("KFD cannot be fitted here.")
+        return fit(name, *args)
+
+    monkeypatch.setattr(kv.views, "model_panel", failing)
+    at = make_app(view="boundaries", kernels="rbf", models="KFD,MPM", gen_params="n_samples:53")
+    assert_clean(at)
+    (warning,) = at.warning
+    assert warning.value == "**KFD** is left out: KFD cannot be fitted here."
+    titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
+    assert "<b>RBF</b>" in titles and "<b>MPM</b>" in titles and "KFD" not in titles
+
+
+def test_cv_is_checked_against_the_smallest_class_and_restored():
+    at = make_app(view="grid", source="sample", sample="iris-2class", label_how="per_class", label_per_class="3",
+                  kernels="rbf", cv="2", grid_steps="3")
+    assert_clean(at)
+    widget(at, "cv").set_value(5)
+    at.run()
+    assert not at.exception
+    messages = " ".join(e.value for e in at.error)
+    assert "5-fold cross-validation needs at least 5 labeled points in every class" in messages, messages
+    assert "choose at most 3 folds" in messages and "restored cv = 2" in messages
+    assert at.session_state["cv"] == 2
+    run_grid_search(at)
+    assert_clean(at)
+    assert charts(at)
+
+
+def test_an_equal_grid_range_searches_a_single_value_and_round_trips():
+    at = make_app(view="grid", kernels="rbf", grid_steps="3", cv="2", gen_params="n_samples:60")
+    widget(at, "grid_log_C").set_value((1, 1))
+    at.run()
+    assert any("(6 SVM fits)" in i.value for i in at.info)  # 1 C × 3 γ × 2 folds
+    run_grid_search(at)
+    assert_clean(at)
+    heat = next(t for t in charts(at)[0]["data"] if t["type"] == "heatmap")
+    assert _heatmap_z(heat).shape == (1, 3)
+    assert _link(at)["grid_log_C"] == "1_1"
+    again = make_app(**_link(at))
+    assert_clean(again)
+    assert again.session_state["grid_log_C"] == (1, 1)
 
 
 # ----------------------------------------------------------------------------- drawing
@@ -313,21 +514,115 @@ def test_grid_search_then_pf_with_the_scale_switch():
     at.run()
     assert_clean(at)
     assert any("CkRBF scale: **unit**" in m.value for m in at.markdown)
-    assert any("Why the CkRBF curve moves" in m.value for m in at.markdown)
+    (why,) = [m.value for m in at.markdown if "Why the CkRBF curve moves" in m.value]
+    # both scales are searched now: the sentence compares them on these data, not on fourclass
+    assert "on moons, CkRBF's P_f AUC" in why and "with the paper's scale and" in why and "fourclass" not in why
     assert charts(at)
 
 
-def test_a_preset_sets_the_sidebar_state():
-    at = make_app(view="theory")
+def _titles(fig: dict) -> list[str]:
+    return [a["text"] for a in fig["layout"]["annotations"]]
+
+
+def _unlabeled_accuracy(title: str) -> float:
+    return float(title.split("unlabeled ")[1].split("%")[0])
+
+
+def _open_preset(key: str) -> AppTest:
+    at = make_app(view="theory", kernels="lap", log_gamma="2", scaling="none")  # far from every preset
     assert_clean(at)
     assert len(at.get("latex")) == len(kvstate.KERNEL_NAMES)
-    next(b for b in at.button if b.key == "preset_rwm_fig1").click()
+    next(b for b in at.button if b.key == f"preset_{key}").click()
     at.run()
     assert_clean(at)
-    assert at.session_state["view"] == "boundaries"
-    assert at.session_state["generator"] == "concentric"
-    assert at.session_state["kernels"] == ["rbf", "rwm"]
-    assert charts(at)
+    for name, value in kvstate.PRESETS_BY_KEY[key].settings.items():
+        assert kvstate._equal(at.session_state[name], kvstate.validate(name, value)), name
+    assert at.session_state["view"] == kvstate.PRESETS_BY_KEY[key].settings["view"]
+    return at
+
+
+def test_the_rwm_preset_shows_rwm_beating_rbf_on_the_unlabeled_points():
+    at = _open_preset("rwm_fig1")
+    (fig,) = charts(at)
+    rbf, rwm = _titles(fig)
+    assert rbf.startswith("<b>RBF</b>") and rwm.startswith("<b>RWM</b>")
+    # one labeled point per class, the other 798 unlabeled
+    train = [t for t in fig["data"] if t.get("name", "").endswith("(train)") and t["xaxis"] == "x"]
+    assert sum(len(array(t["x"])) for t in train) == 2
+    assert _unlabeled_accuracy(rwm) > _unlabeled_accuracy(rbf) + 15, (rbf, rwm)
+
+
+def test_the_ckrbf_preset_shows_the_three_kernels_around_an_iris_point():
+    at = _open_preset("ckrbf_iris")
+    (fig,) = charts(at)
+    titles = _titles(fig)
+    assert titles[0] == "RBF" and titles[1].startswith("Mahalanobis RBF") and "data covariance" in titles[1]
+    assert titles[2] == "CkRBF"
+    # CkRBF measures with the two k-means clusters' covariances, Mahalanobis RBF with one
+    def ellipses(axis):
+        return [t for t in fig["data"] if t.get("fill") == "toself" and t["xaxis"] == axis]
+    assert (len(ellipses("x")), len(ellipses("x2")), len(ellipses("x3"))) == (0, 1, 2)
+    points = [t for t in fig["data"] if t.get("name", "").startswith("class") and t["xaxis"] == "x"]
+    assert sum(len(array(t["x"])) for t in points) == 100  # Iris setosa and versicolor
+
+
+def test_the_mcpm_preset_compares_cluster_models_with_rbf():
+    at = _open_preset("mcpm_toy")
+    (fig,) = charts(at)
+    titles = _titles(fig)
+    assert [t.split("</b>")[0] for t in titles] == ["<b>RBF", "<b>SCM", "<b>MCPM"]
+    assert "worst-case accuracy bound α" in titles[2]
+
+
+# ----------------------------------------------------------------------------- downloads and caches
+
+
+def test_the_data_downloads_read_back_as_the_data(monkeypatch):
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    files = {}
+    add_deferred = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        files[file_name] = data_callable
+        return add_deferred(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    at = make_app(gen_params="n_samples:50", label_how="fraction", label_fraction="0.5", data_seed="3")
+    assert_clean(at)
+    X, y = kv.data.make("moons", n_samples=50, random_state=3)
+    labeled = at.session_state["_last_good_data"].labeled
+    for name in ("moons.csv", "moons.libsvm"):
+        ds = kv.data.read(files[name]().encode(), name=name)
+        np.testing.assert_array_equal(ds.X, X)
+        # hidden labels are written as unlabeled
+        np.testing.assert_array_equal(ds.y, np.where(labeled, y, kv.data.UNLABELED))
+        assert 0 < labeled.sum() < 50
+
+
+def test_a_gamma_change_reuses_the_cached_distance_matrices(monkeypatch):
+    calls = []
+    build = kv.views.gamma_families
+
+    def counted(kernel, prep, grid_model):
+        calls.append(type(kernel).__name__)
+        return build(kernel, prep, grid_model)
+
+    monkeypatch.setattr(kv.views, "gamma_families", counted)
+    # data no other test uses, so the process-wide caches start empty
+    at = make_app(view="boundaries", kernels="rbf,ckrbf,rwm", gen_params="n_samples:91", data_seed="424242")
+    assert_clean(at)
+    first = list(calls)
+    assert len(first) >= 2, first  # one γ-free family per γ-convertible kernel
+    before = charts(at)[0]
+    for log_gamma in (0.7, -0.4):
+        widget(at, "log_gamma").set_value(log_gamma)
+        at.run()
+        assert_clean(at)
+        after = charts(at)[0]
+        assert not np.allclose(_heatmap_z(before), _heatmap_z(after))
+        before = after
+    assert calls == first  # no distance matrix was computed again
 
 
 def test_large_data_evaluates_the_boundary_in_blocks():

@@ -167,6 +167,16 @@ def test_multiclass_panels_outline_every_class_region():
     assert fig.data[0].zmax == 2.5
 
 
+def test_a_multiclass_panel_has_regions_by_class_and_no_margins_even_for_an_svm():
+    grid, panel = _boundary_panel(name="mkRBF", multiclass=True, n_classes=3)
+    panel.note = "one-vs-one over 3 classes"
+    assert panel.margins  # an SVM, but f = ±1 means nothing once the classes vote
+    fig = fg.boundary_figure([panel], grid)
+    assert not [t for t in fig.data if t.type == "contour" and t.line.dash == "dash"]
+    assert [t.contours.start for t in fig.data if t.type == "contour"] == [0.5, 0.5, 0.5]
+    assert "one-vs-one over 3 classes" in fig.layout.annotations[0].text
+
+
 def test_similarity_small_multiples_share_axes_with_round_levels_per_panel():
     grid = fg.grid_over(X, 30)
     ref = X[0]

@@ -103,7 +103,8 @@ def _value_strategy(s: state.Setting):
         return st.lists(st.sampled_from(s.choices()), unique=True, max_size=len(s.choices()))
     if s.kind == "range":
         lo, hi = s.allowed
-        return st.tuples(st.integers(lo, hi - 1), st.integers(1, hi - lo)).map(lambda t: (t[0], min(t[0] + t[1], hi)))
+        # a range slider can give equal ends (a single value)
+        return st.tuples(st.integers(lo, hi), st.integers(0, hi - lo)).map(lambda t: (t[0], min(t[0] + t[1], hi)))
     if s.kind == "params":
         return st.dictionaries(st.sampled_from(["noise", "n_samples", "factor"]),
                                st.one_of(st.integers(0, 10_000), st.floats(-1e6, 1e6, allow_nan=False)))
@@ -121,3 +122,44 @@ def test_any_valid_settings_survive_the_round_trip(values):
         if name == "points":
             continue
         assert state._equal(parsed[name], state.validate(name, value)), name
+
+
+NUMERIC_KINDS = ("int", "float", "optfloat", "range")
+
+
+def _widget_values(s: state.Setting):
+    """What the setting's widget can produce: the app bounds each numeric widget by
+    ``state.bounds`` (test_app checks that), with any value in between."""
+    lo, hi = state.bounds(s.name)
+    if s.kind == "int":
+        return st.integers(lo, hi)
+    if s.kind == "range":
+        return st.tuples(st.integers(lo, hi), st.integers(lo, hi)).map(sorted).map(tuple)
+    return st.floats(lo, hi, allow_nan=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([s for s in state.SETTINGS if s.kind in NUMERIC_KINDS]).flatmap(
+    lambda s: st.tuples(st.just(s.name), _widget_values(s))))
+def test_every_value_a_widget_can_produce_round_trips_through_the_link(name_value):
+    name, value = name_value
+    values = state.defaults()
+    values[name] = value
+    parsed, problems = state.parse(state.encode(values))
+    assert problems == []
+    assert state._equal(parsed[name], value), (name, value, parsed[name])
+
+
+@pytest.mark.parametrize("name", [s.name for s in state.SETTINGS if s.kind in NUMERIC_KINDS])
+def test_the_ends_of_every_widget_round_trip(name):
+    lo, hi = state.bounds(name)
+    ends = [(lo, lo), (hi, hi), (lo, hi)] if state.BY_NAME[name].kind == "range" else [lo, hi]
+    for value in ends:
+        parsed, problems = state.parse(state.encode({name: value}))
+        assert problems == [] and state._equal(parsed[name], value), (name, value)
+
+
+def test_bounds_are_only_for_numbers_and_ranges():
+    assert state.bounds("grid_log_C") == (-4, 6) and state.bounds("ref_x") == (-1e6, 1e6)
+    with pytest.raises(ValueError, match="only numbers and ranges"):
+        state.bounds("kernels")

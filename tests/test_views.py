@@ -7,10 +7,13 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 from sklearn.svm import SVC
 
 import kernelviz as kv
 from kernelviz import figures as fg
+from kernelviz import state
 from kernelviz import theory
 from kernelviz import views
 
@@ -125,3 +128,133 @@ def test_theory_covers_every_kernel_model_and_preset():
     assert set(theory.MODELS) == set(kv.models.MODELS)
     assert all(text.strip() for text in theory.MODELS.values())
     assert [key for key, _, _ in theory.PRESETS] == [p.key for p in kv.state.PRESETS]
+
+
+# ----------------------------------------------------------------------------- input the views cannot model
+
+
+def test_uploads_the_views_cannot_model_are_refused_with_the_reason():
+    two_columns = kv.data.read(b"a,b\n1,2\n3,4\n5,6\n", name="two")
+    with pytest.raises(ValueError, match="single feature") as err:
+        views.check_upload(two_columns, "two.csv")
+    assert "reads the labels from the last column" in str(err.value)
+    one_feature = kv.data.read(b"1 1:0.5\n-1 1:0.3\n", name="one")
+    with pytest.raises(ValueError, match="single feature"):
+        views.check_upload(one_feature, "one.libsvm")
+    with pytest.raises(ValueError, match="fewer than two classes"):
+        views.check_upload(kv.data.Dataset(X2, np.ones(len(X2))), "ones.csv")
+    same = kv.data.Dataset(np.ones((20, 2)), np.repeat([0.0, 1.0], 10))
+    with pytest.raises(ValueError, match="all 20 points lie on the same spot"):
+        views.check_upload(same, "same.csv")
+    views.check_upload(kv.data.Dataset(X2, Y2), "fine.csv")  # no error
+
+
+@pytest.mark.parametrize("scaling", ["none", "minmax", "zscore"])
+def test_prepare_refuses_values_too_large_to_compute_with(scaling):
+    X = np.array([[1e308, 2.0], [-1e308, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    ds = kv.data.Dataset(X, np.array([0.0, 1.0, 0.0, 1.0]), name="huge")
+    # unscaled, the squared distances overflow; min-max gives NaN; z-scoring divides by an infinite std
+    with pytest.raises(ValueError, match="too large to compute with"):
+        views.prepare(ds, "huge", scaling, "projection", "all", 1.0, 0, 0.0)
+    fine = kv.data.Dataset(X / 1e160, ds.y, name="fine")
+    assert np.isfinite(views.prepare(fine, "fine", scaling, "projection", "all", 1.0, 0, 0.0).X_model).all()
+
+
+def test_folds_are_checked_against_the_smallest_class():
+    y = np.array([1.0] * 6 + [-1.0] * 3)
+    prep = prepared(X2[:9], y, test_fraction=0.0)
+    views.check_folds(prep, 3)
+    with pytest.raises(ValueError, match="4-fold .* class −1 has only 3: choose at most 3 folds"):
+        views.check_folds(prep, 4)
+    with pytest.raises(ValueError, match="at least two labeled points in every class"):
+        views.check_folds(prepared(X2[:7], np.array([1.0] * 6 + [-1.0]), test_fraction=0.0), 2)
+
+
+def test_a_grid_axis_with_equal_ends_is_a_single_value():
+    assert views.grid_axis((1, 1), 7).tolist() == [1.0]
+    assert views.grid_axis((-2, 4), 7).tolist() == [-2, -1, 0, 1, 2, 3, 4]
+
+
+# ----------------------------------------------------------------------------- generator parameters
+
+
+@settings(max_examples=150, deadline=None)
+@given(hst.sampled_from(sorted(kv.data.GENERATORS)).flatmap(
+    lambda g: hst.tuples(hst.just(g), hst.sampled_from(sorted(kv.data.GENERATORS[g])))).flatmap(
+    lambda gp: hst.tuples(hst.just(gp[0]), hst.just(gp[1]), _param_values(gp[1]))))
+def test_every_value_a_generator_widget_allows_makes_data_and_round_trips(case):
+    generator, param, value = case
+    # the link holds it …
+    parsed, problems = state.parse(state.encode({**state.defaults(), "generator": generator,
+                                                  "gen_params": {param: value}}))
+    assert problems == []
+    # … and the app takes it back unchanged (check_generator_params also runs kv.data.make)
+    clean, problems = views.check_generator_params(generator, parsed["gen_params"])
+    assert problems == [] and clean == {param: value}
+    assert type(clean[param]) is type(kv.data.GENERATORS[generator][param])
+
+
+def _param_values(param):
+    bounds = views.generator_param_bounds(param)
+    lo, hi = bounds["min_value"], bounds["max_value"]
+    if bounds["step"] == 1:
+        # at least 3 points: blobs and mixture have 2 classes by default, spirals 2 arms
+        return hst.integers(max(lo, 3) if param == "n_samples" else lo, hi)
+    return hst.floats(lo if lo is not None else -1e6, hi if hi is not None else 1e6, allow_nan=False)
+
+
+def test_generator_widgets_are_bounded_for_the_plane_and_the_kernels():
+    assert views.generator_param_bounds("n_features")["min_value"] == 2
+    assert views.generator_param_bounds("n_samples") == {"min_value": 2, "max_value": 5000, "step": 1, "format": "%d"}
+    assert views.generator_param_bounds("cluster_std")["min_value"] == views.POSITIVE_PARAMETER_MIN
+    assert views.generator_param_bounds("factor")["max_value"] == 1.0
+    assert views.generator_param_bounds("angle")["min_value"] is None
+
+
+def test_generator_parameters_a_widget_cannot_show_fall_back_with_a_reason():
+    clean, problems = views.check_generator_params("blobs", {"n_samples": 0, "noise": 0.25, "factor": 0.3,
+                                                             "n_classes": 2.5})
+    assert clean == {"noise": 0.25}
+    text = " ".join(problems)
+    assert "n_samples=0" in text and "between 2 and 5000" in text
+    assert "no such parameter" in text and "n_classes=2.5" in text and "whole number" in text
+    clean, problems = views.check_generator_params("blobs", {"n_samples": 2, "n_classes": 3})
+    assert clean == {} and "too few for 3 classes" in problems[0]
+
+
+# ----------------------------------------------------------------------------- one failure stays local
+
+
+def test_each_or_reason_keeps_going_after_a_failure():
+    def compute(name):
+        if name == "bad":
+            raise ValueError("cannot")
+        if name == "bug":
+            raise KeyError("x")
+        return name.upper()
+
+    results, reasons = views.each_or_reason(["a", "bad", "bug", "b"], compute)
+    assert results == {"a": "A", "b": "B"}
+    assert reasons == {"bad": "cannot", "bug": "unexpected KeyError: 'x'"}
+
+
+@pytest.mark.parametrize("name", [n for n, (_, _, binary) in kv.models.MODELS.items() if binary])
+def test_a_two_class_model_draws_three_classes_one_vs_one(name):
+    X, y = kv.data.make("blobs", n_samples=60, n_classes=3, random_state=1)
+    prep = prepared(X, y, test_fraction=0.0)
+    grid = fg.grid_over(prep.X_view, resolution=15)
+    panel = views.model_panel(name, prep, grid, -1.0, 0.0, 0)  # γ = 0.1: MCPM's cluster kernel reaches the grid
+    assert panel.multiclass and not panel.margins
+    assert panel.classes == [0.0, 1.0, 2.0] and set(np.unique(panel.values)) == {0, 1, 2}
+    assert "one-vs-one over 3 classes" in panel.note
+    assert panel.train_accuracy > 0.9  # three well separated blobs
+
+
+def test_the_scale_sentence_speaks_of_the_data_shown():
+    scores = np.array([[0.6, 0.9], [0.8, 0.95]])
+    alone = views.scale_sentence("moons", "paper", (12.0, 30.0), scores, None)
+    assert "fourclass" not in alone and "moons" in alone and "12 to 30" in alone
+    assert "Switch to the unit scale and run the search again" in alone
+    both = views.scale_sentence("moons", "unit", None, scores, np.full((2, 2), 0.95))
+    paper_auc = kv.evaluation.pf_auc({"paper": np.full((2, 2), 0.95), "unit": scores})[0]["paper"]["auc"]
+    assert f"{paper_auc:.3f} with the paper's scale" in both and "on moons" in both
