@@ -285,15 +285,18 @@ def _cluster_quadratic(X, Y, cx, cy, centers, tables, scale, offset, same):
     error grows with the condition number of Σi + Σj: it is only used while that stays below
     ``_MAX_LIFTED_CONDITION``. Regularised, rank-deficient clusters (condition numbers near
     1/ε) go to the block path, which applies the triangular whitener L⁻¹ to the points.
-    A self-Gram (``same``) is symmetrised exactly and gets exact diagonal values.
+    A self-Gram (``same``) gets exact diagonal values. The block path's self-Gram is also
+    symmetrised exactly; the lifted path's is symmetric to about ε × its condition bound
+    already, and a symmetrising pass would cost more than the whole lifted product.
     """
     k, d = len(tables.log_norm), X.shape[1]
     if k * (d * d + d + 1) <= _MAX_LIFTED_DIM and tables.condition <= _MAX_LIFTED_CONDITION:
         out = _lifted_quadratic(X, Y, cx, cy, centers, tables.precisions, scale, offset)
     else:
         out = _blocked_quadratic(X, Y, cx, cy, centers, tables.whiteners, scale, offset)
+        if same:
+            _symmetrize(out)
     if same:
-        _symmetrize(out)
         np.fill_diagonal(out, offset[cx, cx])
     return out
 
