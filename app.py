@@ -117,10 +117,11 @@ def queue_and_rerun(values: dict, message: str | None = None) -> None:
 def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> None:
     """An impossible setting: say why, and go back to the last settings that worked.
 
-    Falls through (the caller shows the error in place) when there is nothing different
-    to go back to, so a failure can never loop.
+    Before anything has worked in this session (a damaged link opened cold), "the last
+    settings that worked" are the defaults. Falls through (the caller shows the error in
+    place) when there is nothing different to go back to, so a failure can never loop.
     """
-    last_good = st.session_state["_last_good"].get(stage)
+    last_good = st.session_state["_last_good"].get(stage) or kvstate.defaults()
     if last_good:
         restore = {n: last_good[n] for n in names if n in last_good and not _same(st.session_state.get(n), last_good[n])}
         if restore:

@@ -1111,8 +1111,14 @@ class _DiscriminantModel(_ExpansionModel):
         if mean_pos < mean_neg:  # orient the direction towards classes_[1]
             w, projections, mean_pos, mean_neg = -w, -projections, -mean_pos, -mean_neg
         residuals = np.where(positive, projections - mean_pos, projections - mean_neg)
-        variance = max(residuals @ residuals / len(X), np.finfo(float).tiny)
-        slope = (mean_pos - mean_neg) / variance
+        variance = residuals @ residuals / len(X)
+        gap = mean_pos - mean_neg
+        if variance > 1e-12 * gap * gap:
+            slope = gap / variance
+        else:
+            # Each class projects to a single value (e.g. one point per class): the Bayes rule
+            # degenerates to the midpoint threshold; scale it so the class means sit at ±1.
+            slope = 2.0 / gap if gap > 0 else 0.0
         self.direction_ = w
         self.projected_means_ = np.array([mean_neg, mean_pos])
         self.dual_coef_ = slope * w

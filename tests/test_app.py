@@ -378,6 +378,15 @@ def test_more_clusters_than_points_is_refused_and_the_setting_restored():
     assert charts(at)
 
 
+def test_a_link_with_more_clusters_than_points_opens_on_the_default():
+    """Nothing has worked yet in a session opened from a damaged link: fall back to the defaults."""
+    at = make_app(view="partition", gen_params="n_samples:12", n_components="20")
+    assert not at.exception
+    assert any("More clusters" in e.value for e in at.error)
+    assert at.session_state["n_components"] == 2
+    assert charts(at)
+
+
 def test_a_one_class_labeling_explains_instead_of_failing():
     at = make_app(view="boundaries", source="drawn", points="1_0.5_1~0_1_1~0.5_0.5_0")
     assert_clean(at)

@@ -464,6 +464,16 @@ def test_nan_is_rejected(cls, moons):
         fitted.predict(X)
 
 
+@pytest.mark.parametrize("cls", ALL_MODELS, ids=lambda c: c.__name__)
+def test_one_point_per_class_gives_finite_decisions(cls):
+    """The smallest training set a two-class model can take: finite values, each point on its side."""
+    X, y = np.array([[0.5, 0.0], [0.0, 0.0]]), np.array([1, -1])
+    model = cls().fit(X, y)
+    values = model.decision_function(np.array([[0.2, 0.1], [1.0, 1.0], [-1.0, 0.0]]))
+    assert np.all(np.isfinite(values))
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
 @pytest.mark.parametrize("cls", BINARY_ONLY, ids=lambda c: c.__name__)
 def test_binary_only_models_reject_three_classes(cls):
     X, y = make_blobs(90, centers=3, random_state=0)
