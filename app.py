@@ -750,13 +750,15 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     }
     # A column with no value at all (no held-out or no hidden points) would only show "None".
     columns = {name: cells for name, cells in columns.items() if any(c is not None for c in cells)}
+    if "support vectors" in columns:  # SCM, MPM, KFD … have none to count: "—", not "None"
+        columns["support vectors"] = [str(c) if c is not None else "—" for c in columns["support vectors"]]
     st.dataframe(pd.DataFrame(columns), hide_index=True, width="stretch",
         column_config={name: st.column_config.NumberColumn(format="percent")
                        for name in ("train accuracy", "test accuracy", "accuracy on hidden labels")})
     st.caption("Solid line: the decision boundary f = 0; dashed: the margins f = ±1. Rings mark support vectors, "
                "larger for larger |α|; hollow markers are held-out test points. Small points are unlabeled: only "
                "the kernels' unsupervised parts see them; they are tinted faintly by their hidden class when "
-               "the data have one, and *unlabeled %* is the accuracy on them — the semi-supervised score. "
+               "the data have one, and *accuracy on hidden labels* is the accuracy on them — the semi-supervised score. "
                "Fit time: Gram matrix plus libsvm.")
     html_download(fig, "boundaries")
 
