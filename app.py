@@ -647,6 +647,12 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     return list(panels.values())
 
 
+def explain_regularised(panels) -> None:
+    """Under panels whose kernel had to regularise a flat cluster: what that does to the map."""
+    if any("regularised" in panel.note for panel in panels):
+        st.info(kvviews.REGULARISATION_EXPLANATION)
+
+
 def view_similarity(prep: Prepared, values: dict, partition) -> None:
     if st.session_state.get("ref_x") is None or st.session_state.get("ref_y") is None:
         # Their inputs are not drawn yet in this run, so they can be set directly.
@@ -677,6 +683,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
                                classes=prep.classes)
     event = st.plotly_chart(fig, key="similarity_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
+    explain_regularised(panels)
     clicked = selected_points(event)
     if clicked:
         lo, hi = kvstate.bounds("ref_x")
@@ -739,6 +746,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
                                    f"C = {10 ** values['log_C']:.3g}")
     st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
+    explain_regularised(panels)
     columns = {
         "kernel": [fg.kernel_label(p.name) + (f" ({kvviews.MULTICLASS_SCHEME})"
                                               if kvviews.MULTICLASS_SCHEME in p.note else "") for p in panels],

@@ -560,8 +560,20 @@ def boundary_title(p: BoundaryPanel) -> str:
         parts.append(f"{1000 * p.fit_seconds:.0f} ms")
     text = " · ".join(parts)
     if p.note:
-        text += f"<br><span style='font-size:11px;color:#8a5a00'>{p.note}</span>"
+        note = "<br>".join(_wrap_note(p.note))
+        text += f"<br><span style='font-size:11px;color:#8a5a00'>{note}</span>"
     return text
+
+
+def _wrap_note(note: str, width: int = 48) -> list[str]:
+    """Split a " · "-joined note into lines of about ``width`` characters (a panel is narrow)."""
+    lines: list[str] = []
+    for part in note.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+        else:
+            lines.append(part)
+    return lines
 
 
 def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np.ndarray | None = None,

@@ -500,6 +500,31 @@ def _against_support(K_sv: np.ndarray, sv: np.ndarray, n_train: int) -> np.ndarr
     return K
 
 
+def regularisation_note(kernel) -> str:
+    """A panel's warning when the kernel measures with regularised (near-singular) covariances.
+
+    A cluster with fewer than d + 1 points has a flat covariance; the paper's ε = 1e-10 makes
+    the kernel almost zero across it, so the map looks empty. Say so instead of letting the
+    panel look broken.
+    """
+    epsilons = getattr(kernel, "epsilons_", None)
+    if epsilons is None:
+        epsilons = getattr(getattr(kernel, "partition_", None), "epsilons_", None)
+    if epsilons is None or not np.any(np.asarray(epsilons) > 0):
+        return ""
+    epsilons = np.asarray(epsilons)
+    used = epsilons[epsilons > 0]
+    return f"{len(used)} of {len(epsilons)} clusters regularised, ε ≤ {used.max():.0e}"
+
+
+#: What a :func:`regularisation_note` means, for the page under the panels that carry one.
+REGULARISATION_EXPLANATION = (
+    "A cluster with fewer than d + 1 points (or lying on a line) has a singular covariance. As in "
+    "the CkRBF paper, it is regularised as (1 − ε) Σ + ε cov(X) with the smallest ε that works, "
+    "so its Gaussian stays almost flat: the kernel is nearly zero across the cluster and the map "
+    "can look empty. Add points, or ask for fewer clusters.")
+
+
 def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
                    families_of: Callable[[np.ndarray], dict] | None = None) -> fg.BoundaryPanel:
     """An SVM with a precomputed kernel, fitted on the training points and evaluated on the grid.
@@ -564,7 +589,9 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
         test_accuracy=accuracy("test", prep.test, prep.y),
         hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true),
         fit_seconds=fit_seconds, multiclass=multiclass,
-        note="libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
+        note=" · ".join(filter(None, (
+            "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
+            regularisation_note(kernel), one_class_note(values, multiclass)))),
     )
 
 
@@ -654,9 +681,10 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         notes.append(f"{MULTICLASS_SCHEME} over {len(model.classes_)} classes")
         alphas = [e.estimator_.alpha_ for e in model.estimators_ if hasattr(getattr(e, "estimator_", None), "alpha_")]
         if alphas:
-            notes.append(f"smallest pairwise worst-case accuracy bound α = {min(alphas):.2f}")
+            notes.append(f"pairwise worst-case bound α ≥ {min(alphas):.2f}")
     elif hasattr(model, "alpha_"):
         notes.append(f"worst-case accuracy bound α = {model.alpha_:.2f}")
+    notes.append(one_class_note(values, multiclass))
     return fg.BoundaryPanel(
         name=name, values=values, classes=list(model.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=y_test,
@@ -665,7 +693,19 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         hidden_accuracy=(float(np.mean(model.predict(prep.X_model[prep.hidden]) == prep.y_true[prep.hidden]))
                          if prep.hidden.any() else None),
         fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS and not multiclass,
-        note=" · ".join(notes))
+        note=" · ".join(filter(None, notes)))
+
+
+def one_class_note(values: np.ndarray, multiclass: bool, threshold: float = 0.98) -> str:
+    """A panel's hint when one class covers (almost) the whole map at the current γ and C.
+
+    A probability-product model at an RBF-sized γ, or any SVM at an extreme γ, can put every
+    point far from everything: the decision is then the intercept alone and the panel would
+    look broken without a word.
+    """
+    predicted = values if multiclass else values > 0
+    share = np.unique(predicted, return_counts=True)[1].max() / len(predicted)
+    return f"one class on {share:.0%} of the map: try another γ or C" if share >= threshold else ""
 
 
 # ============================================================================ similarity
@@ -714,6 +754,7 @@ def similarity_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma
         note = "data covariance"
     if means is not None:
         means, covs = prep.view_gaussians(means, covs)
+    note = " · ".join(filter(None, (note, regularisation_note(kernel))))
     return fg.SimilarityPanel(name, dis, sim, means, covs, note)
 
 

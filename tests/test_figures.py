@@ -177,6 +177,14 @@ def test_a_multiclass_panel_has_regions_by_class_and_no_margins_even_for_an_svm(
     assert "one-vs-one over 3 classes" in fig.layout.annotations[0].text
 
 
+def test_a_long_panel_note_is_wrapped_at_its_separators():
+    grid, panel = _boundary_panel()
+    panel.note = "one-vs-one over 3 classes · pairwise worst-case bound α ≥ 0.80 · short"
+    note = fg.boundary_title(panel).split("<br>", 1)[1]
+    lines = note.removeprefix("<span style='font-size:11px;color:#8a5a00'>").removesuffix("</span>").split("<br>")
+    assert lines == ["one-vs-one over 3 classes", "pairwise worst-case bound α ≥ 0.80 · short"]
+
+
 def test_similarity_small_multiples_share_axes_with_round_levels_per_panel():
     grid = fg.grid_over(X, 30)
     ref = X[0]

@@ -258,3 +258,42 @@ def test_the_scale_sentence_speaks_of_the_data_shown():
     both = views.scale_sentence("moons", "unit", None, scores, np.full((2, 2), 0.95))
     paper_auc = kv.evaluation.pf_auc({"paper": np.full((2, 2), 0.95), "unit": scores})[0]["paper"]["auc"]
     assert f"{paper_auc:.3f} with the paper's scale" in both and "on moons" in both
+
+
+@pytest.mark.parametrize("name", ["ckrbf", "rwm"])
+def test_panels_say_when_clusters_are_too_small_for_their_covariance(name):
+    """Two points per cluster in 2-D: flat covariances, regularised, and the panels say so."""
+    X = np.array([[1.0, 0.5], [1.0, 1.0], [-1.0, 0.0], [-1.0, -0.5]])
+    prep = prepared(X=X, y=np.array([1.0, 1.0, -1.0, -1.0]), test_fraction=0.0)
+    partition = kv.partitions.fit("kmeans", prep.X_model, n_components=2, random_state=0)
+    kernel = views.fit_kernel(name, prep.X_model, partition, "paper")
+    grid = fg.grid_over(prep.X_view, resolution=8, extra=np.array([[0.0, 0.0]]))
+    boundary = views.boundary_panel(name, kernel, prep, grid, 0.0, 0.0)
+    similarity = views.similarity_panel(name, kernel, prep, grid, 0.0, (0.0, 0.0))
+    for note in (boundary.note, similarity.note):
+        assert "2 of 2 clusters regularised, ε ≤ 1e-10" in note
+
+
+def test_panels_of_well_estimated_clusters_carry_no_regularisation_note():
+    prep = prepared(test_fraction=0.0)
+    partition = kv.partitions.fit("kmeans", prep.X_model, n_components=2, random_state=0)
+    kernel = views.fit_kernel("ckrbf", prep.X_model, partition, "paper")
+    grid = fg.grid_over(prep.X_view, resolution=8)
+    assert "regularised" not in views.boundary_panel("ckrbf", kernel, prep, grid, 0.0, 0.0).note
+
+
+def test_one_class_note_counts_the_map_share_of_the_largest_class():
+    assert views.one_class_note(np.array([-0.1] * 99 + [0.2]), multiclass=False).startswith("one class on 99%")
+    assert views.one_class_note(np.array([-1.0] * 90 + [1.0] * 10), multiclass=False) == ""
+    assert views.one_class_note(np.array([2] * 50 + [0] * 50), multiclass=True) == ""
+
+
+def test_a_model_that_predicts_one_class_everywhere_says_so():
+    """MCPM's probability-product kernel at an RBF-sized γ: every point is far from every unit."""
+    X, y = kv.data.make("blobs", n_samples=200, n_classes=2, random_state=0)
+    prep = prepared(X, y, test_fraction=0.0)
+    grid = fg.grid_over(prep.X_view, resolution=15)
+    far = views.model_panel("MCPM", prep, grid, 1.0, 0.0, 0)   # γ = 10
+    assert "one class on" in far.note
+    near = views.model_panel("MCPM", prep, grid, -1.0, 0.0, 0)  # γ = 0.1
+    assert "one class on" not in near.note and near.train_accuracy > 0.95
