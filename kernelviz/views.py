@@ -582,7 +582,7 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     K_grid = against_support("grid", grid_model)
     multiclass = len(clf.classes_) > 2
     values = np.searchsorted(clf.classes_, clf.predict(K_grid)) if multiclass else clf.decision_function(K_grid)
-    return fg.BoundaryPanel(
+    return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=sv,
         dual=np.abs(clf.dual_coef_).max(axis=0), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
@@ -591,8 +591,8 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
         fit_seconds=fit_seconds, multiclass=multiclass,
         note=" · ".join(filter(None, (
             "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
-            regularisation_note(kernel), one_class_note(values, multiclass)))),
-    )
+            regularisation_note(kernel)))),
+    ))
 
 
 #: How a two-class model of ``kv.models`` is extended to more classes (named in its panel).
@@ -684,8 +684,7 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
             notes.append(f"pairwise worst-case bound α ≥ {min(alphas):.2f}")
     elif hasattr(model, "alpha_"):
         notes.append(f"worst-case accuracy bound α = {model.alpha_:.2f}")
-    notes.append(one_class_note(values, multiclass))
-    return fg.BoundaryPanel(
+    return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(model.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=y_test,
         train_accuracy=float(np.mean(model.predict(X_train) == y_train)),
@@ -693,19 +692,27 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         hidden_accuracy=(float(np.mean(model.predict(prep.X_model[prep.hidden]) == prep.y_true[prep.hidden]))
                          if prep.hidden.any() else None),
         fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS and not multiclass,
-        note=" · ".join(filter(None, notes)))
+        note=" · ".join(notes)))
 
 
-def one_class_note(values: np.ndarray, multiclass: bool, threshold: float = 0.98) -> str:
-    """A panel's hint when one class covers (almost) the whole map at the current γ and C.
+def one_class_note(panel: fg.BoundaryPanel, map_share: float = 0.98, train_accuracy: float = 0.9) -> str:
+    """A panel's hint when one class covers (almost) the whole map and the training points suffer.
 
     A probability-product model at an RBF-sized γ, or any SVM at an extreme γ, can put every
     point far from everything: the decision is then the intercept alone and the panel would
-    look broken without a word.
+    look broken without a word. A map that is mostly one class while the training points are
+    classified well (a tight class inside a wide one) is no such failure and gets no note.
     """
-    predicted = values if multiclass else values > 0
+    predicted = panel.values if panel.multiclass else panel.values > 0
     share = np.unique(predicted, return_counts=True)[1].max() / len(predicted)
-    return f"one class on {share:.0%} of the map: try another γ or C" if share >= threshold else ""
+    if share < map_share or panel.train_accuracy >= train_accuracy:
+        return ""
+    return f"one class on {share:.0%} of the map: try another γ or C"
+
+
+def _with_one_class_note(panel: fg.BoundaryPanel) -> fg.BoundaryPanel:
+    panel.note = " · ".join(filter(None, (panel.note, one_class_note(panel))))
+    return panel
 
 
 # ============================================================================ similarity

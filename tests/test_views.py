@@ -282,10 +282,16 @@ def test_panels_of_well_estimated_clusters_carry_no_regularisation_note():
     assert "regularised" not in views.boundary_panel("ckrbf", kernel, prep, grid, 0.0, 0.0).note
 
 
-def test_one_class_note_counts_the_map_share_of_the_largest_class():
-    assert views.one_class_note(np.array([-0.1] * 99 + [0.2]), multiclass=False).startswith("one class on 99%")
-    assert views.one_class_note(np.array([-1.0] * 90 + [1.0] * 10), multiclass=False) == ""
-    assert views.one_class_note(np.array([2] * 50 + [0] * 50), multiclass=True) == ""
+def test_one_class_note_needs_a_one_class_map_and_poorly_classified_training_points():
+    def panel(values, train_accuracy, multiclass=False):
+        return fg.BoundaryPanel(name="rbf", values=np.asarray(values), classes=[0, 1, 2] if multiclass else [-1, 1],
+                                X_train=X2, y_train=Y2, train_accuracy=train_accuracy, multiclass=multiclass)
+
+    assert views.one_class_note(panel([-0.1] * 99 + [0.2], 0.5)).startswith("one class on 99%")
+    assert views.one_class_note(panel([-0.1] * 99 + [0.2], 1.0)) == ""  # a tight class inside a wide one
+    assert views.one_class_note(panel([-1.0] * 90 + [1.0] * 10, 0.5)) == ""
+    assert views.one_class_note(panel([2] * 50 + [0] * 50, 0.3, multiclass=True)) == ""
+    assert views.one_class_note(panel([2] * 100, 0.3, multiclass=True)).startswith("one class on 100%")
 
 
 def test_a_model_that_predicts_one_class_everywhere_says_so():
