@@ -161,7 +161,7 @@ def validate(name: str, value: Any) -> Any:
         raise ValueError(f"Unknown setting {name!r}.")
     s = BY_NAME[name]
     if s.kind == "str":
-        value = str(value)
+        value = _canonical(str(value), s.choices())
         choices = s.choices()
         if choices is not None and value not in choices:
             raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}.")
@@ -195,8 +195,8 @@ def validate(name: str, value: Any) -> Any:
         return bool(value)
     if s.kind == "list":
         items = [v for v in (value.split(",") if isinstance(value, str) else value) if str(v) != ""]
-        items = [str(v) for v in items]
         choices = s.choices()
+        items = [_canonical(str(v), choices) for v in items]
         if choices is not None:
             bad = [v for v in items if v not in choices]
             if bad:
@@ -211,6 +211,14 @@ def validate(name: str, value: Any) -> Any:
     if s.kind == "points":
         return _validate_points(name, value)
     raise AssertionError(f"setting {name} has unknown kind {s.kind}")
+
+
+def _canonical(value: str, choices) -> str:
+    """The choice spelled like ``value`` but for case (a hand-typed ``models=mkrbf``), else ``value``."""
+    if choices is None or value in choices:
+        return value
+    matches = [c for c in choices if c.lower() == value.lower()]
+    return matches[0] if len(matches) == 1 else value
 
 
 def _validate_range(s: Setting, value):

@@ -53,6 +53,13 @@ def test_an_unreadable_value_falls_back_to_its_default_with_a_reason(name, raw):
     assert values["data_seed"] == 5  # the rest of the link still applies
 
 
+def test_hand_typed_choices_are_read_whatever_their_case():
+    values, problems = state.parse({"models": "mkrbf,MCPM,kfd", "kernels": "RBF,ckrbf", "view": "Boundaries"})
+    assert problems == []
+    assert values["models"] == ["mkRBF", "MCPM", "KFD"] and values["kernels"] == ["rbf", "ckrbf"]
+    assert values["view"] == "boundaries"
+
+
 def test_unknown_keys_are_ignored_and_lists_take_the_last_value():
     values, problems = state.parse({"utm_source": "x", "log_C": ["1", "2"]})
     assert problems == [] and values["log_C"] == 2.0
