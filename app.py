@@ -360,8 +360,10 @@ def grid_axes(values: dict) -> tuple[np.ndarray, np.ndarray]:
 
 def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
     part, normalize = kernel_key(name, values)
-    return (name, prep.key, part, normalize, backend_key(), tuple(values["grid_log_C"]), tuple(values["grid_log_gamma"]),
-            values["grid_steps"], values["cv"], values["cv_seed"])
+    # the axes themselves, not their settings: steps do not matter to an axis with equal ends
+    log_Cs, log_gammas = grid_axes(values)
+    return (name, prep.key, part, normalize, backend_key(), tuple(log_Cs), tuple(log_gammas),
+            values["cv"], values["cv_seed"])
 
 
 def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
@@ -911,7 +913,10 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
     normaliser = None
     if result.fitted_kernel is not None:
         described = result.fitted_kernel.describe()
-        normaliser = (described["normaliser min"], described["normaliser max"])
+        # describe() reports the kernel's own factor; under "unit" that is already divided by
+        # exp(log_scale_), while the sentence speaks of the paper's det(Σx+Σy)^(−½)
+        paper = np.exp(result.fitted_kernel.log_scale_)
+        normaliser = (paper * described["normaliser min"], paper * described["normaliser max"])
     other_values = {**values, "normalize": "unit" if values["normalize"] == "paper" else "paper"}
     other = grid_store().get(grid_key(name, prep, other_values))
     other_scores = None if other is None or isinstance(other, kvviews.GridFailure) else other[0].scores

@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
@@ -1113,16 +1113,18 @@ class _DiscriminantModel(_ExpansionModel):
         residuals = np.where(positive, projections - mean_pos, projections - mean_neg)
         variance = residuals @ residuals / len(X)
         gap = mean_pos - mean_neg
+        log_prior_odds = np.log(positive.sum() / (~positive).sum())
         if variance > 1e-12 * gap * gap:
             slope = gap / variance
         else:
-            # Each class projects to a single value (e.g. one point per class): the Bayes rule
-            # degenerates to the midpoint threshold; scale it so the class means sit at ±1.
-            slope = 2.0 / gap if gap > 0 else 0.0
+            # Each class projects to a single value (e.g. one point per class): as σ² → 0 the
+            # Bayes rule becomes the midpoint threshold and the priors drop out; scale it so
+            # the class means sit at ±1.
+            slope, log_prior_odds = (2.0 / gap if gap > 0 else 0.0), 0.0
         self.direction_ = w
         self.projected_means_ = np.array([mean_neg, mean_pos])
         self.dual_coef_ = slope * w
-        self.intercept_ = -slope * 0.5 * (mean_pos + mean_neg) + np.log(positive.sum() / (~positive).sum())
+        self.intercept_ = -slope * 0.5 * (mean_pos + mean_neg) + log_prior_odds
         self.X_fit_ = X
         return self
 
@@ -1387,6 +1389,34 @@ class CKSVMNDA(_ExpansionModel):
 
 
 #: The models the app offers: display name → (class, one-line description, binary only).
+class WithUnlabeled(ClassifierMixin, BaseEstimator):
+    """A model of this module fitted with fixed unlabeled points.
+
+    scikit-learn's multi-class wrappers (``OneVsOneClassifier`` …) call ``fit(X, y)`` only;
+    this adapter passes ``X_unlabeled`` to every copy they make.
+
+    Parameters
+    ----------
+    estimator : estimator of kv.models
+    X_unlabeled : array-like of shape (n_unlabeled, n_features), optional
+    """
+
+    def __init__(self, estimator=None, X_unlabeled=None):
+        self.estimator = estimator
+        self.X_unlabeled = X_unlabeled
+
+    def fit(self, X, y):
+        self.estimator_ = clone(self.estimator).fit(X, y, X_unlabeled=self.X_unlabeled)
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def decision_function(self, X):
+        return self.estimator_.decision_function(X)
+
+    def predict(self, X):
+        return self.estimator_.predict(X)
+
+
 MODELS = {
     "Kernel SVM": (KernelSVC, "C-SVM (libsvm) with any kernel of kv.kernels; multi-class one-vs-one.", False),
     "mkRBF": (MkRBF, "k-means, then one Mahalanobis-RBF SVM per cluster with that cluster's covariance.", True),

@@ -388,9 +388,9 @@ def each_or_reason(names: Sequence[str], compute: Callable[[str], object]) -> tu
     Returns
     -------
     (results, reasons)
-        ``name → result`` of those that worked and ``name → message`` of those that did not,
-        each in the order of ``names``. A ``ValueError`` gives its own message; another
-        exception its type and message (a bug, but still no traceback on the page).
+        ``name → result`` of those that worked and ``name → message`` of those that did not
+        (their ``ValueError``), each in the order of ``names``. Any other exception is a bug:
+        it propagates, so that the page's error box keeps its details for a report.
     """
     results, reasons = {}, {}
     for name in names:
@@ -398,8 +398,6 @@ def each_or_reason(names: Sequence[str], compute: Callable[[str], object]) -> tu
             results[name] = compute(name)
         except ValueError as err:
             reasons[name] = str(err)
-        except Exception as err:  # noqa: BLE001 - one panel's failure is reported in place of that panel
-            reasons[name] = f"unexpected {type(err).__name__}: {err}"
     return results, reasons
 
 
@@ -600,39 +598,12 @@ MULTICLASS_SCHEME = "one-vs-one"
 
 
 def _one_vs_one(model, X_unlabeled: np.ndarray | None):
-    """``model`` (binary only) as a ``sklearn.multiclass.OneVsOneClassifier``.
-
-    Each pairwise copy still gets the unlabeled points (scikit-learn would need metadata
-    routing to pass ``X_unlabeled`` through ``fit``): a small adapter holds them.
-    """
-    from sklearn.base import BaseEstimator, ClassifierMixin, clone
+    """``model`` (binary only) as a ``sklearn.multiclass.OneVsOneClassifier``; each pairwise
+    copy still gets the unlabeled points (through ``kv.models.WithUnlabeled``)."""
+    # imported here: the views module stays free of scikit-learn until a model is drawn
     from sklearn.multiclass import OneVsOneClassifier
 
-    global _WithUnlabeled
-    if _WithUnlabeled is None:
-        class WithUnlabeled(ClassifierMixin, BaseEstimator):
-            """A kv.models estimator fitted with fixed unlabeled points (for the multi-class wrappers)."""
-
-            def __init__(self, estimator=None, X_unlabeled=None):
-                self.estimator = estimator
-                self.X_unlabeled = X_unlabeled
-
-            def fit(self, X, y):
-                self.estimator_ = clone(self.estimator).fit(X, y, X_unlabeled=self.X_unlabeled)
-                self.classes_ = self.estimator_.classes_
-                return self
-
-            def decision_function(self, X):
-                return self.estimator_.decision_function(X)
-
-            def predict(self, X):
-                return self.estimator_.predict(X)
-
-        _WithUnlabeled = WithUnlabeled
-    return OneVsOneClassifier(_WithUnlabeled(model, X_unlabeled))
-
-
-_WithUnlabeled = None
+    return OneVsOneClassifier(kv.models.WithUnlabeled(model, X_unlabeled))
 
 
 def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,

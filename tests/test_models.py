@@ -474,6 +474,15 @@ def test_one_point_per_class_gives_finite_decisions(cls):
     np.testing.assert_array_equal(model.predict(X), y)
 
 
+@pytest.mark.parametrize("cls", [models.KFD, models.KNDA], ids=lambda c: c.__name__)
+def test_discriminants_on_classes_that_project_to_one_value_use_the_midpoint(cls):
+    """One point against five copies of another: no within-class spread, so the Bayes rule is
+    the midpoint threshold (the class priors drop out as σ² → 0) and both classes are kept."""
+    X, y = np.array([[0.5, 0.0]] + [[0.0, 0.0]] * 5), np.array([1] + [-1] * 5)
+    model = cls().fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X[:2]), [1.0, -1.0], rtol=1e-9)
+
+
 @pytest.mark.parametrize("cls", BINARY_ONLY, ids=lambda c: c.__name__)
 def test_binary_only_models_reject_three_classes(cls):
     X, y = make_blobs(90, centers=3, random_state=0)
