@@ -883,15 +883,13 @@ def semi_supervised_splits(X, y, protocol="dense", cv=5, random_state=0):
     return splits
 
 
-def _score_semi_supervised_fold(fold, kernel, fitted, X, y, labeled, unlabeled, test, Cs, gammas, max_iter):
-    """Task: all (C, γ) for one outer fold.
+def _score_semi_supervised_fold(fold, kernel, X, y, labeled, unlabeled, test, Cs, gammas, max_iter):
+    """Task (``unsupervised_on="train"``): all (C, γ) for one outer fold, with ``kernel``
+    fitted here on the fold's training points (labeled and unlabeled).
 
-    ``fitted`` is the kernel already fitted on all points (``unsupervised_on="all"``), or
-    None: then ``kernel`` is fitted here on the fold's training points (labeled and
-    unlabeled). Returns ``(fold, accuracies, capped)``.
+    Returns ``(fold, accuracies, capped)``.
     """
-    if fitted is None:
-        fitted = copy.deepcopy(kernel).fit(X[np.concatenate((labeled, unlabeled))])
+    fitted = copy.deepcopy(kernel).fit(X[np.concatenate((labeled, unlabeled))])
     rows = np.concatenate((labeled, test))
     accuracies = np.empty((len(Cs), len(gammas)))
     capped = np.empty((len(Cs), len(gammas)), dtype=bool)
@@ -930,7 +928,9 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     cv : int, default=5
     random_state : int or None, default=0
     n_jobs : int or None, default=1
-        One joblib task per outer fold.
+        joblib workers. ``"all"``: one task per (γ, fold), as in :func:`grid_search`
+        (D, or each K_γ, built once on all points and cut per fold); ``"train"``: one
+        task per outer fold, which fits the kernel on that fold.
     progress : callable, optional
         ``progress(done, total)`` with the number of finished libsvm fits.
     max_iter : int, default=DEFAULT_MAX_ITER
@@ -954,21 +954,28 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     splits = semi_supervised_splits(X, y, protocol, cv, random_state)
     X, y = validate_points(X, name="X"), np.asarray(y)
     template = _kernel_from_name(kernel, gammas[0], random_state, kernel_params)
-    fitted = copy.deepcopy(template).fit(X) if unsupervised_on == "all" else None
-    fold_scores = np.empty((len(Cs), len(gammas), cv))
-    capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
-    total, done = len(Cs) * len(gammas) * cv, 0
-    if progress is not None:
-        progress(done, total)
-
-    tasks = (joblib.delayed(_score_semi_supervised_fold)(fold, template, fitted, X, y, labeled, unlabeled, test, Cs,
-                                                         gammas, max_iter)
-             for fold, (labeled, unlabeled, test) in enumerate(splits))
-    for fold, accuracies, hit_cap in _parallel_results(tasks, n_jobs):
-        fold_scores[:, :, fold], capped[:, :, fold] = accuracies, hit_cap
-        done += len(Cs) * len(gammas)
+    if unsupervised_on == "all":
+        # One kernel for every fold: grid_search's engine (D or each K_γ built once on all
+        # points, then cut per fold), with the labeled points as the training rows.
+        fitted = template.fit(X)
+        folds = [(labeled, test) for labeled, _, test in splits]
+        all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
+        fold_scores, capped = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
+    else:
+        fitted = None
+        fold_scores = np.empty((len(Cs), len(gammas), cv))
+        capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
+        total, done = len(Cs) * len(gammas) * cv, 0
         if progress is not None:
             progress(done, total)
+        tasks = (joblib.delayed(_score_semi_supervised_fold)(fold, template, X, y, labeled, unlabeled, test, Cs,
+                                                             gammas, max_iter)
+                 for fold, (labeled, unlabeled, test) in enumerate(splits))
+        for fold, accuracies, hit_cap in _parallel_results(tasks, n_jobs):
+            fold_scores[:, :, fold], capped[:, :, fold] = accuracies, hit_cap
+            done += len(Cs) * len(gammas)
+            if progress is not None:
+                progress(done, total)
     return GridResult(kernel=kernel, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
                       random_state=random_state, max_iter=max_iter, kernel_params=dict(kernel_params),
                       fitted_kernel=fitted, protocol=protocol)

@@ -24,6 +24,8 @@ Kernels of the form K = n ⊙ exp(−γ D) (``gamma_convertible``) expose D and 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import linalg, sparse
 from sklearn.metrics.pairwise import euclidean_distances
@@ -234,24 +236,31 @@ class _PairTables:
     * ``whiteners`` W_ij = L_ij⁻¹ (L_ij the Cholesky factor of S_ij), so WᵀW = S_ij⁻¹;
     * ``precisions`` P_ij = S_ij⁻¹ (formed explicitly: only as accurate as ε × cond S_ij);
     * ``log_norm`` log n_ij = −½ log det S_ij;
-    * ``condition`` the largest condition number of the S_ij.
+    * ``condition`` the largest condition number of the S_ij, computed on first use (only
+      the lifted path asks for it, and only when its dimension is small enough).
     """
 
     def __init__(self, covariances):
         k, d, _ = covariances.shape
+        self._covariances = covariances.copy()  # the condition number is computed later, if at all
         self.whiteners = np.empty((k, k, d, d))
         self.precisions = np.empty((k, k, d, d))
         self.log_norm = np.empty((k, k))
-        self.condition = 1.0
         for i in range(k):
             for j in range(i, k):
-                S = covariances[i] + covariances[j]
-                W, log_det = _whitener(S)
+                W, log_det = _whitener(covariances[i] + covariances[j])
                 self.whiteners[i, j] = self.whiteners[j, i] = W
                 self.precisions[i, j] = self.precisions[j, i] = W.T @ W
                 self.log_norm[i, j] = self.log_norm[j, i] = -0.5 * log_det
-                eig = linalg.eigvalsh(S)
-                self.condition = max(self.condition, eig[-1] / eig[0] if eig[0] > 0 else np.inf)
+
+    @functools.cached_property
+    def condition(self):
+        covariances, condition = self._covariances, 1.0
+        for i in range(len(covariances)):
+            for j in range(i, len(covariances)):
+                eig = linalg.eigvalsh(covariances[i] + covariances[j])
+                condition = max(condition, eig[-1] / eig[0] if eig[0] > 0 else np.inf)
+        return condition
 
 
 def _cluster_centers(X, labels, k, fallback):
@@ -542,7 +551,8 @@ class _MixtureDistanceKernel(Kernel):
     partition_params : dict, optional
         Extra parameters of the partition (VI priors α0, β0, ν0, w0).
 
-    ``fit`` needs at least two points when it fits the mixture itself.
+    ``fit`` fits a ``"gmm"`` or ``"vi"`` mixture only on two points or more (as
+    :func:`kernelviz.partitions.fit`, which says so); a given Partition needs none.
     """
 
     _params = ("gamma", "partition", "n_components", "random_state", "partition_params")
@@ -555,11 +565,6 @@ class _MixtureDistanceKernel(Kernel):
         self.partition_params = partition_params
 
     def _fit(self, X):
-        if not isinstance(self.partition, _partitions.Partition) and len(X) < 2:
-            raise ValueError(
-                f"The {self.name} kernel fits a Gaussian mixture ({self.partition}) and needs at least two points; "
-                f"got {len(X)}."
-            )
         self.partition_ = _fit_or_reuse_partition(self.partition, X, self.n_components, self.random_state,
                                                   self.partition_params)
         self._whiteners = [_whitener(S)[0] for S in self.partition_.covariances_]

@@ -364,9 +364,16 @@ def test_semi_supervised_default_fits_on_all_points_without_test_labels(moons):
     explicit = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3,
                                                unsupervised_on="all", n_components=3)
     np.testing.assert_array_equal(default.fold_scores, explicit.fold_scores)
-    # The labels never reach the unsupervised fit: the fitted partition depends on X alone.
-    fitted = kv.kernels.make("ckrbf", n_components=3).fit(X)
-    np.testing.assert_array_equal(default.fitted_kernel.partition_.labels_, fitted.partition_.labels_)
+    # One unsupervised fit, on exactly the len(X) points (test folds' features included) ...
+    fitted = default.fitted_kernel
+    assert len(fitted.partition_.labels_) == len(X) and fitted.cluster_sizes_.sum() == len(X)
+    # ... and the scores are those of a loop that fits the kernel once on all of X.
+    kernel = kv.kernels.make("ckrbf", n_components=3).fit(X)
+    for fold, (labeled, _, test) in enumerate(evaluation.semi_supervised_splits(X, y, "dense", cv=3)):
+        for i, C in enumerate(CS):
+            svc = SVC(kernel="precomputed", C=C).fit(kernel.set_params(gamma=GAMMAS[0])(X[labeled]), y[labeled])
+            accuracy = np.mean(svc.predict(kernel(X[test], X[labeled])) == y[test])
+            assert default.fold_scores[i, 0, fold] == pytest.approx(accuracy, abs=1e-12)
     with pytest.raises(ValueError, match="unsupervised_on must be one of 'all', 'train'"):
         evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS, unsupervised_on="test")
 

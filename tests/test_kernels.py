@@ -616,12 +616,18 @@ def test_more_components_than_points_is_refused_alike(name, partition):
 
 @pytest.mark.parametrize("name", ["gmm", "rwm"])
 def test_mixture_kernels_need_two_points_unless_given_a_mixture(name):
-    with pytest.raises(ValueError, match=f"The {name} kernel fits a Gaussian mixture \\(vi\\) and needs at least two points; got 1"):
+    """partitions.fit's own messages, never scikit-learn's; k-means estimates no covariance
+    from its points, so one point makes one (regularised) cluster."""
+    with pytest.raises(ValueError, match="Cannot make 6 clusters from 1 points: ask for at most 1 components"):
         kv.kernels.make(name).fit(np.zeros((1, 2)))
-    with pytest.raises(ValueError, match=f"The {name} kernel fits a Gaussian mixture \\(gmm\\) and needs at least two"):
-        kv.kernels.make(name, partition="gmm", n_components=1).fit(np.zeros((1, 2)))
-    with pytest.raises(ValueError, match="Gaussian mixture \\(gmm\\) needs at least two points.*got 1"):
-        kv.kernels.make("ckrbf", partition="gmm", n_components=1).fit(np.zeros((1, 2)))
+    for partition in ("vi", "gmm"):
+        for kernel in (name, "ckrbf"):
+            with pytest.raises(ValueError, match=f"^A Gaussian mixture \\({partition}\\) needs at least two points "
+                                                 f"to estimate a covariance; got 1\\.$"):
+                kv.kernels.make(kernel, partition=partition, n_components=1).fit(np.zeros((1, 2)))
+    k = kv.kernels.make(name, partition="kmeans", n_components=1).fit(np.zeros((1, 2)))
+    assert k.partition_.n_components_ == 1 and k([[0.0, 0.0]])[0, 0] == 1.0
+    assert np.all(np.isfinite(k([[0.0, 0.0], [1.0, 1.0]])))
     mixture = Partition.from_parameters([[0.0, 0.0], [3.0, 0.0]], [np.eye(2), np.eye(2)])
     k = kv.kernels.make(name, partition=mixture).fit(np.zeros((1, 2)))      # nothing to estimate
     assert k([[0.0, 0.0]])[0, 0] == 1.0
@@ -634,20 +640,26 @@ def test_one_dimensional_arrays_are_refused(name):
     k = kv.kernels.make(name, gamma=0.5)
     with pytest.raises(ValueError, match=r"X must be a 2-D array of shape \(n_points, n_features\).*reshape\(-1, 1\)"):
         k.fit(X[:, 0])
+    with pytest.raises(ValueError, match=r"X must be a 2-D array.*1-D array of shape \(3,\)"):
+        k.fit(np.zeros(3))
     k.fit(X)
     with pytest.raises(ValueError, match=r"X must be a 2-D array.*1-D array of shape \(3,\)"):
         k(np.zeros(3))
-    with pytest.raises(ValueError, match=r"Y must be a 2-D array"):
-        k(X, X[:4, 0])
-    assert k(X[:3].reshape(-1, 1)).shape == (3, 3)
+    with pytest.raises(ValueError, match=r"Y must be a 2-D array.*1-D array of shape \(3,\)"):
+        k(X, np.zeros(3))
+    # The refused 1-D column, reshaped as the message says, is the same single-feature input.
+    np.testing.assert_array_equal(k(X[:3, 0].reshape(-1, 1)), k(X[:3]))
     if k.gamma_convertible:
         with pytest.raises(ValueError, match="X must be a 2-D array"):
             k.gamma_family(np.zeros(3))
 
 
 def test_one_dimensional_arrays_are_refused_by_the_helpers():
-    with pytest.raises(ValueError, match="X must be a 2-D array"):
+    with pytest.raises(ValueError, match=r"X must be a 2-D array.*1-D array of shape \(3,\)"):
         cluster_gaussian_gram(np.zeros(3), np.zeros((2, 1)), [0, 0, 0], [0, 0], [np.eye(1)], 1.0)
+    with pytest.raises(ValueError, match=r"Y must be a 2-D array.*1-D array of shape \(2,\)"):
+        cluster_gaussian_gram(np.zeros((3, 1)), np.zeros(2), [0, 0, 0], [0, 0], [np.eye(1)], 1.0)
+    assert cluster_gaussian_gram(np.zeros((3, 1)), np.zeros((2, 1)), [0, 0, 0], [0, 0], [np.eye(1)], 1.0).shape == (3, 2)
     with pytest.raises(ValueError, match="must be a 2-D array"):
         Units.from_points(np.zeros(3), 0.5)
     with pytest.raises(ValueError, match="unit means must be a 2-D array"):
