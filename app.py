@@ -651,7 +651,7 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
 
 def explain_regularised(panels) -> None:
     """Under panels whose kernel had to regularise a flat cluster: what that does to the map."""
-    if any("regularised" in panel.note for panel in panels):
+    if any(panel.regularised for panel in panels):
         st.info(kvviews.REGULARISATION_EXPLANATION)
 
 
@@ -750,8 +750,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
     explain_regularised(panels)
     columns = {
-        "kernel": [fg.kernel_label(p.name) + (f" ({kvviews.MULTICLASS_SCHEME})"
-                                              if kvviews.MULTICLASS_SCHEME in p.note else "") for p in panels],
+        "kernel": [fg.kernel_label(p.name) + (f" ({p.scheme})" if p.scheme else "") for p in panels],
         "train accuracy": [p.train_accuracy for p in panels],
         "test accuracy": [p.test_accuracy for p in panels],
         "accuracy on hidden labels": [p.hidden_accuracy for p in panels],

@@ -445,6 +445,7 @@ class SimilarityPanel:
     means: np.ndarray | None = None
     covariances: np.ndarray | None = None
     note: str = ""
+    regularised: bool = False  # the kernel measures with ε-regularised (flat) cluster covariances
 
 
 def similarity_figure(panels: Sequence[SimilarityPanel], grid: Grid, reference: Sequence[float],
@@ -546,6 +547,8 @@ class BoundaryPanel:
     multiclass: bool = False
     margins: bool = True    # f = ±1 means something (SVMs); minimax machines and discriminants have no margin
     note: str = ""
+    regularised: bool = False  # the kernel measures with ε-regularised (flat) cluster covariances
+    scheme: str = ""        # how a two-class model met more classes (e.g. "one-vs-one"), else ""
 
 
 def boundary_title(p: BoundaryPanel) -> str:

@@ -580,16 +580,17 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     K_grid = against_support("grid", grid_model)
     multiclass = len(clf.classes_) > 2
     values = np.searchsorted(clf.classes_, clf.predict(K_grid)) if multiclass else clf.decision_function(K_grid)
+    regularised = regularisation_note(kernel)
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=sv,
         dual=np.abs(clf.dual_coef_).max(axis=0), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
         test_accuracy=accuracy("test", prep.test, prep.y),
         hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true),
-        fit_seconds=fit_seconds, multiclass=multiclass,
+        fit_seconds=fit_seconds, multiclass=multiclass, regularised=bool(regularised),
         note=" · ".join(filter(None, (
             "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
-            regularisation_note(kernel)))),
+            regularised))),
     ))
 
 
@@ -663,7 +664,7 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         hidden_accuracy=(float(np.mean(model.predict(prep.X_model[prep.hidden]) == prep.y_true[prep.hidden]))
                          if prep.hidden.any() else None),
         fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS and not multiclass,
-        note=" · ".join(notes)))
+        scheme=MULTICLASS_SCHEME if wrapped else "", note=" · ".join(notes)))
 
 
 def one_class_note(panel: fg.BoundaryPanel, map_share: float = 0.98, train_accuracy: float = 0.9) -> str:
@@ -732,8 +733,9 @@ def similarity_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma
         note = "data covariance"
     if means is not None:
         means, covs = prep.view_gaussians(means, covs)
-    note = " · ".join(filter(None, (note, regularisation_note(kernel))))
-    return fg.SimilarityPanel(name, dis, sim, means, covs, note)
+    regularised = regularisation_note(kernel)
+    return fg.SimilarityPanel(name, dis, sim, means, covs, " · ".join(filter(None, (note, regularised))),
+                              regularised=bool(regularised))
 
 
 # ============================================================================ kernel matrix

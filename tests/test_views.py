@@ -248,7 +248,7 @@ def test_a_two_class_model_draws_three_classes_one_vs_one(name):
     panel = views.model_panel(name, prep, grid, -1.0, 0.0, 0)  # γ = 0.1: MCPM's cluster kernel reaches the grid
     assert panel.multiclass and not panel.margins
     assert panel.classes == [0.0, 1.0, 2.0] and set(np.unique(panel.values)) == {0, 1, 2}
-    assert "one-vs-one over 3 classes" in panel.note
+    assert "one-vs-one over 3 classes" in panel.note and panel.scheme == "one-vs-one"
     assert panel.train_accuracy > 0.9  # three well separated blobs
 
 
@@ -272,8 +272,8 @@ def test_panels_say_when_clusters_are_too_small_for_their_covariance(name):
     grid = fg.grid_over(prep.X_view, resolution=8, extra=np.array([[0.0, 0.0]]))
     boundary = views.boundary_panel(name, kernel, prep, grid, 0.0, 0.0)
     similarity = views.similarity_panel(name, kernel, prep, grid, 0.0, (0.0, 0.0))
-    for note in (boundary.note, similarity.note):
-        assert "2 of 2 clusters regularised, ε ≤ 1e-10" in note
+    for panel in (boundary, similarity):
+        assert "2 of 2 clusters regularised, ε ≤ 1e-10" in panel.note and panel.regularised
 
 
 def test_panels_of_well_estimated_clusters_carry_no_regularisation_note():
@@ -281,7 +281,8 @@ def test_panels_of_well_estimated_clusters_carry_no_regularisation_note():
     partition = kv.partitions.fit("kmeans", prep.X_model, n_components=2, random_state=0)
     kernel = views.fit_kernel("ckrbf", prep.X_model, partition, "paper")
     grid = fg.grid_over(prep.X_view, resolution=8)
-    assert "regularised" not in views.boundary_panel("ckrbf", kernel, prep, grid, 0.0, 0.0).note
+    panel = views.boundary_panel("ckrbf", kernel, prep, grid, 0.0, 0.0)
+    assert "regularised" not in panel.note and not panel.regularised
 
 
 def test_one_class_note_needs_a_one_class_map_and_poorly_classified_training_points():
