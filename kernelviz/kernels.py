@@ -24,8 +24,6 @@ Kernels of the form K = n ⊙ exp(−γ D) (``gamma_convertible``) expose D and 
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from scipy import linalg, sparse
 from sklearn.metrics.pairwise import euclidean_distances
@@ -236,31 +234,24 @@ class _PairTables:
     * ``whiteners`` W_ij = L_ij⁻¹ (L_ij the Cholesky factor of S_ij), so WᵀW = S_ij⁻¹;
     * ``precisions`` P_ij = S_ij⁻¹ (formed explicitly: only as accurate as ε × cond S_ij);
     * ``log_norm`` log n_ij = −½ log det S_ij;
-    * ``condition`` the largest condition number of the S_ij, computed on first use (only
-      the lifted path asks for it, and only when its dimension is small enough).
+    * ``condition`` the largest condition number of the S_ij.
     """
 
     def __init__(self, covariances):
         k, d, _ = covariances.shape
-        self._covariances = covariances.copy()  # the condition number is computed later, if at all
         self.whiteners = np.empty((k, k, d, d))
         self.precisions = np.empty((k, k, d, d))
         self.log_norm = np.empty((k, k))
+        self.condition = 1.0
         for i in range(k):
             for j in range(i, k):
-                W, log_det = _whitener(covariances[i] + covariances[j])
+                S = covariances[i] + covariances[j]
+                W, log_det = _whitener(S)
                 self.whiteners[i, j] = self.whiteners[j, i] = W
                 self.precisions[i, j] = self.precisions[j, i] = W.T @ W
                 self.log_norm[i, j] = self.log_norm[j, i] = -0.5 * log_det
-
-    @functools.cached_property
-    def condition(self):
-        covariances, condition = self._covariances, 1.0
-        for i in range(len(covariances)):
-            for j in range(i, len(covariances)):
-                eig = linalg.eigvalsh(covariances[i] + covariances[j])
-                condition = max(condition, eig[-1] / eig[0] if eig[0] > 0 else np.inf)
-        return condition
+                eig = linalg.eigvalsh(S)  # k(k+1)/2 small eigenproblems per fit: not worth deferring
+                self.condition = max(self.condition, eig[-1] / eig[0] if eig[0] > 0 else np.inf)
 
 
 def _cluster_centers(X, labels, k, fallback):
