@@ -1,12 +1,15 @@
 # Two commands on a fresh machine:
 #   make run   - create/refresh .venv, install kernelviz, start the app on localhost
 #   make test  - create/refresh .venv, install kernelviz + test extras + Chromium, run every test
+# and, on purpose only:
+#   make screenshots - run the browser tests and save their screenshots into docs/screenshots/
+#                      (an ordinary test run keeps them in a temporary folder)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test venv browser bench clean
+.PHONY: run test screenshots venv browser bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +32,9 @@ run: venv
 
 test: venv browser
 	$(BIN)/python -m pytest -q
+
+screenshots: venv browser
+	KERNELVIZ_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q -m browser
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py

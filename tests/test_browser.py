@@ -1,29 +1,21 @@
 """The real app in headless Chromium: every view renders, widgets act, links reopen state.
 
 Runs ``streamlit run app.py`` on a free port and drives Debian's Chromium through
-Playwright. Screenshots of every view are written to ``docs/screenshots/<view>.png``.
+Playwright (the ``server``, ``browser`` and ``page`` fixtures live in conftest.py).
+Screenshots of every view are saved as ``<view>.png`` in ``screenshot_dir``: a temporary
+folder, or docs/screenshots/ when ``make screenshots`` asks for them.
 A missing /usr/bin/chromium fails the tests: they exist to catch what AppTest cannot.
 """
 
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOTS = ROOT / "docs" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART = ".js-plotly-plot .main-svg"
 EXCEPTION = '[data-testid="stException"]'
@@ -40,65 +32,6 @@ VIEWS = {
 }
 # A small grid keeps the grid search and P_f views to a few seconds.
 SMALL_GRID = "grid_steps=4&cv=3"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    # The log goes to a file: an unread pipe fills up and freezes the server mid-test.
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "localhost", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://localhost:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start within 60 s:\n" + log_path.read_text(errors="replace"))
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make browser).")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
-    pg = context.new_page()
-    pg.set_default_timeout(90_000)
-    yield pg
-    context.close()
 
 
 def settle(page, text: str | None = None) -> None:
@@ -118,19 +51,20 @@ def boundary_title(page) -> str:
     return page.locator(".js-plotly-plot .gtitle").first.text_content()
 
 
-def test_every_view_renders_and_is_screenshotted(server, page):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def test_every_view_renders_and_is_screenshotted(server, page, screenshot_dir, tmp_path):
     page.goto(f"{server}/?{SMALL_GRID}")
     settle(page, VIEWS["data"][1])
     for view, (button, expected) in VIEWS.items():
         try:
-            check_view(page, view, button, expected)
+            check_view(page, view, button, expected, screenshot_dir)
         except Exception:
-            page.screenshot(path=f"/tmp/kernelviz_failed_{view}.png", full_page=True)
+            failed = tmp_path / f"failed_{view}.png"
+            page.screenshot(path=str(failed), full_page=True)
+            print(f"screenshot of the failed {view} view: {failed}")
             raise
 
 
-def check_view(page, view: str, button: str, expected: str) -> None:
+def check_view(page, view: str, button: str, expected: str, screenshot_dir) -> None:
     page.locator('[data-testid="stButtonGroup"] button', has_text=button).first.click()
     settle(page)
     if view in ("grid", "pf"):
@@ -145,7 +79,18 @@ def check_view(page, view: str, button: str, expected: str) -> None:
         assert page.locator(".katex").count() >= 9
     assert_clean(page)
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
-    page.screenshot(path=str(SCREENSHOTS / f"{view}.png"), full_page=True)
+    page.screenshot(path=str(screenshot_dir / f"{view}.png"), full_page=True)
+    assert (screenshot_dir / f"{view}.png").stat().st_size > 0
+
+
+def test_screenshots_stay_out_of_the_repository_unless_asked_for(screenshot_dir):
+    repository = Path(__file__).resolve().parent.parent
+    chosen = os.environ.get("KERNELVIZ_SCREENSHOTS", "").strip()
+    if chosen:
+        # an absolute path replaces the repository part of the join
+        assert screenshot_dir.resolve() == (repository / chosen).resolve()
+    else:
+        assert not screenshot_dir.resolve().is_relative_to(repository.resolve())
 
 
 def test_gamma_slider_updates_the_decision_boundaries(server, page):
@@ -205,7 +150,7 @@ def test_a_permalink_reopens_the_same_state(server, browser, page):
     other.context.close()
 
 
-def test_clicking_on_empty_canvas_draws_points(server, page):
+def test_clicking_on_empty_canvas_draws_points(server, page, screenshot_dir):
     page.goto(f"{server}/?source=drawn")
     settle(page, "No points drawn yet")
     clicks = [(0.3, 0.35, "class +1"), (0.38, 0.3, "class +1"), (0.7, 0.65, "class −1"), (0.62, 0.72, "class −1")]
@@ -224,11 +169,11 @@ def test_clicking_on_empty_canvas_draws_points(server, page):
     assert drawn[:, 2].tolist() == [1, 1, -1, -1]
     assert drawn[0, 0] < 0 < drawn[2, 0] and drawn[0, 1] > 0 > drawn[2, 1]  # where the clicks landed
     assert_clean(page)
-    page.screenshot(path=str(SCREENSHOTS / "draw.png"), full_page=True)
+    page.screenshot(path=str(screenshot_dir / "draw.png"), full_page=True)
 
 
 @pytest.mark.parametrize("preset", ["rwm_fig1", "ckrbf_iris", "mcpm_toy"])
-def test_a_preset_button_recreates_a_paper_figure(server, page, preset):
+def test_a_preset_button_recreates_a_paper_figure(server, page, preset, screenshot_dir):
     page.goto(f"{server}/?view=theory")
     settle(page, "Recreate the papers' figures")
     index = ["rwm_fig1", "ckrbf_iris", "mcpm_toy"].index(preset)
@@ -238,4 +183,4 @@ def test_a_preset_button_recreates_a_paper_figure(server, page, preset):
     assert "view=" in page.url and "theory" not in page.url
     assert_clean(page)
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
-    page.screenshot(path=str(SCREENSHOTS / f"preset_{preset}.png"), full_page=True)
+    page.screenshot(path=str(screenshot_dir / f"preset_{preset}.png"), full_page=True)

@@ -1,0 +1,107 @@
+"""Fixtures shared by the test files.
+
+The real-browser fixtures (a Streamlit server on a free port, Debian's Chromium through
+Playwright, a fresh page) start only when a test asks for them, so the other test files
+never pay for them. ``screenshot_dir`` decides where the browser tests save their
+screenshots: a temporary folder, so that a test run never changes the repository, unless
+``KERNELVIZ_SCREENSHOTS`` names a folder (``make screenshots`` sets it to docs/screenshots
+to refresh the README's pictures on purpose).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SCREENSHOTS_VARIABLE = "KERNELVIZ_SCREENSHOTS"
+SERVER_START_SECONDS = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(tmp_path_factory) -> Path:
+    """Where browser tests save screenshots: $KERNELVIZ_SCREENSHOTS (relative to the repository root) or a temp folder."""
+    chosen = os.environ.get(SCREENSHOTS_VARIABLE, "").strip()
+    if not chosen:
+        return tmp_path_factory.mktemp("screenshots")
+    folder = Path(chosen)
+    if not folder.is_absolute():
+        # `make screenshots` runs from the root, but pytest may be started from anywhere.
+        folder = ROOT / folder
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """The app (``streamlit run app.py``) on a free localhost port; yields its URL, stops it afterwards."""
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # The log goes to a file: an unread pipe fills up and freezes the server mid-test.
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "localhost", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://localhost:{port}"
+    deadline = time.time() + SERVER_START_SECONDS
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        log.close()
+        pytest.fail(f"streamlit did not start within {SERVER_START_SECONDS} s:\n"
+                    + log_path.read_text(errors="replace"))
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium; a missing browser fails the test rather than skipping it."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make browser).")
+    # Imported here so that test files without browser tests never need Playwright.
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser context and page per test (no cookies or URL state carried over)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    yield pg
+    context.close()
