@@ -242,7 +242,7 @@ def support_share(name: str) -> Callable[[Results], str]:
         if share > 0.5:
             return text + (". Most points sit on or inside the margin: with mistakes this cheap, the SVM prefers a "
                            "wide, soft margin held up by many points.")
-        return text + (". Only these few points hold the boundary in place; moving any other training point a "
+        return text + (". Only these points hold the boundary in place: moving any other training point a "
                        "little would not change it.")
 
     return explain
@@ -262,7 +262,7 @@ def scale_factor(name: str, reference: str) -> Callable[[Results], str]:
         size = "larger" if factor > 1 else "smaller"
         times = factor if factor > 1 else 1 / factor
         return (f"{own}, {other}: {kernel_label(name)}'s values are about {times:.3g} times {size}, which acts "
-                f"like a C {times:.3g} times {size} for its SVM.")
+                f"roughly like a C {times:.3g} times {size} for its SVM.")
 
     return explain
 
@@ -305,7 +305,7 @@ RBF_BASICS = Lesson(
         Step(
             "One round bump per point",
             "The RBF kernel k(x, y) = exp(−γ‖x − y‖²) scores two points by how close they are, the same way "
-            "in every direction and everywhere in the plane. Around the cross its level curves are circles; "
+            "in every direction and everywhere in the plane. Around the cross the shading is round; "
             "**γ** sets how fast the similarity falls off — a large γ means a narrow bump.",
             "similarity",
             {**_MOONS_NOISY, "sim_mode": "similarity", "log_gamma": 0.0},

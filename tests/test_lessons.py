@@ -128,14 +128,14 @@ def test_support_share_says_many_or_few():
     many = explain({"rbf": {"support_vectors": 210, "n_train": 210}})
     assert many.startswith("RBF: 210 of 210 training points (100%) are support vectors. Most points")
     few = explain({"rbf": {"support_vectors": 38, "n_train": 210}})
-    assert few.startswith("RBF: 38 of 210 training points (18%) are support vectors. Only these few")
+    assert few.startswith("RBF: 38 of 210 training points (18%) are support vectors. Only these points")
 
 
 def test_scale_factor_says_larger_smaller_or_the_same():
     explain = lessons.scale_factor("ckrbf", "rbf")
     one = {"diagonal_min": 1.0, "diagonal_max": 1.0}
     larger = explain({"ckrbf": {"diagonal_min": 25.3, "diagonal_max": 40.8}, "rbf": one})
-    assert "about 32.1 times larger" in larger and "like a C 32.1 times larger" in larger
+    assert "about 32.1 times larger" in larger and "roughly like a C 32.1 times larger" in larger
     smaller = explain({"ckrbf": {"diagonal_min": 0.01, "diagonal_max": 0.04}, "rbf": one})
     assert "about 50 times smaller" in smaller
     assert "about the same scale" in explain({"ckrbf": {"diagonal_min": 0.9, "diagonal_max": 1.2}, "rbf": one})
@@ -289,3 +289,33 @@ def test_mcpm_bound_sentence_uses_the_alpha_of_the_model_the_panel_shows():
         said = "do at least as well" if results[name]["test"] >= round(results[name]["alpha"], 2) else "fall short"
         assert re.search(f"{name}'s worst-case bound is α = [0-9.]+, its test accuracy [0-9.]+%: the test points "
                          f"{said}", sentence)
+
+
+def sign_regions(step):
+    """Number of connected regions of the plane where the step's RBF SVM predicts one class."""
+    from scipy import ndimage
+
+    values = step.applied()
+    prep = prepared_for(values)
+    panel = boundary_panels(values, prep, partition_for(values, prep))[0]
+    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    positive = panel.values.reshape(len(grid.ys), len(grid.xs)) > 0
+    return ndimage.label(positive)[1] + ndimage.label(~positive)[1]
+
+
+def test_small_gamma_draws_one_smooth_boundary_and_large_gamma_draws_islands():
+    # the RBF lesson's step titles: "a smooth boundary" (step 2) and "islands" (step 3)
+    rbf = lessons.get("rbf-basics")
+    assert sign_regions(rbf.step(2)) == 2
+    assert sign_regions(rbf.step(3)) > 2
+
+
+def test_on_pima_the_cluster_models_trail_the_plain_svm_as_the_step_title_says():
+    step = lessons.get("mcpm").step(4)
+    assert "do not help" in step.title
+    values = step.applied()
+    prep = prepared_for(values)
+    results = lessons.boundary_results(boundary_panels(values, prep, partition_for(values, prep)))
+    assert results["rbf"]["test"] > max(results["SCM"]["test"], results["MCPM"]["test"]) + lessons.LEVEL_ACCURACY
+    assert step.explain(results).endswith(f"RBF leads by "
+                                          f"{100 * (results['rbf']['test'] - results['MCPM']['test']):.1f} points.")
