@@ -19,9 +19,10 @@ view          build results with   measures
 ============  ===================  ==========================================================
 boundaries    boundary_results     ``train``, ``test``, ``hidden`` (accuracies or None),
                                    ``support_vectors`` (None for models without),
-                                   ``n_train``, ``fit_seconds``; MCPM / MPM steps also read
+                                   ``n_train``; MCPM / MPM steps also read
                                    ``alpha``, the worst-case bound of the fitted model
-kernel        gram_results         ``diagonal_min``, ``diagonal_max``, ``min_eigenvalue``
+kernel        gram_results         ``diagonal_min``, ``diagonal_max``, ``min_eigenvalue``,
+                                   ``negative_eigenvalues``, ``psd`` (the view's verdict)
 grid, pf      the ``table`` of     ``auc``, ``normalized_auc``, ``best``
               ``kv.evaluation
               .pf_auc``
@@ -125,7 +126,7 @@ def boundary_results(panels: Sequence) -> dict[str, dict[str, Any]]:
     """
     return {p.name: {"train": p.train_accuracy, "test": p.test_accuracy, "hidden": p.hidden_accuracy,
                      "support_vectors": None if p.support is None else len(p.support),
-                     "n_train": len(p.X_train), "fit_seconds": p.fit_seconds}
+                     "n_train": len(p.X_train)}
             for p in panels}
 
 
@@ -135,22 +136,24 @@ def gram_results(summaries: Sequence) -> dict[str, dict[str, float]]:
     for s in summaries:
         diagonal = np.diag(s.panel.K)
         out[s.panel.name] = {"diagonal_min": float(diagonal.min()), "diagonal_max": float(diagonal.max()),
-                             "min_eigenvalue": float(np.min(s.eigenvalues))}
+                             "min_eigenvalue": float(np.min(s.eigenvalues)),
+                             "negative_eigenvalues": int(s.row["negative eigenvalues"]), "psd": s.row["PSD"] == "yes"}
     return out
 
 
 # ============================================================================ sentences from numbers
 
-def _measure(results: Results, name: str, measure: str) -> float:
-    try:
-        value = results[name][measure]
-    except KeyError:
-        value = None
+def _value(results: Results, name: str, measure: str) -> Any:
+    value = results.get(name, {}).get(measure)
     if value is None:
         what = _MEASURES[measure][0] if measure in _MEASURES else measure.replace("_", " ")
         raise ValueError(f"This lesson step reads the {what} of {kernel_label(name)}, "
                          f"which the view's results do not hold: show {kernel_label(name)} in the view.")
-    return float(value)
+    return value
+
+
+def _measure(results: Results, name: str, measure: str) -> float:
+    return float(_value(results, name, measure))
 
 
 def _percent(x: float) -> str:
@@ -278,6 +281,22 @@ def worst_case_bound(name: str) -> Callable[[Results], str]:
             return f"{numbers}: the test points do at least as well as the bound promises."
         return (f"{numbers}: the test points fall short of the bound. α is a promise about distributions with the "
                 "fitted (and regularised) means and covariances, not about these points.")
+
+    return explain
+
+
+def psd_verdict(name: str) -> Callable[[Results], str]:
+    """An ``explain`` reading the Kernel matrix view's verdict on a kernel's positive semi-definiteness."""
+
+    def explain(results: Results) -> str:
+        smallest = _measure(results, name, "min_eigenvalue")
+        if _value(results, name, "psd"):
+            return (f"{kernel_label(name)}'s Gram matrix has no negative eigenvalue beyond rounding (smallest "
+                    f"{smallest:.2g}): positive semi-definite on these points, though no theorem promises it.")
+        count = _measure(results, name, "negative_eigenvalues")
+        return (f"{kernel_label(name)}'s Gram matrix has {count:.0f} negative eigenvalue{'s' if count != 1 else ''}, "
+                f"the smallest {smallest:.2g}: it is not positive semi-definite on these points, so the SVM's "
+                "problem is no longer guaranteed convex; libsvm still returns a solution.")
 
     return explain
 
@@ -474,6 +493,17 @@ RWM = Lesson(
             "similarity",
             {**_FIG1, "sim_mode": "similarity"},
             LookAt("rwm", "The RWM panel's shading against the tight Gaussian's ellipse, and RBF's round one."),
+        ),
+        Step(
+            "Not a proven kernel",
+            "RBF and CkRBF are inner products of Gaussians, so their Gram matrices are positive semi-definite on "
+            "any points. Nothing like that is known for RWM: mixing Mahalanobis distances with weights that "
+            "depend on both points can break it. The Kernel matrix view computes the eigenvalues of each Gram "
+            "matrix on the Fig. 1 data.",
+            "kernel",
+            _FIG1,
+            LookAt("rwm", "RWM's row of the table: PSD, its smallest eigenvalue and how many are negative."),
+            together(psd_verdict("rbf"), psd_verdict("rwm")),
         ),
         Step(
             "Four measures side by side (Fig. 3)",

@@ -319,3 +319,33 @@ def test_on_pima_the_cluster_models_trail_the_plain_svm_as_the_step_title_says()
     assert results["rbf"]["test"] > max(results["SCM"]["test"], results["MCPM"]["test"]) + lessons.LEVEL_ACCURACY
     assert step.explain(results).endswith(f"RBF leads by "
                                           f"{100 * (results['rbf']['test'] - results['MCPM']['test']):.1f} points.")
+
+
+def test_psd_verdict_follows_the_views_verdict():
+    explain = lessons.psd_verdict("rwm")
+    broken = explain({"rwm": {"psd": False, "negative_eigenvalues": 91, "min_eigenvalue": -0.412}})
+    assert broken.startswith("RWM's Gram matrix has 91 negative eigenvalues, the smallest -0.41: it is not positive")
+    one = explain({"rwm": {"psd": False, "negative_eigenvalues": 1, "min_eigenvalue": -0.004}})
+    assert "has 1 negative eigenvalue, the smallest" in one
+    fine = explain({"rwm": {"psd": True, "negative_eigenvalues": 0, "min_eigenvalue": -3e-15}})
+    assert fine.startswith("RWM's Gram matrix has no negative eigenvalue beyond rounding (smallest -3e-15)")
+    with pytest.raises(ValueError, match="reads the psd of RWM"):
+        explain({"rwm": {"min_eigenvalue": -0.4}})
+
+
+def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
+    step = lessons.get("rwm").step(3)
+    values = step.applied()
+    prep = prepared_for(values)
+    partition = partition_for(values, prep)
+    X, breaks = views.gram_points(prep, partition)
+    grams = {n: views.at_gamma(views.fit_kernel(n, prep.X_model, partition, "paper"), 10.0 ** values["log_gamma"])(X)
+             for n in values["kernels"]}
+    results = lessons.gram_results([views.gram_summary(n, K, breaks) for n, K in grams.items()])
+    # independent: the eigenvalues themselves
+    assert np.linalg.eigvalsh(grams["rwm"]).min() == pytest.approx(results["rwm"]["min_eigenvalue"], abs=1e-9)
+    assert np.linalg.eigvalsh(grams["rwm"]).min() < -0.1
+    assert np.linalg.eigvalsh(grams["rbf"]).min() > -1e-9
+    sentence = step.explain(results)
+    assert "RBF's Gram matrix has no negative eigenvalue" in sentence
+    assert "RWM's Gram matrix has" in sentence and "not positive semi-definite" in sentence
