@@ -187,6 +187,15 @@ def boundary_panels(values, prep, partition):
                      for n in values["models"]]
 
 
+def kernel_view(values, prep, partition):
+    """The Kernel matrix view's points, fitted kernels at the step's γ, and results."""
+    X, breaks = views.gram_points(prep, partition)
+    kernels = {n: views.at_gamma(views.fit_kernel(n, prep.X_model, partition, values["normalize"]),
+                                 10.0 ** values["log_gamma"]) for n in values["kernels"]}
+    results = lessons.gram_results([views.gram_summary(n, k(X), breaks) for n, k in kernels.items()])
+    return X, kernels, results
+
+
 LIGHT_STEPS = [(n, k) for n, k in ALL_STEPS if lessons.get(n).step(k).view not in ("grid", "pf")]
 
 
@@ -204,11 +213,7 @@ def test_every_light_step_computes_and_its_sentence_can_be_written(name, k):
             if alpha:  # what the app must add for the α step: the bound its panel shows
                 results[panel.name]["alpha"] = float(alpha.group(1))
     elif step.view == "kernel":
-        X, breaks = views.gram_points(prep, partition)
-        results = lessons.gram_results([
-            views.gram_summary(n, views.at_gamma(views.fit_kernel(n, prep.X_model, partition, values["normalize"]),
-                                                 10.0 ** values["log_gamma"])(X), breaks)
-            for n in values["kernels"]])
+        results = kernel_view(values, prep, partition)[2]
     elif step.view == "similarity":
         grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION)
         for n in values["kernels"]:
@@ -245,11 +250,8 @@ def test_ckrbf_diagonal_is_its_cluster_normaliser_and_the_sentence_says_larger()
     step = lessons.get("ckrbf").step(2)
     values = step.applied()
     prep = prepared_for(values)
-    partition = partition_for(values, prep)
-    X, breaks = views.gram_points(prep, partition)
-    names = values["kernels"]
-    kernels = {n: views.at_gamma(views.fit_kernel(n, prep.X_model, partition, "paper"), 10.0) for n in names}
-    results = lessons.gram_results([views.gram_summary(n, kernels[n](X), breaks) for n in names])
+    assert values["normalize"] == "paper"
+    X, kernels, results = kernel_view(values, prep, partition_for(values, prep))
     # independent: k(x, x) = det(2 Σ_c(x))^(−½) for CkRBF at the paper's scale, 1 for RBF
     ck = kernels["ckrbf"]
     normalisers = [np.linalg.det(2 * ck.covariances_[c]) ** -0.5 for c in np.unique(ck.partition_.predict(X))]
@@ -337,11 +339,8 @@ def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
     step = lessons.get("rwm").step(3)
     values = step.applied()
     prep = prepared_for(values)
-    partition = partition_for(values, prep)
-    X, breaks = views.gram_points(prep, partition)
-    grams = {n: views.at_gamma(views.fit_kernel(n, prep.X_model, partition, "paper"), 10.0 ** values["log_gamma"])(X)
-             for n in values["kernels"]}
-    results = lessons.gram_results([views.gram_summary(n, K, breaks) for n, K in grams.items()])
+    X, kernels, results = kernel_view(values, prep, partition_for(values, prep))
+    grams = {n: k(X) for n, k in kernels.items()}
     # independent: the eigenvalues themselves
     assert np.linalg.eigvalsh(grams["rwm"]).min() == pytest.approx(results["rwm"]["min_eigenvalue"], abs=1e-9)
     assert np.linalg.eigvalsh(grams["rwm"]).min() < -0.1
