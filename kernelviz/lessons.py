@@ -450,8 +450,10 @@ CKRBF = Lesson(
             "Multiplying a kernel by a constant c changes nothing but the meaning of C: the SVM with c·k and C is "
             "the SVM with k and c·C. CkRBF's determinant factor is nearly such a constant (the sentence under the "
             "table gives its range on this data): where it is above 1, every cell of the paper-scale grid really "
-            "has a larger C, and the grid can hold more of CkRBF's good region. The unit scale divides that constant out; only the kernel's shape is left. "
-            "Compare this AUC with the previous step's; the sentence under the table gives both.",
+            "has a larger C, and the grid can hold more of CkRBF's good region. The unit scale divides that "
+            "constant out; only the kernel's shape is left. "
+            "Compare this AUC with the previous step's; once both steps' grids have run, the sentence under the "
+            "table gives the two.",
             "pf",
             {**_FOURCLASS, "normalize": "unit"},
             LookAt("AUC", "CkRBF's AUC now, and the sentence on the two scales under the table."),
@@ -696,3 +698,43 @@ def get(name: str) -> Lesson:
     if name not in LESSONS:
         raise ValueError(f"There is no lesson {name!r}; the lessons are {', '.join(LESSONS)}.")
     return LESSONS[name]
+
+
+def link(name: str, number: int) -> dict[str, str]:
+    """The query-string entries that open step ``number`` of lesson ``name`` (``?lesson=NAME&step=K``).
+
+    Raises
+    ------
+    ValueError
+        When there is no such lesson or step.
+    """
+    get(name).step(number)
+    return {"lesson": name, "step": str(number)}
+
+
+def from_link(query: Mapping[str, Any]) -> tuple[Lesson, int] | None:
+    """The lesson and step number a link asks for, or None when it names no lesson.
+
+    A link without ``step`` opens step 1. Values may be strings or lists of strings (the last
+    one counts, as in ``kernelviz.state.parse``).
+
+    Raises
+    ------
+    ValueError
+        When the lesson does not exist or the step is not one of its step numbers.
+    """
+    def last(value):
+        return value[-1] if isinstance(value, (list, tuple)) and value else value
+
+    name = last(query.get("lesson"))
+    if not name:
+        return None
+    lesson = get(str(name))
+    raw = last(query.get("step", "1"))
+    try:
+        number = int(str(raw))
+    except ValueError:
+        raise ValueError(f"The link's step must be a whole number from 1 to {len(lesson.steps)}; "
+                         f"got {raw!r}.") from None
+    lesson.step(number)
+    return lesson, number

@@ -348,3 +348,28 @@ def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
     sentence = step.explain(results)
     assert "RBF's Gram matrix has no negative eigenvalue" in sentence
     assert "RWM's Gram matrix has" in sentence and "not positive semi-definite" in sentence
+
+
+@pytest.mark.parametrize("name, k", ALL_STEPS)
+def test_a_steps_link_opens_that_step(name, k):
+    query = lessons.link(name, k)
+    assert query == {"lesson": name, "step": str(k)}
+    lesson, number = lessons.from_link(query)
+    assert lesson is lessons.get(name) and number == k
+
+
+def test_a_link_without_a_lesson_opens_none_and_without_a_step_opens_step_one():
+    assert lessons.from_link({}) is None and lessons.from_link({"lesson": ""}) is None
+    assert lessons.from_link({"lesson": "mcpm"}) == (lessons.get("mcpm"), 1)
+    assert lessons.from_link({"lesson": ["rwm", "ckrbf"], "step": ["9", "2"]}) == (lessons.get("ckrbf"), 2)
+
+
+def test_a_damaged_link_is_refused_with_a_reason():
+    with pytest.raises(ValueError, match="no lesson 'svm'"):
+        lessons.from_link({"lesson": "svm"})
+    with pytest.raises(ValueError, match="whole number from 1 to 4; got 'two'"):
+        lessons.from_link({"lesson": "mcpm", "step": "two"})
+    with pytest.raises(ValueError, match="steps 1 to 4; got step 5"):
+        lessons.from_link({"lesson": "mcpm", "step": "5"})
+    with pytest.raises(ValueError, match="steps 1 to 6; got step 0"):
+        lessons.link("rbf-basics", 0)
