@@ -63,6 +63,13 @@ def test_every_step_uses_the_apps_settings_and_points_at_something_on_its_page(n
         assert shown, "a view of kernels needs at least one kernel or model"
 
 
+@pytest.mark.parametrize("name, k", ALL_STEPS)
+def test_generator_parameters_of_a_step_are_ones_the_apps_widgets_keep(name, k):
+    values = lessons.get(name).step(k).applied()
+    clean, problems = views.check_generator_params(values["generator"], values["gen_params"])
+    assert problems == [] and clean == values["gen_params"]
+
+
 def test_a_step_is_counted_from_one_and_a_missing_one_is_refused():
     lesson = lessons.get("rwm")
     assert lesson.step(1) is lesson.steps[0] and lesson.step(len(lesson.steps)) is lesson.steps[-1]
@@ -175,6 +182,8 @@ def partition_for(values, prep):
     if values["partition"] == "vi":
         params = (("weight_concentration_prior_type", values["vi_prior_type"]),
                   ("weight_concentration_prior", values["vi_alpha0"]), ("mean_precision_prior", values["vi_beta0"]))
+        if values["vi_w0"] > 0:
+            params += (("covariance_prior", values["vi_w0"]),)
     return views.fit_partition(prep.X_model, values["partition"], values["n_components"], values["partition_seed"],
                                params)
 
