@@ -84,7 +84,7 @@ class Step:
         ValueError
             When a setting's name or value is not one the app accepts.
         """
-        values = state.apply_preset(self)
+        values = state.apply_preset(self)  # reads only ``.settings``: a step applies like a preset
         values["view"] = state.validate("view", self.view)
         return values
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -22,6 +24,13 @@ SIMILARITY_RESOLUTION = 80
 
 
 # ============================================================================ the catalogue
+
+def test_lessons_load_without_streamlit_or_scikit_learn():
+    # the app's landing page lists the lessons: it must not wait for scikit-learn
+    code = "import sys, kernelviz.lessons; print('streamlit' in sys.modules, 'sklearn' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False False"
+
 
 def test_names_lists_rbf_basics_and_a_lesson_for_every_paper():
     assert lessons.names()[0] == "rbf-basics"
