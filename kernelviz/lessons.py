@@ -333,8 +333,8 @@ RBF_BASICS = Lesson(
         Step(
             "Small γ: wide bumps, a smooth boundary",
             "With γ = 0.01 every training point's bump covers the whole picture, so the decision function — a "
-            "weighted sum of bumps — can only bend gently. The boundary is nearly a straight line and cannot "
-            "follow the moons' hooks.",
+            "weighted sum of bumps — can only bend gently. The boundary is a gentle curve that cannot follow "
+            "the moons' hooks.",
             "boundaries",
             {**_MOONS_NOISY, "log_gamma": -2.0, "log_C": 0.0},
             LookAt("rbf", "The solid line f = 0 and the accuracies in the table under the plot."),
@@ -342,7 +342,7 @@ RBF_BASICS = Lesson(
         ),
         Step(
             "Large γ: narrow bumps, islands",
-            "With γ = 100 each bump is tiny: the decision function is a sum of isolated spikes, and the SVM can "
+            "With γ = 100 each bump is tiny: the decision function is a sum of narrow spikes, and the SVM can "
             "wrap its boundary around single points. Compare the training accuracy with the test accuracy "
             "(held-out points, drawn hollow).",
             "boundaries",
@@ -374,10 +374,10 @@ RBF_BASICS = Lesson(
             "Neither parameter has a best value on its own: a wider bump (small γ) needs a larger C to bend as "
             "much. The grid search scores every (γ, C) pair by cross-validation; good cells often line up along a "
             "diagonal, and the Keerthi–Lin path searches along a line of slope −1 instead of the whole grid. "
-            "This step runs a grid search (49 cells × 5 folds): it takes a few seconds.",
+            "This step runs a grid search (49 cells × 5 folds): it takes several seconds.",
             "grid",
             {**_MOONS_NOISY},
-            LookAt("rbf", "The ★ best cell and the band of good cells around it."),
+            LookAt("rbf", "The ★ best cell and the good cells around it."),
             ranking(["rbf"], "best"),
         ),
     ),

@@ -245,14 +245,13 @@ def test_every_light_step_computes_and_its_sentence_can_be_written(name, k):
         assert sentence.endswith(".")
 
 
-def fig1_results():
+def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
+    from scipy import ndimage
+
     values = lessons.get("rwm").step(1).applied()
     prep = prepared_for(values)
-    return prep, lessons.boundary_results(boundary_panels(values, prep, partition_for(values, prep)))
-
-
-def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
-    prep, results = fig1_results()
+    panels = boundary_panels(values, prep, partition_for(values, prep))
+    results = lessons.boundary_results(panels)
     assert prep.train.sum() == 2 and prep.hidden.sum() == 798
     # independent: RBF on two labeled points is the perpendicular bisector, whatever γ and C
     a, b = prep.X_model[prep.train]
@@ -262,6 +261,13 @@ def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
     assert results["rbf"]["hidden"] == pytest.approx(bisector)
     assert results["rwm"]["hidden"] > results["rbf"]["hidden"] + 0.2
     assert lessons.get("rwm").step(1).explain(results).startswith("On accuracy on hidden labels, RWM is ahead of RBF")
+    # "the ring RWM closes around the tight class": the region holding the centre touches no edge of the map
+    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    rwm = next(p for p in panels if p.name == "rwm").values.reshape(len(grid.ys), len(grid.xs))
+    centre = (np.abs(grid.ys).argmin(), np.abs(grid.xs).argmin())
+    regions, _ = ndimage.label((rwm > 0) == (rwm[centre] > 0))
+    inner = regions == regions[centre]
+    assert not (inner[0].any() or inner[-1].any() or inner[:, 0].any() or inner[:, -1].any())
 
 
 def test_ckrbf_diagonal_is_its_cluster_normaliser_and_the_sentence_says_larger():
