@@ -397,3 +397,27 @@ def test_a_damaged_link_is_refused_with_a_reason():
         lessons.from_link({"lesson": "mcpm", "step": "5"})
     with pytest.raises(ValueError, match="steps 1 to 6; got step 0"):
         lessons.link("rbf-basics", 0)
+
+
+# ============================================================================ in today's app, through a link
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, k", LIGHT_STEPS)
+def test_every_light_step_draws_in_the_app_from_its_settings_link(name, k):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    step = lessons.get(name).step(k)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120)
+    for key, value in state.encode(step.applied()).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert at.get("plotly_chart"), "the step's view drew no figure"
+    # the app kept every setting the step applies (nothing was refused and reset); it may add its own,
+    # such as the Similarity view's reference point
+    kept = {key: value[-1] if isinstance(value, list) else value for key, value in dict(at.query_params).items()}
+    applied = state.encode(step.applied())
+    assert {key: kept.get(key) for key in applied} == applied
