@@ -1,0 +1,423 @@
+"""The guided lessons (kernelviz.lessons): their settings, their computed sentences, and their claims on the data."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kernelviz as kv
+from kernelviz import figures as fg
+from kernelviz import lessons
+from kernelviz import state
+from kernelviz import views
+from kernelviz.references import PAPERS
+
+ALL_STEPS = [(lesson.name, k) for lesson in lessons.LESSONS.values() for k in range(1, len(lesson.steps) + 1)]
+#: Values a step may point at besides a panel (the names the views' tables and controls use).
+VALUE_TARGETS = {"partition", "diagonal range", "test accuracy", "accuracy on hidden labels", "AUC", "best cell", "α"}
+BOUNDARY_RESOLUTION = 70  # as app.py draws the Decision boundaries view
+SIMILARITY_RESOLUTION = 80
+
+
+# ============================================================================ the catalogue
+
+def test_lessons_load_without_streamlit_or_scikit_learn():
+    # the app's landing page lists the lessons: it must not wait for scikit-learn
+    code = "import sys, kernelviz.lessons; print('streamlit' in sys.modules, 'sklearn' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False False"
+
+
+def test_names_lists_rbf_basics_and_a_lesson_for_every_paper():
+    assert lessons.names()[0] == "rbf-basics"
+    assert {lessons.get(n).paper for n in lessons.names()} == set(PAPERS) | {None}
+
+
+def test_an_unknown_lesson_is_refused_with_the_names_there_are():
+    with pytest.raises(ValueError, match="no lesson 'rvm'.*rbf-basics, ckrbf, rwm, mcpm, cksvmnda"):
+        lessons.get("rvm")
+
+
+@pytest.mark.parametrize("name", lessons.names())
+def test_every_lesson_has_four_to_eight_steps_and_cites_its_paper(name):
+    lesson = lessons.get(name)
+    assert lesson.name == name and lesson.title and lesson.summary
+    assert 4 <= len(lesson.steps) <= 8
+    if lesson.paper is None:
+        assert lesson.citation() is None
+    else:
+        paper = PAPERS[lesson.paper]
+        assert lesson.citation() == paper.citation()
+        assert paper.authors in lesson.citation() and str(paper.year) in lesson.citation()
+
+
+@pytest.mark.parametrize("name, k", ALL_STEPS)
+def test_every_step_uses_the_apps_settings_and_points_at_something_on_its_page(name, k):
+    step = lessons.get(name).step(k)
+    assert step.view in state.VIEWS
+    assert "view" not in step.settings  # the view is its own field
+    for setting, value in step.settings.items():
+        state.validate(setting, value)  # raises on an unknown name or a value the app would refuse
+    applied = step.applied()
+    assert applied["view"] == step.view
+    assert set(applied) == set(state.defaults())
+    shown = set(applied["kernels"]) | set(applied["models"])
+    assert step.look_at.target in shown | VALUE_TARGETS, step.look_at.target
+    assert step.look_at.sentence.endswith(".") and step.narrative.strip()
+    if step.view in ("boundaries", "similarity", "kernel", "grid", "pf"):
+        assert shown, "a view of kernels needs at least one kernel or model"
+
+
+@pytest.mark.parametrize("name, k", ALL_STEPS)
+def test_generator_parameters_of_a_step_are_ones_the_apps_widgets_keep(name, k):
+    values = lessons.get(name).step(k).applied()
+    clean, problems = views.check_generator_params(values["generator"], values["gen_params"])
+    assert problems == [] and clean == values["gen_params"]
+
+
+def test_a_step_is_counted_from_one_and_a_missing_one_is_refused():
+    lesson = lessons.get("rwm")
+    assert lesson.step(1) is lesson.steps[0] and lesson.step(len(lesson.steps)) is lesson.steps[-1]
+    for bad in (0, len(lesson.steps) + 1, True, 1.0):
+        with pytest.raises(ValueError, match=f"steps 1 to {len(lesson.steps)}"):
+            lesson.step(bad)
+
+
+def test_a_step_with_a_setting_the_app_refuses_fails_to_apply():
+    step = lessons.Step("t", "n", "boundaries", {"kernels": ["rbf", "svm"]}, lessons.LookAt("rbf", "x."))
+    with pytest.raises(ValueError, match="unknown value"):
+        step.applied()
+
+
+def test_narratives_state_no_percentage_of_their_own():
+    # Accuracies on the page come from explain(); a narrative may only quote a paper's figure.
+    for name, k in ALL_STEPS:
+        step = lessons.get(name).step(k)
+        for sentence in re.split(r"(?<=\.) ", step.narrative):
+            if "%" in sentence:
+                assert "paper reports" in sentence, (name, k, sentence)
+
+
+# ============================================================================ the sentences, in both orders
+
+def accuracies(measure, **values):
+    return {name: {measure: value} for name, value in values.items()}
+
+
+def test_comparison_names_whichever_is_ahead_and_calls_a_small_gap_level():
+    explain = lessons.comparison("rwm", "rbf", "hidden")
+    assert explain(accuracies("hidden", rwm=0.912, rbf=0.612)) == (
+        "On accuracy on hidden labels, RWM is ahead of RBF: 91.2% against 61.2% (30.0 points).")
+    assert explain(accuracies("hidden", rwm=0.612, rbf=0.912)) == (
+        "On accuracy on hidden labels, RBF is ahead of RWM: 91.2% against 61.2% (30.0 points).")
+    assert explain(accuracies("hidden", rwm=0.880, rbf=0.888)) == (
+        "On accuracy on hidden labels, RWM and RBF are level: 88.0% and 88.8%.")
+
+
+def test_ranking_orders_best_first_whatever_the_input_order():
+    explain = lessons.ranking(["rbf", "mrbf", "ckrbf"], "auc")
+    sentence = explain(accuracies("auc", rbf=0.181, mrbf=0.187, ckrbf=0.230))
+    assert sentence == ("P_f AUC, best first: CkRBF 0.230, Mahalanobis RBF 0.187, RBF 0.181 — CkRBF leads by 0.043.")
+    sentence = explain(accuracies("auc", rbf=0.230, mrbf=0.187, ckrbf=0.181))
+    assert sentence.startswith("P_f AUC, best first: RBF 0.230, Mahalanobis RBF 0.187, CkRBF 0.181 — RBF leads")
+    sentence = explain(accuracies("auc", rbf=0.181, mrbf=0.187, ckrbf=0.188))
+    assert sentence.endswith("— CkRBF and Mahalanobis RBF are level at the top.")
+    assert explain(accuracies("auc", rbf=0.2, mrbf=0.201, ckrbf=0.199)).endswith("— all of them are level.")
+    assert lessons.ranking(["rbf"], "best")(accuracies("best", rbf=0.888)) == (
+        "Best cross-validated accuracy of RBF: 88.8%.")
+
+
+def test_train_test_gap_follows_the_numbers():
+    explain = lessons.train_test_gap("rbf")
+    wide = explain({"rbf": {"train": 0.986, "test": 0.844}})
+    assert "training accuracy 98.6%, test accuracy 84.4%" in wide and "14.2 points better" in wide
+    assert "held-out points did better" in explain({"rbf": {"train": 0.844, "test": 0.986}})
+    assert "The two are close" in explain({"rbf": {"train": 0.938, "test": 0.9}})
+
+
+def test_support_share_says_many_or_few():
+    explain = lessons.support_share("rbf")
+    many = explain({"rbf": {"support_vectors": 210, "n_train": 210}})
+    assert many.startswith("RBF: 210 of 210 training points (100%) are support vectors. Most points")
+    few = explain({"rbf": {"support_vectors": 38, "n_train": 210}})
+    assert few.startswith("RBF: 38 of 210 training points (18%) are support vectors. Only these points")
+
+
+def test_scale_factor_says_larger_smaller_or_the_same():
+    explain = lessons.scale_factor("ckrbf", "rbf")
+    one = {"diagonal_min": 1.0, "diagonal_max": 1.0}
+    larger = explain({"ckrbf": {"diagonal_min": 25.3, "diagonal_max": 40.8}, "rbf": one})
+    assert "about 32.1 times larger" in larger and "roughly like a C 32.1 times larger" in larger
+    smaller = explain({"ckrbf": {"diagonal_min": 0.01, "diagonal_max": 0.04}, "rbf": one})
+    assert "about 50 times smaller" in smaller
+    assert "about the same scale" in explain({"ckrbf": {"diagonal_min": 0.9, "diagonal_max": 1.2}, "rbf": one})
+
+
+def test_worst_case_bound_compares_alpha_as_shown_with_the_test_accuracy():
+    explain = lessons.worst_case_bound("MCPM")
+    assert explain({"MCPM": {"alpha": 0.79, "test": 0.928}}).endswith("do at least as well as the bound promises.")
+    assert "fall short of the bound" in explain({"MCPM": {"alpha": 0.79, "test": 0.62}})
+    # the panel shows α = 0.79: a test accuracy of 79.0% is not short of it
+    assert "at least as well" in explain({"MCPM": {"alpha": 0.7949, "test": 0.79}})
+
+
+def test_a_missing_number_is_named():
+    with pytest.raises(ValueError, match="reads the alpha of MCPM"):
+        lessons.worst_case_bound("MCPM")({"MCPM": {"test": 0.9}})
+    with pytest.raises(ValueError, match="reads the test accuracy of RWM"):
+        lessons.comparison("rwm", "rbf", "test")({"rbf": {"test": 0.9}})
+
+
+# ============================================================================ the claims, on the data
+
+def prepared_for(values):
+    """The data as the app prepares them for these settings (app.py's data stage, without its caches)."""
+    if values["source"] == "generator":
+        X, y = kv.data.make(values["generator"], random_state=values["data_seed"], **values["gen_params"])
+        ds = kv.data.Dataset(X, y, name=values["generator"])
+    else:
+        ds = views.bundled_dataset(values["sample"])
+    label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
+    return views.prepare(ds, "lesson", values["scaling"], values["fit_on"], values["label_how"], float(label_value),
+                         values["label_seed"], values["test_fraction"])
+
+
+def partition_for(values, prep):
+    params = ()
+    if values["partition"] == "vi":
+        params = (("weight_concentration_prior_type", values["vi_prior_type"]),
+                  ("weight_concentration_prior", values["vi_alpha0"]), ("mean_precision_prior", values["vi_beta0"]))
+        if values["vi_w0"] > 0:
+            params += (("covariance_prior", values["vi_w0"]),)
+    return views.fit_partition(prep.X_model, values["partition"], values["n_components"], values["partition_seed"],
+                               params)
+
+
+def boundary_panels(values, prep, partition):
+    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    panels = [views.boundary_panel(n, views.fit_kernel(n, prep.X_model, partition, values["normalize"]), prep, grid,
+                                   values["log_gamma"], values["log_C"]) for n in values["kernels"]]
+    return panels + [views.model_panel(n, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"])
+                     for n in values["models"]]
+
+
+def kernel_view(values, prep, partition):
+    """The Kernel matrix view's points, fitted kernels at the step's γ, and results."""
+    X, breaks = views.gram_points(prep, partition)
+    kernels = {n: views.at_gamma(views.fit_kernel(n, prep.X_model, partition, values["normalize"]),
+                                 10.0 ** values["log_gamma"]) for n in values["kernels"]}
+    results = lessons.gram_results([views.gram_summary(n, k(X), breaks) for n, k in kernels.items()])
+    return X, kernels, results
+
+
+LIGHT_STEPS = [(n, k) for n, k in ALL_STEPS if lessons.get(n).step(k).view not in ("grid", "pf")]
+
+
+@pytest.mark.parametrize("name, k", LIGHT_STEPS)
+def test_every_light_step_computes_and_its_sentence_can_be_written(name, k):
+    step = lessons.get(name).step(k)
+    values = step.applied()
+    prep = prepared_for(values)
+    partition = partition_for(values, prep)
+    if step.view == "boundaries":
+        panels = boundary_panels(values, prep, partition)
+        results = lessons.boundary_results(panels)
+        for panel in panels:
+            alpha = re.search(r"α = (\d\.\d\d)", panel.note)
+            if alpha:  # what the app must add for the α step: the bound its panel shows
+                results[panel.name]["alpha"] = float(alpha.group(1))
+    elif step.view == "kernel":
+        results = kernel_view(values, prep, partition)[2]
+    elif step.view == "similarity":
+        grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION)
+        for n in values["kernels"]:
+            views.similarity_panel(n, views.fit_kernel(n, prep.X_model, partition, values["normalize"]), prep, grid,
+                                   values["log_gamma"], views.default_reference(prep))
+        results = {}
+    else:
+        results = {}
+    if step.explain is not None:
+        sentence = step.explain(results)
+        assert sentence.endswith(".")
+
+
+def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
+    from scipy import ndimage
+
+    values = lessons.get("rwm").step(1).applied()
+    prep = prepared_for(values)
+    panels = boundary_panels(values, prep, partition_for(values, prep))
+    results = lessons.boundary_results(panels)
+    assert prep.train.sum() == 2 and prep.hidden.sum() == 798
+    # independent: RBF on two labeled points is the perpendicular bisector, whatever γ and C
+    a, b = prep.X_model[prep.train]
+    ya, yb = prep.y[prep.train]
+    nearer_a = ((prep.X_model - a) ** 2).sum(1) < ((prep.X_model - b) ** 2).sum(1)
+    bisector = np.mean(np.where(nearer_a, ya, yb)[prep.hidden] == prep.y_true[prep.hidden])
+    assert results["rbf"]["hidden"] == pytest.approx(bisector)
+    assert results["rwm"]["hidden"] > results["rbf"]["hidden"] + 0.2
+    assert lessons.get("rwm").step(1).explain(results).startswith("On accuracy on hidden labels, RWM is ahead of RBF")
+    # "the ring RWM closes around the tight class": the region holding the centre touches no edge of the map
+    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    rwm = next(p for p in panels if p.name == "rwm").values.reshape(len(grid.ys), len(grid.xs))
+    centre = (np.abs(grid.ys).argmin(), np.abs(grid.xs).argmin())
+    regions, _ = ndimage.label((rwm > 0) == (rwm[centre] > 0))
+    inner = regions == regions[centre]
+    assert not (inner[0].any() or inner[-1].any() or inner[:, 0].any() or inner[:, -1].any())
+
+
+def test_ckrbf_diagonal_is_its_cluster_normaliser_and_the_sentence_says_larger():
+    step = lessons.get("ckrbf").step(2)
+    values = step.applied()
+    prep = prepared_for(values)
+    assert values["normalize"] == "paper"
+    X, kernels, results = kernel_view(values, prep, partition_for(values, prep))
+    # independent: k(x, x) = det(2 Σ_c(x))^(−½) for CkRBF at the paper's scale, 1 for RBF
+    ck = kernels["ckrbf"]
+    normalisers = [np.linalg.det(2 * ck.covariances_[c]) ** -0.5 for c in np.unique(ck.partition_.predict(X))]
+    assert results["ckrbf"]["diagonal_min"] == pytest.approx(min(normalisers), rel=1e-9)
+    assert results["ckrbf"]["diagonal_max"] == pytest.approx(max(normalisers), rel=1e-9)
+    assert results["rbf"]["diagonal_min"] == results["rbf"]["diagonal_max"] == pytest.approx(1.0)
+    assert "times larger" in step.explain(results)
+
+
+def test_lppk_on_two_points_is_rbf_times_a_constant_far_below_one_at_the_mcpm_steps_gamma():
+    # MCPM lesson, step 2: "LPPK is an RBF kernel times (γ/π)^(d/2) — a constant far below 1 at this γ"
+    values = lessons.get("mcpm").step(2).applied()
+    gamma = 10.0 ** values["log_gamma"]
+    X = np.random.default_rng(1).normal(size=(6, 2))
+    lppk = kv.kernels.make("lppk", gamma=gamma).fit(X)(X)
+    rbf = np.exp(-gamma * ((X[:, None] - X[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(lppk / rbf, np.full((6, 6), gamma / np.pi), rtol=1e-10)
+    assert gamma / np.pi < 0.1
+
+
+def test_mcpm_bound_sentence_uses_the_alpha_of_the_model_the_panel_shows():
+    step = lessons.get("mcpm").step(3)
+    values = step.applied()
+    prep = prepared_for(values)
+    panels = boundary_panels(values, prep, partition_for(values, prep))
+    results = lessons.boundary_results(panels)
+    for name in ("MPM", "MCPM"):
+        cls = kv.models.MODELS[name][0]
+        params = {"gamma": 10.0 ** values["log_gamma"], "random_state": values["partition_seed"]}
+        model = cls(**{k: v for k, v in params.items() if k in cls().get_params()})
+        model.fit(prep.X_model[prep.train], prep.y[prep.train])
+        shown = next(p for p in panels if p.name == name)
+        assert f"α = {model.alpha_:.2f}" in shown.note
+        results[name]["alpha"] = model.alpha_
+    sentence = step.explain(results)
+    for name in ("MPM", "MCPM"):
+        said = "do at least as well" if results[name]["test"] >= round(results[name]["alpha"], 2) else "fall short"
+        assert re.search(f"{name}'s worst-case bound is α = [0-9.]+, its test accuracy [0-9.]+%: the test points "
+                         f"{said}", sentence)
+
+
+def sign_regions(step):
+    """Number of connected regions of the plane where the step's RBF SVM predicts one class."""
+    from scipy import ndimage
+
+    values = step.applied()
+    prep = prepared_for(values)
+    panel = boundary_panels(values, prep, partition_for(values, prep))[0]
+    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    positive = panel.values.reshape(len(grid.ys), len(grid.xs)) > 0
+    return ndimage.label(positive)[1] + ndimage.label(~positive)[1]
+
+
+def test_small_gamma_draws_one_smooth_boundary_and_large_gamma_draws_islands():
+    # the RBF lesson's step titles: "a smooth boundary" (step 2) and "islands" (step 3)
+    rbf = lessons.get("rbf-basics")
+    assert sign_regions(rbf.step(2)) == 2
+    assert sign_regions(rbf.step(3)) > 2
+
+
+def test_on_pima_the_cluster_models_trail_the_plain_svm_as_the_step_title_says():
+    step = lessons.get("mcpm").step(4)
+    assert "do not help" in step.title
+    values = step.applied()
+    prep = prepared_for(values)
+    results = lessons.boundary_results(boundary_panels(values, prep, partition_for(values, prep)))
+    assert results["rbf"]["test"] > max(results["SCM"]["test"], results["MCPM"]["test"]) + lessons.LEVEL_ACCURACY
+    assert step.explain(results).endswith(f"RBF leads by "
+                                          f"{100 * (results['rbf']['test'] - results['MCPM']['test']):.1f} points.")
+
+
+def test_psd_verdict_follows_the_views_verdict():
+    explain = lessons.psd_verdict("rwm")
+    broken = explain({"rwm": {"psd": False, "negative_eigenvalues": 91, "min_eigenvalue": -0.412}})
+    assert broken.startswith("RWM's Gram matrix has 91 negative eigenvalues, the smallest -0.41: it is not positive")
+    one = explain({"rwm": {"psd": False, "negative_eigenvalues": 1, "min_eigenvalue": -0.004}})
+    assert "has 1 negative eigenvalue, the smallest" in one
+    fine = explain({"rwm": {"psd": True, "negative_eigenvalues": 0, "min_eigenvalue": -3e-15}})
+    assert fine.startswith("RWM's Gram matrix has no negative eigenvalue beyond rounding (smallest -3e-15)")
+    with pytest.raises(ValueError, match="reads the psd of RWM"):
+        explain({"rwm": {"min_eigenvalue": -0.4}})
+
+
+def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
+    step = lessons.get("rwm").step(3)
+    values = step.applied()
+    prep = prepared_for(values)
+    X, kernels, results = kernel_view(values, prep, partition_for(values, prep))
+    grams = {n: k(X) for n, k in kernels.items()}
+    # independent: the eigenvalues themselves
+    assert np.linalg.eigvalsh(grams["rwm"]).min() == pytest.approx(results["rwm"]["min_eigenvalue"], abs=1e-9)
+    assert np.linalg.eigvalsh(grams["rwm"]).min() < -0.1
+    assert np.linalg.eigvalsh(grams["rbf"]).min() > -1e-9
+    sentence = step.explain(results)
+    assert "RBF's Gram matrix has no negative eigenvalue" in sentence
+    assert "RWM's Gram matrix has" in sentence and "not positive semi-definite" in sentence
+
+
+@pytest.mark.parametrize("name, k", ALL_STEPS)
+def test_a_steps_link_opens_that_step(name, k):
+    query = lessons.link(name, k)
+    assert query == {"lesson": name, "step": str(k)}
+    lesson, number = lessons.from_link(query)
+    assert lesson is lessons.get(name) and number == k
+
+
+def test_a_link_without_a_lesson_opens_none_and_without_a_step_opens_step_one():
+    assert lessons.from_link({}) is None and lessons.from_link({"lesson": ""}) is None
+    assert lessons.from_link({"lesson": "mcpm"}) == (lessons.get("mcpm"), 1)
+    assert lessons.from_link({"lesson": ["rwm", "ckrbf"], "step": ["9", "2"]}) == (lessons.get("ckrbf"), 2)
+
+
+def test_a_damaged_link_is_refused_with_a_reason():
+    with pytest.raises(ValueError, match="no lesson 'svm'"):
+        lessons.from_link({"lesson": "svm"})
+    with pytest.raises(ValueError, match="whole number from 1 to 4; got 'two'"):
+        lessons.from_link({"lesson": "mcpm", "step": "two"})
+    with pytest.raises(ValueError, match="steps 1 to 4; got step 5"):
+        lessons.from_link({"lesson": "mcpm", "step": "5"})
+    with pytest.raises(ValueError, match="steps 1 to 6; got step 0"):
+        lessons.link("rbf-basics", 0)
+
+
+# ============================================================================ in today's app, through a link
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, k", LIGHT_STEPS)
+def test_every_light_step_draws_in_the_app_from_its_settings_link(name, k):
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    step = lessons.get(name).step(k)
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120)
+    for key, value in state.encode(step.applied()).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert at.get("plotly_chart"), "the step's view drew no figure"
+    # the app kept every setting the step applies (nothing was refused and reset); it may add its own,
+    # such as the Similarity view's reference point
+    kept = {key: value[-1] if isinstance(value, list) else value for key, value in dict(at.query_params).items()}
+    applied = state.encode(step.applied())
+    assert {key: kept.get(key) for key in applied} == applied
