@@ -214,51 +214,89 @@ class Lattice:
 
 # ============================================================================ decision fields
 
-def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, grid_columns) -> np.ndarray:
+#: Largest error in f allowed to float32 kernel values: a quarter of a quantisation step.
+FLOAT32_TOLERANCE = CODECS["decision"].step / 4
+#: Bound on the error of one float32 kernel value relative to the largest kernel value: the
+#: rounding of the value itself plus that of exp's argument, at most (1 + 1/e) · 2⁻²⁴ < 2⁻²³.
+FLOAT32_KERNEL_ERROR = 2.0 ** -23
+
+
+def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, grid_times) -> np.ndarray:
     """The one SVM fit of this module: libsvm on a precomputed Gram, decision on the grid.
 
-    ``grid_columns(support)`` gives the grid's kernel values against the support vectors
-    only, which is all the decision function reads.
+    ``grid_times(support, dual)`` gives the grid's kernel values against the support vectors
+    (all the decision function reads) times their dual coefficients.
     """
     clf, _ = kvviews._fit_svm(K_train, y_train, C)
-    values = grid_columns(clf.support_) @ clf.dual_coef_[0] + clf.intercept_[0]
+    values = grid_times(clf.support_, clf.dual_coef_[0]) + clf.intercept_[0]
     if not np.all(np.isfinite(values)):
         raise ValueError("the SVM's decision values are not finite numbers (the kernel over- or underflows here)")
     return values
 
 
 class _Grams:
-    """A kernel's training Gram and grid-against-training columns at any γ.
+    """A kernel's training Gram and its grid decision sums at any γ.
 
     γ-convertible kernels keep D and log n (from :func:`kernelviz.views.gamma_families`) and
-    pay one ``exp`` per γ; the others evaluate the kernel at that γ. The grid's part is kept
-    in float32: its ``exp`` dominates the lattice's time and runs ~2.5× faster so, while
-    float32's relative error (~1e-7) stays far below the quantisation step.
+    pay one ``exp`` per γ; the others evaluate the kernel at that γ. The grid's ``exp``
+    dominates the lattice's time and runs ~2.5× faster in float32, so the grid's D and
+    log n are also kept in float32 and used whenever the error that brings to f,
+    Σ|α| · max k · :data:`FLOAT32_KERNEL_ERROR`, stays within :data:`FLOAT32_TOLERANCE`;
+    a fit with larger dual coefficients (small γ, large C: Σ|α| ~ 1e5) uses float64.
     """
 
     def __init__(self, kernel, prep: kvviews.Prepared, grid_model: np.ndarray):
         self.kernel, self.grid_model = kernel, grid_model
         self.X_train = prep.X_model[prep.train]
-        self.train_family = self.grid_family = None
+        self.train_family = None
+        self.grid_families = {}     # dtype → family of the grid against the training points
         if kernel.gamma_convertible:
             families = kvviews.gamma_families(kernel, prep, grid_model)
             self.train_family, grid = families["train"], families["grid"]
             if grid is not None:
                 log_n = np.float32(grid.log_n) if np.isscalar(grid.log_n) else grid.log_n.astype(np.float32)
-                self.grid_family = kv.kernels.GammaFamily(grid.D.astype(np.float32), log_n)
+                self.grid_families = {np.float64: grid,
+                                      np.float32: kv.kernels.GammaFamily(grid.D.astype(np.float32), log_n)}
+                self.largest_kernel_value = float(np.exp(np.max(grid.log_n)))  # D ≥ 0, so k ≤ n
 
     def train(self, gamma: float) -> np.ndarray:
         if self.train_family is not None:
             return self.train_family.gram(gamma)
         return kvviews.at_gamma(self.kernel, gamma)(self.X_train)
 
-    def grid_columns(self, gamma: float, columns: np.ndarray) -> np.ndarray:
-        family = self.grid_family
-        if family is None:
+    def _dtype(self, dual: np.ndarray):
+        if not self.grid_families:
+            return None
+        error = np.abs(dual).sum() * self.largest_kernel_value * FLOAT32_KERNEL_ERROR
+        return np.float32 if error <= FLOAT32_TOLERANCE else np.float64
+
+    def _columns(self, gamma: float, columns: np.ndarray, dtype) -> np.ndarray:
+        if dtype is None:
             return kv.kernels.apply_in_chunks(kvviews.at_gamma(self.kernel, gamma), self.grid_model,
                                               self.X_train[columns], lambda K: K)
+        family = self.grid_families[dtype]
         log_n = family.log_n if np.isscalar(family.log_n) else np.take(family.log_n, columns, axis=1)
-        return kv.kernels.GammaFamily(np.take(family.D, columns, axis=1), log_n).gram(gamma)
+        D = np.take(family.D, columns, axis=1)
+        return kv.kernels.GammaFamily(D, log_n).gram(gamma, out=D)  # D is this call's own copy: reuse it
+
+    def grid_times(self, gamma: float, support: np.ndarray, dual: np.ndarray) -> np.ndarray:
+        """Σ_s dual_s k_γ(grid point, support vector s) for every grid point."""
+        K = self._columns(gamma, support, self._dtype(dual))
+        return K @ dual.astype(K.dtype)  # same dtypes: one BLAS call, no cast of K
+
+    def grid_times_at(self, gamma: float):
+        """:meth:`grid_times` at one γ for many fits: the grid's Gram is built once (per dtype)."""
+        full = {}
+
+        def times(support: np.ndarray, dual: np.ndarray) -> np.ndarray:
+            dtype = self._dtype(dual)
+            if dtype not in full:
+                full[dtype] = self._columns(gamma, np.arange(len(self.X_train)), dtype)
+            weights = np.zeros(len(self.X_train), dtype=full[dtype].dtype)
+            weights[support] = dual
+            return full[dtype] @ weights
+
+        return times
 
 
 def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
@@ -311,14 +349,13 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
                     return
                 gamma = 10.0 ** log_gamma
                 values = _svm_decision(grams.train(gamma), y_train, C_now,
-                                       lambda sv, g=gamma: grams.grid_columns(g, sv))
+                                       lambda sv, dual, g=gamma: grams.grid_times(g, sv, dual))
                 yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(values)))
-            K_train = grams.train(gamma_now)
-            K_grid = grams.grid_columns(gamma_now, np.arange(len(K_train)))
+            K_train, grid_times = grams.train(gamma_now), grams.grid_times_at(gamma_now)
             for i, log_C in enumerate(lattice.axes["log_C"]):
                 if cancel is not None and cancel.is_set():
                     return
-                values = _svm_decision(K_train, y_train, 10.0 ** log_C, lambda sv: K_grid[:, sv])
+                values = _svm_decision(K_train, y_train, 10.0 ** log_C, grid_times)
                 yield Field(name, "log_C", i, lattice.grid.reshape(codec.encode(values)))
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))

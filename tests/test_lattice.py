@@ -200,3 +200,17 @@ def test_similarity_lattice_equals_the_similarity_panel(small, names):
             np.testing.assert_array_equal(np.isnan(decoded), np.isnan(panel.similarity))
             defined = ~np.isnan(decoded)
             assert np.max(np.abs(decoded[defined] - panel.similarity[defined])) <= lattice.codec.step / 2 + 1e-9
+
+
+def test_large_dual_coefficients_keep_the_field_within_half_a_step(small):
+    """Small γ and large C give Σ|α| ~ 1e5: float32 kernel values would then move f by more than a step."""
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(["rbf"], grid, log_gamma=-2.0, log_C=4.0, step=1.0)
+    for item in kvlattice.decision_fields(lattice, kernels, prep):
+        lattice.add(item)
+    panel = kvviews.boundary_panel("rbf", kernels["rbf"], prep, grid, -2.0, 4.0)
+    expected = np.clip(panel.values, -kvlattice.DECISION_RANGE, kvlattice.DECISION_RANGE)
+    for axis, index in (("log_gamma", 1), ("log_C", -1)):
+        assert lattice.axes[axis][index] == {"log_gamma": -2.0, "log_C": 4.0}[axis]
+        decoded = lattice.codec.decode(lattice.codes[("rbf", axis)][index]).ravel()
+        assert np.max(np.abs(decoded - expected)) <= lattice.codec.step / 2 + FLOAT32_SLACK, axis

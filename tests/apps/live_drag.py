@@ -120,6 +120,41 @@ def drag(page, axis: str, indices: list[int]) -> dict:
     return {"runs": probe["runs"], "paints": paints, "inputs": inputs, "seconds": seconds}
 
 
+# Moves the thumb one lattice value per animation frame, as fast as the page can show them:
+# a Playwright mouse move is a round trip to the driver (tens of ms on a busy machine), so a
+# real drag measures the driver's pace, not the page's.
+FRAME_PACED_DRAG = """(root, [axis, indices]) => new Promise((resolve) => {
+  const input = root.querySelector(`.kv-scrub-control[data-axis="${axis}"] input`);
+  const paints = [];
+  const observer = new MutationObserver(() => paints.push({t: performance.now(), field: root.dataset.field || ''}));
+  observer.observe(root, {attributes: true, attributeFilter: ['data-paints']});
+  let next = 0;
+  const start = performance.now();
+  const step = () => {
+    if (next < indices.length) {
+      input.value = String(indices[next++]);
+      input.dispatchEvent(new Event('input', {bubbles: true}));
+      requestAnimationFrame(step);
+    } else {
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        observer.disconnect();
+        resolve({start, end: performance.now(), paints});
+      }));
+    }
+  };
+  requestAnimationFrame(step);
+})"""
+
+
+def frame_paced_drag(page, axis: str, indices: list[int]) -> dict:
+    """Input events at one lattice value per animation frame; ``distinct`` redraws per ``seconds``."""
+    result = page.locator(SCRUB).evaluate(FRAME_PACED_DRAG, [axis, indices])
+    fields = [p["field"] for p in result["paints"]]
+    distinct = sum(1 for i, field in enumerate(fields) if i == 0 or field != fields[i - 1])
+    seconds = (result["paints"][-1]["t"] - result["start"]) / 1000 if fields else float("nan")
+    return {"distinct": distinct, "paints": len(fields), "seconds": seconds}
+
+
 def release(page) -> None:
     page.mouse.up()
 
