@@ -323,17 +323,11 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
     Raises
     ------
     ValueError
-        When the lattice is not a decision lattice, a kernel is missing, or the training
-        points do not hold two classes.
+        As :func:`check_inputs`.
     """
-    if lattice.kind != "decision":
-        raise ValueError(f"decision_fields needs a decision lattice (Lattice.decision); got a {lattice.kind} lattice.")
-    _check_kernels(lattice, kernels)
+    check_inputs(lattice, kernels, prep, kind="decision")
     y_train = prep.y[prep.train]
     classes = np.unique(y_train)
-    if len(classes) < 2:
-        raise ValueError("An SVM needs labeled training points of at least two classes: label more points or draw "
-                         "points of both classes.")
     grid_model = prep.to_model(lattice.grid.points)
     codec = lattice.codec
     for name in lattice.names:
@@ -361,10 +355,32 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
             yield Failure(name, _failure_sentence(err))
 
 
-def _check_kernels(lattice: Lattice, kernels: Mapping[str, object]) -> None:
+def check_inputs(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
+                 kind: str | None = None) -> None:
+    """Refuse inputs a lattice cannot be computed from, before any work.
+
+    Parameters
+    ----------
+    lattice : Lattice
+    kernels : mapping of name → fitted kernel
+    prep : kernelviz.views.Prepared
+    kind : {"decision", "similarity"}, optional
+        The kind of lattice the caller computes (any when None).
+
+    Raises
+    ------
+    ValueError
+        When the lattice is of another kind, a kernel is missing, or (decision fields) the
+        training points do not hold two classes.
+    """
+    if kind is not None and lattice.kind != kind:
+        raise ValueError(f"{kind}_fields needs a {kind} lattice (Lattice.{kind}); got a {lattice.kind} lattice.")
     missing = [name for name in lattice.names if name not in kernels]
     if missing:
         raise ValueError(f"No fitted kernel given for {', '.join(missing)}: pass one per name of the lattice.")
+    if lattice.kind == "decision" and len(np.unique(prep.y[prep.train])) < 2:
+        raise ValueError("An SVM needs labeled training points of at least two classes: label more points or draw "
+                         "points of both classes.")
 
 
 def _failure_sentence(err: ValueError) -> str:
@@ -405,10 +421,7 @@ def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvv
     ------
     Field or Failure
     """
-    if lattice.kind != "similarity":
-        raise ValueError(f"similarity_fields needs a similarity lattice (Lattice.similarity); got a {lattice.kind} "
-                         "lattice.")
-    _check_kernels(lattice, kernels)
+    check_inputs(lattice, kernels, prep, kind="similarity")
     grid_model = prep.to_model(lattice.grid.points)
     reference = prep.to_model(np.asarray([lattice.reference], dtype=float))
     codec = lattice.codec
@@ -434,6 +447,64 @@ def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvv
                 yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(similarity)))
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))
+
+
+# ============================================================================ in a background thread
+
+#: How each kind of lattice is filled.
+FIELDS = {"decision": decision_fields, "similarity": similarity_fields}
+
+
+class LatticeJob:
+    """Fills a lattice in a daemon thread, so the page stays usable; :meth:`cancel` stops it.
+
+    The lattice is filled in place: read ``job.lattice.to_browser()`` at any time (kernels
+    not ready yet are sent as not ready). A bug in the computation does not vanish with the
+    thread: it is kept in :attr:`error` and raised again by :meth:`result`.
+
+    Parameters
+    ----------
+    lattice : Lattice
+        Empty, from :meth:`Lattice.decision` or :meth:`Lattice.similarity`.
+    kernels : mapping of name → fitted kernel
+    prep : kernelviz.views.Prepared
+    """
+
+    def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared):
+        self.lattice = lattice
+        self.error: BaseException | None = None
+        self._cancel = threading.Event()
+        check_inputs(lattice, kernels, prep)  # bad input is refused in the caller's thread, not lost in this one
+        fields = FIELDS[lattice.kind](lattice, kernels, prep, cancel=self._cancel)
+        self._thread = threading.Thread(target=self._fill, args=(fields,), daemon=True,
+                                        name=f"kernelviz-lattice-{lattice.kind}")
+        self._thread.start()
+
+    def _fill(self, fields) -> None:
+        try:
+            for item in fields:
+                self.lattice.add(item)
+        except BaseException as err:  # noqa: BLE001 - kept for result(), which raises it in the app's thread
+            self.error = err
+
+    def cancel(self) -> None:
+        """Stop before the next lattice value (what is done stays in the lattice)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self, timeout: float | None = None) -> Lattice:
+        """Wait for the thread (at most ``timeout`` s) and return the lattice; re-raise its error."""
+        self._thread.join(timeout)
+        if self.error is not None:
+            raise self.error
+        return self.lattice
 
 
 # ============================================================================ the default view, as the app builds it

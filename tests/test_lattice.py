@@ -214,3 +214,56 @@ def test_large_dual_coefficients_keep_the_field_within_half_a_step(small):
         assert lattice.axes[axis][index] == {"log_gamma": -2.0, "log_C": 4.0}[axis]
         decoded = lattice.codec.decode(lattice.codes[("rbf", axis)][index]).ravel()
         assert np.max(np.abs(decoded - expected)) <= lattice.codec.step / 2 + FLOAT32_SLACK, axis
+
+
+def test_a_background_job_fills_the_lattice_as_the_generator_does(small, decision):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.3, log_C=0.5)
+    job = kvlattice.LatticeJob(lattice, kernels, prep)
+    assert job.result(timeout=300) is lattice and job.done and lattice.complete and job.error is None
+    for key, codes in decision.codes.items():
+        np.testing.assert_array_equal(lattice.codes[key], codes)
+
+
+def test_a_cancelled_background_job_stops_and_keeps_what_finished(small):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0)
+    job = kvlattice.LatticeJob(lattice, kernels, prep)
+    job.cancel()
+    job.result(timeout=60)
+    assert job.done and job.cancelled and not lattice.complete
+    # every value stored is a finished one: no half-written field
+    for key, filled in lattice.filled.items():
+        assert not np.any(lattice.codes[key][filled] == kvlattice.UNDEFINED_CODE)
+
+
+def test_a_background_job_refuses_bad_input_in_the_callers_thread_and_reraises_bugs(small):
+    kernels, prep, grid = small
+    with pytest.raises(ValueError, match="No fitted kernel given for lap"):
+        kvlattice.LatticeJob(kvlattice.Lattice.decision(["lap"], grid, 0.0, 0.0), kernels, prep)
+
+    class Broken:
+        gamma_convertible = False
+
+    job = kvlattice.LatticeJob(kvlattice.Lattice.decision(["rbf"], grid, 0.0, 0.0, step=3.0), {"rbf": Broken()}, prep)
+    with pytest.raises(AttributeError):
+        job.result(timeout=60)
+
+
+def test_the_component_payload_holds_the_points_classes_and_lattice(small, decision):
+    import json
+
+    from kernelviz.components import scrub as kvscrub
+
+    _, prep, _ = small
+    data = kvscrub.browser_data(decision, prep, log_gamma=1.0, log_C=0.5)
+    json.dumps(data)  # what Streamlit sends must be plain JSON
+    assert data["lattice"] == decision.to_browser() and (data["log_gamma"], data["log_C"]) == (1.0, 0.5)
+    classes = list(prep.classes)
+    for part, mask in (("train", prep.train), ("test", prep.test)):
+        points = np.array(data["points"][part])
+        np.testing.assert_array_equal(points[:, :2], prep.X_view[mask])
+        np.testing.assert_array_equal(np.array(classes)[points[:, 2].astype(int)], prep.y[mask])
+    assert data["classes"] == ["class 0", "class 1"] and len(data["colors"]["classes"]) == 2
+    # the panels' tints are those of the committed figures
+    assert data["colors"]["field"]["low"] == kv.figures.lighten(kv.figures.class_style(0)[0], 0.55)
