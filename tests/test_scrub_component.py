@@ -96,3 +96,15 @@ def test_without_a_lattice_the_panels_say_preparing_and_the_slider_commits_on_re
     live_drag.release(page)
     page.get_by_text("log C = 0.5").wait_for()
     assert status(page)[0] == runs_before + 1
+
+
+def test_similarity_scrubbing_repaints_the_level_curves_and_has_no_C_slider(demo, page):
+    open_demo(page, f"{demo}/?kind=similarity", "live")
+    assert live_drag.slider(page, "log_gamma").is_visible() and not live_drag.slider(page, "log_C").is_visible()
+    before = canvases(page)
+    result = live_drag.drag(page, "log_gamma", [11, 10, 9, 8])
+    assert result["runs"] == 0
+    assert {f"log_gamma:{i}" for i in (11, 10, 9, 8)} <= {field for _, field in result["paints"]}
+    assert all(a != b for a, b in zip(before, canvases(page)))
+    live_drag.release(page)
+    page.get_by_text("log γ = -1,").wait_for()
