@@ -72,6 +72,18 @@ def test_dragging_gamma_repaints_every_panel_without_a_rerun_and_commits_on_rele
     assert page.locator(".kv-scrub").get_attribute("data-field") == "log_gamma:16"
 
 
+def test_dragging_C_repaints_from_the_C_lattice(demo, page):
+    open_demo(page, demo, "live")
+    assert int(live_drag.slider(page, "log_C").input_value()) == 8  # log C = 0 on the lattice −2, −1.75, …, 4
+    before = canvases(page)
+    result = live_drag.drag(page, "log_C", [9, 10, 11, 12])
+    assert result["runs"] == 0
+    assert {f"log_C:{i}" for i in (9, 10, 11, 12)} <= {field for _, field in result["paints"]}
+    assert all(a != b for a, b in zip(before, canvases(page)))
+    live_drag.release(page)
+    page.get_by_text("log γ = 0, log C = 1").wait_for()
+
+
 def test_after_a_gamma_commit_the_C_lattice_no_longer_applies_and_says_so(demo, page):
     open_demo(page, demo, "live")
     live_drag.drag(page, "log_gamma", [13, 14])
