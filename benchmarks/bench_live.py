@@ -132,7 +132,8 @@ def browser_figures(lattice, prep) -> dict:
         paints = result["paints"]
         distinct = sum(1 for i, (_, field) in enumerate(paints) if i == 0 or field != paints[i - 1][1])
         out["component"] = {"runs": result["runs"], "paints": len(paints), "distinct": distinct,
-                            "seconds": result["seconds"], "latencies": live_drag.move_latencies(result)}
+                            "seconds": result["seconds"], "latencies": live_drag.move_latencies(result),
+                            "paint_seconds": result["paint_seconds"] + paced["paint_seconds"]}
         with tempfile.TemporaryDirectory() as tmp:
             html = Path(tmp) / "frames.html"
             plotly_frames_html(lattice, prep, html)
@@ -174,6 +175,10 @@ def main() -> int:
         if c["latencies"]:
             print(f"  move → all panels redrawn: median {statistics.median(c['latencies']):.3f} s, "
                   f"max {max(c['latencies']):.3f} s")
+        cost = statistics.median(c["paint_seconds"])
+        print(f"  one redraw of all four panels costs median {1000 * cost:.1f} ms of page script "
+              f"(max {1000 * max(c['paint_seconds']):.1f} ms): room for {1 / cost:.0f} redraws/s when the browser "
+              f"gets the frames")
         print(f"  script reruns during the drag: {c['runs']}  [{verdict(c['runs'] == 0)} = 0]")
         ok &= rate >= REDRAW_BUDGET and c["runs"] == 0
         plotly = figures["plotly"]

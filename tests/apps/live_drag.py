@@ -33,7 +33,7 @@ PROBES = """(root) => {
     if (app.getAttribute('data-test-script-state') === 'running') probe.runs += 1;
   }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
   new MutationObserver(() => {
-    probe.paints.push({t: performance.now(), field: root.dataset.field || ''});
+    probe.paints.push({t: performance.now(), field: root.dataset.field || '', ms: Number(root.dataset.paintMs)});
   }).observe(root, {attributes: true, attributeFilter: ['data-paints']});
   for (const input of root.querySelectorAll('input[type=range]')) {
     input.addEventListener('input', () => probe.inputs.push(performance.now()));
@@ -103,7 +103,7 @@ def drag(page, axis: str, indices: list[int]) -> dict:
     dict
         ``runs`` (script runs started during the drag), ``paints`` (time in s and field of
         every paint), ``inputs`` (time of every input event), ``seconds`` (first input to
-        last paint).
+        last paint), ``paint_seconds`` (what each paint of every panel cost).
     """
     root = page.locator(SCRUB)
     root.evaluate(PROBES)
@@ -117,7 +117,8 @@ def drag(page, axis: str, indices: list[int]) -> dict:
     paints = [(p["t"] / 1000, p["field"]) for p in probe["paints"]]
     inputs = [t / 1000 for t in probe["inputs"]]
     seconds = (paints[-1][0] - inputs[0]) if paints and inputs else float("nan")
-    return {"runs": probe["runs"], "paints": paints, "inputs": inputs, "seconds": seconds}
+    return {"runs": probe["runs"], "paints": paints, "inputs": inputs, "seconds": seconds,
+            "paint_seconds": [p["ms"] / 1000 for p in probe["paints"]]}
 
 
 # Moves the thumb one lattice value per animation frame, as fast as the page can show them:
@@ -126,7 +127,8 @@ def drag(page, axis: str, indices: list[int]) -> dict:
 FRAME_PACED_DRAG = """(root, [axis, indices]) => new Promise((resolve) => {
   const input = root.querySelector(`.kv-scrub-control[data-axis="${axis}"] input`);
   const paints = [];
-  const observer = new MutationObserver(() => paints.push({t: performance.now(), field: root.dataset.field || ''}));
+  const observer = new MutationObserver(() => paints.push({t: performance.now(), field: root.dataset.field || '',
+                                                          ms: Number(root.dataset.paintMs)}));
   observer.observe(root, {attributes: true, attributeFilter: ['data-paints']});
   let next = 0;
   const start = performance.now();
@@ -152,7 +154,8 @@ def frame_paced_drag(page, axis: str, indices: list[int]) -> dict:
     fields = [p["field"] for p in result["paints"]]
     distinct = sum(1 for i, field in enumerate(fields) if i == 0 or field != fields[i - 1])
     seconds = (result["paints"][-1]["t"] - result["start"]) / 1000 if fields else float("nan")
-    return {"distinct": distinct, "paints": len(fields), "seconds": seconds}
+    return {"distinct": distinct, "paints": len(fields), "seconds": seconds,
+            "paint_seconds": [p["ms"] / 1000 for p in result["paints"]]}
 
 
 def release(page) -> None:
