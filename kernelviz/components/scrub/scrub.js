@@ -68,6 +68,8 @@ function createView(parent) {
     const input = control.querySelector("input");
     sliders[axis] = { control, input, output: control.querySelector("output") };
     input.addEventListener("pointerdown", () => { view.dragging = true; });
+    // a press without a move ends with no change event: the drag still ends here
+    for (const end of ["pointerup", "pointercancel"]) input.addEventListener(end, () => { view.dragging = false; });
     input.addEventListener("input", () => {
       view.index[axis] = Number(input.value);
       showValue(view, sliders, axis);
