@@ -1,0 +1,543 @@
+"""Decision and similarity fields precomputed over a γ lattice and a C lattice, packed for the browser.
+
+Dragging γ or C in the app should redraw every panel at once, with no Python round trip.
+This module computes, for every shown kernel, the field a panel draws at each value of a
+lattice covering the control's range — the SVM decision function over a γ lattice at the
+current C and over a C lattice at the current γ (Decision boundaries), or the normalised
+similarity to a reference point over the γ lattice (Similarity) — and packs each field as
+uint8 codes, base64-encoded, for a canvas to paint.
+
+The kernel mathematics is the views' own (:func:`kernelviz.views.gamma_families`,
+:func:`kernelviz.views.at_gamma`, ``kernel.gamma_family``): for γ-convertible kernels the
+γ-free parts D and log n are built once per kernel, and each γ then costs one ``exp``;
+the others (lap, lppk) build their Gram matrices per γ.
+
+The computation is a generator (one item per kernel and lattice value) that checks a
+``threading.Event`` between values, so the app can run it in a background thread, show
+what is ready and stop it when the data or the view change. Nothing here imports Streamlit.
+
+Quantisation
+------------
+A value v in [lo, hi] is stored as ``round(254 · (v − lo) / (hi − lo))`` (values outside
+are clipped to the ends); code 255 marks an undefined value (NaN, e.g. an indefinite
+kernel's similarity). Decision fields use the symmetric range ±:data:`DECISION_RANGE`,
+so f = 0 is code 127 exactly and a contour of the decoded field at 0 is exact to half a
+step (DECISION_RANGE / 254 ≈ 0.012 in f); the ±1 margins are exact to the same half step.
+Beyond ±3 the tints saturate, as in the committed figures. Similarity fields store the
+normalised similarity k(r, y)/√(k(r, r) k(y, y)) in [0, 1]; their level curves are the
+level curves of the dissimilarity √(−ln s / γ) at that γ.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping, Sequence
+
+import numpy as np
+
+import kernelviz as kv
+from kernelviz import figures as fg
+from kernelviz import state as kvstate
+from kernelviz import views as kvviews
+
+#: Spacing of the lattices in decades: every 0.25 decade gives 25 values over the app's six decades.
+LATTICE_STEP = 0.25
+#: Decision values are clipped to ±this before quantising (the committed figures saturate their tints at ≤ 3).
+DECISION_RANGE = 3.0
+#: Largest code of a value; :data:`UNDEFINED_CODE` marks NaN.
+TOP_CODE = 254
+UNDEFINED_CODE = 255
+#: Which lattices each kind of field has: axis name → the setting whose bounds it spans.
+AXES = {"decision": ("log_gamma", "log_C"), "similarity": ("log_gamma",)}
+
+
+@dataclass(frozen=True)
+class Codec:
+    """Linear uint8 quantisation of values in [lo, hi] (see the module notes)."""
+
+    lo: float
+    hi: float
+
+    @property
+    def step(self) -> float:
+        """The value between two neighbouring codes; decoding is exact to half of it inside [lo, hi]."""
+        return (self.hi - self.lo) / TOP_CODE
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=float)
+        scaled = np.rint((np.clip(values, self.lo, self.hi) - self.lo) / self.step)
+        return np.where(np.isfinite(values), scaled, UNDEFINED_CODE).astype(np.uint8)
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        codes = np.asarray(codes)
+        return np.where(codes == UNDEFINED_CODE, np.nan, self.lo + codes.astype(float) * self.step)
+
+
+CODECS = {"decision": Codec(-DECISION_RANGE, DECISION_RANGE), "similarity": Codec(0.0, 1.0)}
+
+
+def lattice_axis(setting: str, current: float, step: float = LATTICE_STEP) -> np.ndarray:
+    """log₁₀ values spanning a setting's range every ``step`` decades, plus the current value.
+
+    The current value is included so that the lattice reproduces the committed panel exactly
+    where the control stands when the lattice arrives.
+
+    Parameters
+    ----------
+    setting : {"log_gamma", "log_C"}
+        A setting of :mod:`kernelviz.state`; its bounds are the control's.
+    current : float
+        The committed value.
+    step : float
+        Spacing in decades.
+
+    Returns
+    -------
+    array
+        Sorted, without duplicates.
+    """
+    lo, hi = kvstate.bounds(setting)
+    if not step > 0:
+        raise ValueError(f"The lattice step must be a positive number of decades; got {step!r}.")
+    if not lo <= current <= hi:
+        raise ValueError(f"The current {setting} = {current:g} lies outside the control's range [{lo:g}, {hi:g}].")
+    regular = np.linspace(lo, hi, int(round((hi - lo) / step)) + 1)
+    return np.unique(np.round(np.append(regular, current), 9))
+
+
+@dataclass(frozen=True)
+class Field:
+    """One panel's field at one lattice value: ``codes`` is an (ny, nx) uint8 image, row 0 at ``grid.ys[0]``."""
+
+    name: str
+    axis: str
+    index: int
+    codes: np.ndarray
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A kernel whose lattice could not be computed, and why (a sentence for its panel)."""
+
+    name: str
+    reason: str
+
+
+@dataclass
+class Lattice:
+    """The lattice of one view: what it spans, and the fields computed so far.
+
+    Build it with :meth:`decision` or :meth:`similarity`, fill it from
+    :func:`decision_fields` / :func:`similarity_fields` with :meth:`add`, and send
+    :meth:`to_browser` to the page.
+    """
+
+    kind: str
+    names: tuple
+    grid: fg.Grid
+    log_gamma: float
+    log_C: float | None
+    axes: dict
+    reference: tuple | None = None
+    codes: dict = field(default_factory=dict)
+    failed: dict = field(default_factory=dict)
+    filled: dict = field(default_factory=dict)
+
+    @classmethod
+    def decision(cls, names: Sequence[str], grid: fg.Grid, log_gamma: float, log_C: float,
+                 step: float = LATTICE_STEP) -> "Lattice":
+        """Decision fields over γ at ``log_C`` and over C at ``log_gamma``."""
+        axes = {"log_gamma": lattice_axis("log_gamma", log_gamma, step), "log_C": lattice_axis("log_C", log_C, step)}
+        return cls("decision", tuple(names), grid, float(log_gamma), float(log_C), axes)
+
+    @classmethod
+    def similarity(cls, names: Sequence[str], grid: fg.Grid, log_gamma: float, reference: tuple[float, float],
+                   step: float = LATTICE_STEP) -> "Lattice":
+        """Similarity to ``reference`` (a point of the plot plane) over γ."""
+        axes = {"log_gamma": lattice_axis("log_gamma", log_gamma, step)}
+        return cls("similarity", tuple(names), grid, float(log_gamma), None, axes,
+                   reference=(float(reference[0]), float(reference[1])))
+
+    @property
+    def codec(self) -> Codec:
+        return CODECS[self.kind]
+
+    def add(self, item: Field | Failure) -> None:
+        """Store one item of :func:`decision_fields` / :func:`similarity_fields`."""
+        if isinstance(item, Failure):
+            self.failed[item.name] = item.reason
+            return
+        key = (item.name, item.axis)
+        if key not in self.codes:
+            self.codes[key] = np.full((len(self.axes[item.axis]),) + self.grid.shape, UNDEFINED_CODE, np.uint8)
+            self.filled[key] = np.zeros(len(self.axes[item.axis]), dtype=bool)
+        self.codes[key][item.index] = item.codes
+        self.filled[key][item.index] = True
+
+    def ready(self, name: str) -> bool:
+        """Whether every lattice of this kernel is complete (a failed kernel never is)."""
+        return name not in self.failed and all(
+            (name, axis) in self.filled and self.filled[(name, axis)].all() for axis in self.axes)
+
+    @property
+    def complete(self) -> bool:
+        """Every kernel is either ready or failed: nothing more will arrive."""
+        return all(self.ready(name) or name in self.failed for name in self.names)
+
+    def to_browser(self) -> dict:
+        """A JSON-serialisable description for the scrub component.
+
+        Each ready kernel's lattice along each axis is one base64 string of
+        ``len(axis) × ny × nx`` uint8 codes (C order: lattice value, row from ``ys[0]``
+        upwards, column); kernels not ready carry ``None`` and, when failed, the reason.
+        """
+        kernels = []
+        for name in self.names:
+            ready = self.ready(name)
+            kernels.append({
+                "name": name, "label": fg.kernel_label(name), "failed": self.failed.get(name),
+                "fields": {axis: base64.b64encode(self.codes[(name, axis)].tobytes()).decode("ascii")
+                           for axis in self.axes} if ready else None,
+            })
+        return {
+            "kind": self.kind, "nx": len(self.grid.xs), "ny": len(self.grid.ys),
+            "x_range": [float(self.grid.xs[0]), float(self.grid.xs[-1])],
+            "y_range": [float(self.grid.ys[0]), float(self.grid.ys[-1])],
+            "codec": {"lo": self.codec.lo, "hi": self.codec.hi, "top": TOP_CODE, "undefined": UNDEFINED_CODE},
+            "axes": {axis: [float(v) for v in values] for axis, values in self.axes.items()},
+            "log_gamma": self.log_gamma, "log_C": self.log_C, "reference": self.reference,
+            "complete": self.complete, "kernels": kernels,
+        }
+
+
+# ============================================================================ decision fields
+
+#: Largest error in f allowed to float32 kernel values: a quarter of a quantisation step.
+FLOAT32_TOLERANCE = CODECS["decision"].step / 4
+#: Bound on the error of one float32 kernel value relative to the largest kernel value: the
+#: rounding of the value itself plus that of exp's argument, at most (1 + 1/e) · 2⁻²⁴ < 2⁻²³.
+FLOAT32_KERNEL_ERROR = 2.0 ** -23
+
+
+def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, grid_times) -> np.ndarray:
+    """The one SVM fit of this module: libsvm on a precomputed Gram, decision on the grid.
+
+    ``grid_times(support, dual)`` gives the grid's kernel values against the support vectors
+    (all the decision function reads) times their dual coefficients.
+    """
+    clf, _ = kvviews._fit_svm(K_train, y_train, C)
+    values = grid_times(clf.support_, clf.dual_coef_[0]) + clf.intercept_[0]
+    if not np.all(np.isfinite(values)):
+        raise ValueError("the SVM's decision values are not finite numbers (the kernel over- or underflows here)")
+    return values
+
+
+class _Grams:
+    """A kernel's training Gram and its grid decision sums at any γ.
+
+    γ-convertible kernels keep D and log n (from :func:`kernelviz.views.gamma_families`) and
+    pay one ``exp`` per γ; the others evaluate the kernel at that γ. The grid's ``exp``
+    dominates the lattice's time and runs ~2.5× faster in float32, so the grid's D and
+    log n are also kept in float32 and used whenever the error that brings to f,
+    Σ|α| · max k · :data:`FLOAT32_KERNEL_ERROR`, stays within :data:`FLOAT32_TOLERANCE`;
+    a fit with larger dual coefficients (small γ, large C: Σ|α| ~ 1e5) uses float64.
+    """
+
+    def __init__(self, kernel, prep: kvviews.Prepared, grid_model: np.ndarray):
+        self.kernel, self.grid_model = kernel, grid_model
+        self.X_train = prep.X_model[prep.train]
+        self.train_family = None
+        self.grid_families = {}     # dtype → family of the grid against the training points
+        if kernel.gamma_convertible:
+            families = kvviews.gamma_families(kernel, prep, grid_model)
+            self.train_family, grid = families["train"], families["grid"]
+            if grid is not None:
+                log_n = np.float32(grid.log_n) if np.isscalar(grid.log_n) else grid.log_n.astype(np.float32)
+                self.grid_families = {np.float64: grid,
+                                      np.float32: kv.kernels.GammaFamily(grid.D.astype(np.float32), log_n)}
+                self.largest_kernel_value = float(np.exp(np.max(grid.log_n)))  # D ≥ 0, so k ≤ n
+
+    def train(self, gamma: float) -> np.ndarray:
+        if self.train_family is not None:
+            return self.train_family.gram(gamma)
+        return kvviews.at_gamma(self.kernel, gamma)(self.X_train)
+
+    def _dtype(self, dual: np.ndarray):
+        if not self.grid_families:
+            return None
+        error = np.abs(dual).sum() * self.largest_kernel_value * FLOAT32_KERNEL_ERROR
+        return np.float32 if error <= FLOAT32_TOLERANCE else np.float64
+
+    def _columns(self, gamma: float, columns: np.ndarray, dtype) -> np.ndarray:
+        if dtype is None:
+            return kv.kernels.apply_in_chunks(kvviews.at_gamma(self.kernel, gamma), self.grid_model,
+                                              self.X_train[columns], lambda K: K)
+        family = self.grid_families[dtype]
+        log_n = family.log_n if np.isscalar(family.log_n) else np.take(family.log_n, columns, axis=1)
+        D = np.take(family.D, columns, axis=1)
+        return kv.kernels.GammaFamily(D, log_n).gram(gamma, out=D)  # D is this call's own copy: reuse it
+
+    def grid_times(self, gamma: float, support: np.ndarray, dual: np.ndarray) -> np.ndarray:
+        """Σ_s dual_s k_γ(grid point, support vector s) for every grid point."""
+        K = self._columns(gamma, support, self._dtype(dual))
+        return K @ dual.astype(K.dtype)  # same dtypes: one BLAS call, no cast of K
+
+    def grid_times_at(self, gamma: float):
+        """:meth:`grid_times` at one γ for many fits: the grid's Gram is built once (per dtype)."""
+        full = {}
+
+        def times(support: np.ndarray, dual: np.ndarray) -> np.ndarray:
+            dtype = self._dtype(dual)
+            if dtype not in full:
+                full[dtype] = self._columns(gamma, np.arange(len(self.X_train)), dtype)
+            weights = np.zeros(len(self.X_train), dtype=full[dtype].dtype)
+            weights[support] = dual
+            return full[dtype] @ weights
+
+        return times
+
+
+def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
+                    cancel: threading.Event | None = None) -> Iterator[Field | Failure]:
+    """Each kernel's SVM decision field over the γ lattice (at the current C), then over the C lattice.
+
+    Parameters
+    ----------
+    lattice : Lattice
+        From :meth:`Lattice.decision`: the kernels, grid and axes.
+    kernels : mapping of name → fitted kernel
+        As the app fits them (:func:`kernelviz.views.fit_kernel`), at any γ.
+    prep : kernelviz.views.Prepared
+        The SVM trains on its training points; the grid is mapped to model space.
+    cancel : threading.Event, optional
+        Checked before every fit: once set, the generator stops.
+
+    Yields
+    ------
+    Field or Failure
+        Kernel by kernel; a kernel that fails at any value yields one :class:`Failure`
+        and the next kernel goes on.
+
+    Raises
+    ------
+    ValueError
+        As :func:`check_inputs`.
+    """
+    check_inputs(lattice, kernels, prep, kind="decision")
+    y_train = prep.y[prep.train]
+    classes = np.unique(y_train)
+    grid_model = prep.to_model(lattice.grid.points)
+    codec = lattice.codec
+    for name in lattice.names:
+        if len(classes) > 2:
+            yield Failure(name, f"scrubbing draws two-class decision fields; with {len(classes)} classes this panel "
+                                "follows the committed γ and C only")
+            continue
+        try:
+            grams = _Grams(kernels[name], prep, grid_model)
+            gamma_now, C_now = 10.0 ** lattice.log_gamma, 10.0 ** lattice.log_C
+            for i, log_gamma in enumerate(lattice.axes["log_gamma"]):
+                if cancel is not None and cancel.is_set():
+                    return
+                gamma = 10.0 ** log_gamma
+                values = _svm_decision(grams.train(gamma), y_train, C_now,
+                                       lambda sv, dual, g=gamma: grams.grid_times(g, sv, dual))
+                yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(values)))
+            K_train, grid_times = grams.train(gamma_now), grams.grid_times_at(gamma_now)
+            for i, log_C in enumerate(lattice.axes["log_C"]):
+                if cancel is not None and cancel.is_set():
+                    return
+                values = _svm_decision(K_train, y_train, 10.0 ** log_C, grid_times)
+                yield Field(name, "log_C", i, lattice.grid.reshape(codec.encode(values)))
+        except ValueError as err:
+            yield Failure(name, _failure_sentence(err))
+
+
+def check_inputs(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
+                 kind: str | None = None) -> None:
+    """Refuse inputs a lattice cannot be computed from, before any work.
+
+    Parameters
+    ----------
+    lattice : Lattice
+    kernels : mapping of name → fitted kernel
+    prep : kernelviz.views.Prepared
+    kind : {"decision", "similarity"}, optional
+        The kind of lattice the caller computes (any when None).
+
+    Raises
+    ------
+    ValueError
+        When the lattice is of another kind, a kernel is missing, or (decision fields) the
+        training points do not hold two classes.
+    """
+    if kind is not None and lattice.kind != kind:
+        raise ValueError(f"{kind}_fields needs a {kind} lattice (Lattice.{kind}); got a {lattice.kind} lattice.")
+    missing = [name for name in lattice.names if name not in kernels]
+    if missing:
+        raise ValueError(f"No fitted kernel given for {', '.join(missing)}: pass one per name of the lattice.")
+    if lattice.kind == "decision" and len(np.unique(prep.y[prep.train])) < 2:
+        raise ValueError("An SVM needs labeled training points of at least two classes: label more points or draw "
+                         "points of both classes.")
+
+
+def _failure_sentence(err: ValueError) -> str:
+    text = str(err).strip() or type(err).__name__
+    return f"no live preview: {text[0].lower() + text[1:]}"
+
+
+# ============================================================================ similarity fields
+
+def _diagonal_family(kernel, points: np.ndarray, block: int = 256) -> kv.kernels.GammaFamily:
+    """D and log n of k(p, p) for every point, from small diagonal blocks (as ``views.kernel_diagonal``)."""
+    D, log_n = [], []
+    for start in range(0, len(points), block):
+        family = kernel.gamma_family(points[start:start + block])
+        D.append(np.diag(family.D))
+        log_n.append(np.full(len(D[-1]), family.log_n) if np.isscalar(family.log_n) else np.diag(family.log_n))
+    return kv.kernels.GammaFamily(np.concatenate(D), np.concatenate(log_n))
+
+
+def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
+                      cancel: threading.Event | None = None) -> Iterator[Field | Failure]:
+    """Each kernel's normalised similarity to the lattice's reference point, over the γ lattice.
+
+    The same numbers as :func:`kernelviz.views.similarity_panel` at each γ; γ-convertible
+    kernels compute D and log n (grid against reference, and the grid's diagonal) once.
+
+    Parameters
+    ----------
+    lattice : Lattice
+        From :meth:`Lattice.similarity`.
+    kernels : mapping of name → fitted kernel
+    prep : kernelviz.views.Prepared
+        Maps the plot plane to model space.
+    cancel : threading.Event, optional
+        Checked before every γ: once set, the generator stops.
+
+    Yields
+    ------
+    Field or Failure
+    """
+    check_inputs(lattice, kernels, prep, kind="similarity")
+    grid_model = prep.to_model(lattice.grid.points)
+    reference = prep.to_model(np.asarray([lattice.reference], dtype=float))
+    codec = lattice.codec
+    for name in lattice.names:
+        kernel = kernels[name]
+        try:
+            if kernel.gamma_convertible:
+                to_reference = kernel.gamma_family(grid_model, reference)
+                at_reference = kernel.gamma_family(reference)
+                diagonal = _diagonal_family(kernel, grid_model)
+            for i, log_gamma in enumerate(lattice.axes["log_gamma"]):
+                if cancel is not None and cancel.is_set():
+                    return
+                gamma = 10.0 ** log_gamma
+                if kernel.gamma_convertible:
+                    k_gr, k_rr, k_gg = (to_reference.gram(gamma)[:, 0], float(at_reference.gram(gamma)[0, 0]),
+                                        diagonal.gram(gamma))
+                else:
+                    k = kvviews.at_gamma(kernel, gamma)
+                    k_gr = kv.kernels.apply_in_chunks(k, grid_model, reference, lambda K: K[:, 0])
+                    k_rr, k_gg = float(k(reference)[0, 0]), kvviews.kernel_diagonal(k, grid_model)
+                _, similarity = fg.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)  # NaN where undefined
+                yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(similarity)))
+        except ValueError as err:
+            yield Failure(name, _failure_sentence(err))
+
+
+# ============================================================================ in a background thread
+
+#: How each kind of lattice is filled.
+FIELDS = {"decision": decision_fields, "similarity": similarity_fields}
+
+
+class LatticeJob:
+    """Fills a lattice in a daemon thread, so the page stays usable; :meth:`cancel` stops it.
+
+    The lattice is filled in place: read ``job.lattice.to_browser()`` at any time (kernels
+    not ready yet are sent as not ready). A bug in the computation does not vanish with the
+    thread: it is kept in :attr:`error` and raised again by :meth:`result`.
+
+    Parameters
+    ----------
+    lattice : Lattice
+        Empty, from :meth:`Lattice.decision` or :meth:`Lattice.similarity`.
+    kernels : mapping of name → fitted kernel
+    prep : kernelviz.views.Prepared
+    """
+
+    def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared):
+        self.lattice = lattice
+        self.error: BaseException | None = None
+        self._cancel = threading.Event()
+        check_inputs(lattice, kernels, prep)  # bad input is refused in the caller's thread, not lost in this one
+        fields = FIELDS[lattice.kind](lattice, kernels, prep, cancel=self._cancel)
+        self._thread = threading.Thread(target=self._fill, args=(fields,), daemon=True,
+                                        name=f"kernelviz-lattice-{lattice.kind}")
+        self._thread.start()
+
+    def _fill(self, fields) -> None:
+        try:
+            for item in fields:
+                self.lattice.add(item)
+        except BaseException as err:  # noqa: BLE001 - kept for result(), which raises it in the app's thread
+            self.error = err
+
+    def cancel(self) -> None:
+        """Stop before the next lattice value (what is done stays in the lattice)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self, timeout: float | None = None) -> Lattice:
+        """Wait for the thread (at most ``timeout`` s) and return the lattice; re-raise its error."""
+        self._thread.join(timeout)
+        if self.error is not None:
+            raise self.error
+        return self.lattice
+
+
+# ============================================================================ the default view, as the app builds it
+
+def default_inputs(n_samples: int | None = None, names: Sequence[str] | None = None,
+                   resolution: int = 80) -> tuple[dict, kvviews.Prepared, fg.Grid]:
+    """Fitted kernels, prepared data and a boundary grid for the app's default settings.
+
+    Built as the app builds them (generator data, scaling, label choice, test hold-out,
+    partition, kernels fitted on every point), for the demo app, tests and benchmarks.
+
+    Parameters
+    ----------
+    n_samples : int, optional
+        Points of the default generator (its own default when None).
+    names : sequence of str, optional
+        Kernels (the app's default kernels when None).
+    resolution : int
+        Grid cells along the longer side.
+
+    Returns
+    -------
+    (kernels, prep, grid)
+    """
+    values = kvstate.defaults()
+    params = {} if n_samples is None else {"n_samples": n_samples}
+    X, y = kv.data.make(values["generator"], random_state=values["data_seed"], **params)
+    ds = kv.data.Dataset(X, y, name=values["generator"])
+    label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
+    prep = kvviews.prepare(ds, f"default:{n_samples}", values["scaling"], values["fit_on"], values["label_how"],
+                           float(label_value), values["label_seed"], values["test_fraction"])
+    partition = kvviews.fit_partition(prep.X_model, values["partition"], values["n_components"],
+                                      values["partition_seed"], ())
+    names = tuple(values["kernels"] if names is None else names)
+    kernels = {name: kvviews.fit_kernel(name, prep.X_model, partition, values["normalize"]) for name in names}
+    return kernels, prep, fg.grid_over(prep.X_view, resolution)

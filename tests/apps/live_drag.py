@@ -1,0 +1,173 @@
+"""Drive the scrub component in a real browser: serve a test app, drag a slider, measure.
+
+Shared by ``tests/test_scrub_component.py`` and ``benchmarks/bench_live.py`` so that the
+test and the benchmark drag and count in the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = Path(__file__).resolve().parent / "scrub_demo.py"
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+SCRUB = ".kv-scrub"
+#: Half the width of Chromium's range thumb: the thumb's centre runs from this far inside
+#: the track's left end to as far inside its right end.
+THUMB_HALF_PX = 8
+
+# Counts script runs (transitions to "running") and, per component paint, the time and the
+# field painted; input events on the sliders give the start of each move.
+PROBES = """(root) => {
+  const probe = {runs: 0, paints: [], inputs: []};
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => {
+    if (app.getAttribute('data-test-script-state') === 'running') probe.runs += 1;
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  new MutationObserver(() => {
+    probe.paints.push({t: performance.now(), field: root.dataset.field || '', ms: Number(root.dataset.paintMs)});
+  }).observe(root, {attributes: true, attributeFilter: ['data-paints']});
+  for (const input of root.querySelectorAll('input[type=range]')) {
+    input.addEventListener('input', () => probe.inputs.push(performance.now()));
+  }
+  window.__kvProbe = probe;
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(script: Path = DEMO, timeout: float = 90.0):
+    """``streamlit run script`` on a free localhost port; yields its URL."""
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
+    # The log goes to a file: an unread pipe fills up and freezes the server mid-test.
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true", "--server.port",
+             str(port), "--server.address", "localhost", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://localhost:{port}"
+        try:
+            deadline = time.time() + timeout
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    if time.time() > deadline or proc.poll() is not None:
+                        log.seek(0)
+                        raise RuntimeError(f"streamlit did not start {script.name}:\n"
+                                           + log.read().decode(errors="replace"))
+                    time.sleep(0.3)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def slider(page, axis: str):
+    return page.locator(f'{SCRUB} .kv-scrub-control[data-axis="{axis}"] input')
+
+
+def thumb_point(page, axis: str, index: int) -> tuple[float, float]:
+    """Where the slider's thumb stands at ``index`` (page coordinates)."""
+    handle = slider(page, axis)
+    box = handle.bounding_box()
+    top = int(handle.get_attribute("max"))
+    track = box["width"] - 2 * THUMB_HALF_PX
+    return box["x"] + THUMB_HALF_PX + track * index / top, box["y"] + box["height"] / 2
+
+
+def drag(page, axis: str, indices: list[int]) -> dict:
+    """Press the thumb, move it through ``indices`` and stop before releasing.
+
+    Returns
+    -------
+    dict
+        ``runs`` (script runs started during the drag), ``paints`` (time in s and field of
+        every paint), ``inputs`` (time of every input event), ``seconds`` (first input to
+        last paint), ``paint_seconds`` (what each paint of every panel cost).
+    """
+    root = page.locator(SCRUB)
+    root.evaluate(PROBES)
+    start = int(slider(page, axis).input_value())
+    page.mouse.move(*thumb_point(page, axis, start))
+    page.mouse.down()
+    for index in indices:
+        page.mouse.move(*thumb_point(page, axis, index))
+    page.wait_for_timeout(300)  # the last frame is painted
+    probe = page.evaluate("() => window.__kvProbe")
+    paints = [(p["t"] / 1000, p["field"]) for p in probe["paints"]]
+    inputs = [t / 1000 for t in probe["inputs"]]
+    seconds = (paints[-1][0] - inputs[0]) if paints and inputs else float("nan")
+    return {"runs": probe["runs"], "paints": paints, "inputs": inputs, "seconds": seconds,
+            "paint_seconds": [p["ms"] / 1000 for p in probe["paints"]]}
+
+
+# Moves the thumb one lattice value per animation frame, as fast as the page can show them:
+# a Playwright mouse move is a round trip to the driver (tens of ms on a busy machine), so a
+# real drag measures the driver's pace, not the page's.
+FRAME_PACED_DRAG = """(root, [axis, indices]) => new Promise((resolve) => {
+  const input = root.querySelector(`.kv-scrub-control[data-axis="${axis}"] input`);
+  const paints = [];
+  const observer = new MutationObserver(() => paints.push({t: performance.now(), field: root.dataset.field || '',
+                                                          ms: Number(root.dataset.paintMs)}));
+  observer.observe(root, {attributes: true, attributeFilter: ['data-paints']});
+  let next = 0;
+  const start = performance.now();
+  const step = () => {
+    if (next < indices.length) {
+      input.value = String(indices[next++]);
+      input.dispatchEvent(new Event('input', {bubbles: true}));
+      requestAnimationFrame(step);
+    } else {
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        observer.disconnect();
+        resolve({start, end: performance.now(), paints});
+      }));
+    }
+  };
+  requestAnimationFrame(step);
+})"""
+
+
+def frame_paced_drag(page, axis: str, indices: list[int]) -> dict:
+    """Input events at one lattice value per animation frame; ``distinct`` redraws per ``seconds``."""
+    result = page.locator(SCRUB).evaluate(FRAME_PACED_DRAG, [axis, indices])
+    fields = [p["field"] for p in result["paints"]]
+    distinct = sum(1 for i, field in enumerate(fields) if i == 0 or field != fields[i - 1])
+    seconds = (result["paints"][-1]["t"] - result["start"]) / 1000 if fields else float("nan")
+    return {"distinct": distinct, "paints": len(fields), "seconds": seconds,
+            "paint_seconds": [p["ms"] / 1000 for p in result["paints"]]}
+
+
+def release(page) -> None:
+    page.mouse.up()
+
+
+def move_latencies(result: dict) -> list[float]:
+    """Per input event: seconds until the next paint (the redraw of every panel)."""
+    paint_times = [t for t, _ in result["paints"]]
+    latencies = []
+    for t in result["inputs"]:
+        later = [p for p in paint_times if p >= t]
+        if later:
+            latencies.append(later[0] - t)
+    return latencies

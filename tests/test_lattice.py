@@ -1,0 +1,269 @@
+"""kernelviz.lattice: fields over the γ and C lattices equal the views' own panels, packed losslessly up to
+the quantisation step; failures stay per kernel; cancelling stops the work."""
+
+from __future__ import annotations
+
+import base64
+import threading
+
+import numpy as np
+import pytest
+
+import kernelviz as kv
+from kernelviz import lattice as kvlattice
+from kernelviz import state as kvstate
+from kernelviz import views as kvviews
+
+# float32 grid Grams: a decoded value may sit half a step plus this float32 rounding from the exact one
+FLOAT32_SLACK = 1e-4
+
+
+@pytest.fixture(scope="module")
+def small():
+    """The app's default pipeline on 150 moons points and a 30-cell grid (kernels, prep, grid)."""
+    return kvlattice.default_inputs(n_samples=150, names=("rbf", "ckrbf", "rwm"), resolution=30)
+
+
+@pytest.fixture(scope="module")
+def decision(small):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.3, log_C=0.5)
+    for item in kvlattice.decision_fields(lattice, kernels, prep):
+        lattice.add(item)
+    return lattice
+
+
+def test_codec_maps_zero_to_the_middle_code_and_round_trips_within_half_a_step():
+    codec = kvlattice.CODECS["decision"]
+    assert codec.encode(np.array([0.0]))[0] == 127
+    values = np.linspace(-kvlattice.DECISION_RANGE, kvlattice.DECISION_RANGE, 1001)
+    assert np.max(np.abs(codec.decode(codec.encode(values)) - values)) <= codec.step / 2 + 1e-12
+    # beyond the range: clipped to the end codes; NaN: the undefined code, decoded as NaN
+    codes = codec.encode(np.array([-50.0, 50.0, np.nan]))
+    assert codes.tolist() == [0, kvlattice.TOP_CODE, kvlattice.UNDEFINED_CODE]
+    assert np.isnan(codec.decode(codes)[2])
+    # the sign survives quantisation wherever |f| exceeds half a step, so the zero contour is exact to it
+    f = np.array([-codec.step * 0.6, codec.step * 0.6])
+    assert np.all(np.sign(codec.decode(codec.encode(f))) == np.sign(f))
+
+
+def test_lattice_axis_spans_the_controls_range_every_quarter_decade_and_holds_the_current_value():
+    for setting in ("log_gamma", "log_C"):
+        lo, hi = kvstate.bounds(setting)
+        axis = kvlattice.lattice_axis(setting, 0.3)
+        assert axis[0] == lo and axis[-1] == hi
+        assert len(axis) >= 25 and np.max(np.diff(axis)) <= 0.25 + 1e-12
+        assert 0.3 in axis
+    with pytest.raises(ValueError, match="outside the control's range"):
+        kvlattice.lattice_axis("log_gamma", 7.0)
+    with pytest.raises(ValueError, match="positive number of decades"):
+        kvlattice.lattice_axis("log_gamma", 0.0, step=0)
+
+
+@pytest.mark.parametrize("index", [0, 9, 14, -1])
+def test_gamma_lattice_equals_the_boundary_panel_at_that_gamma(small, decision, index):
+    kernels, prep, grid = small
+    log_gamma = decision.axes["log_gamma"][index]
+    for name, kernel in kernels.items():
+        panel = kvviews.boundary_panel(name, kernel, prep, grid, log_gamma, decision.log_C)
+        expected = np.clip(panel.values, -kvlattice.DECISION_RANGE, kvlattice.DECISION_RANGE)
+        decoded = decision.codec.decode(decision.codes[(name, "log_gamma")][index]).ravel()
+        assert np.max(np.abs(decoded - expected)) <= decision.codec.step / 2 + FLOAT32_SLACK, (name, log_gamma)
+
+
+@pytest.mark.parametrize("index", [0, 12, -1])
+def test_C_lattice_equals_the_boundary_panel_at_the_current_gamma(small, decision, index):
+    kernels, prep, grid = small
+    log_C = decision.axes["log_C"][index]
+    for name, kernel in kernels.items():
+        panel = kvviews.boundary_panel(name, kernel, prep, grid, decision.log_gamma, log_C)
+        expected = np.clip(panel.values, -kvlattice.DECISION_RANGE, kvlattice.DECISION_RANGE)
+        decoded = decision.codec.decode(decision.codes[(name, "log_C")][index]).ravel()
+        assert np.max(np.abs(decoded - expected)) <= decision.codec.step / 2 + FLOAT32_SLACK, (name, log_C)
+
+
+def test_kernels_without_a_gamma_family_build_their_gram_per_gamma(small):
+    _, prep, grid = small
+    kernel = kvviews.fit_kernel("lppk", prep.X_model, None, "paper")
+    lattice = kvlattice.Lattice.decision(["lppk"], grid, log_gamma=0.0, log_C=0.0, step=1.0)
+    for item in kvlattice.decision_fields(lattice, {"lppk": kernel}, prep):
+        lattice.add(item)
+    assert lattice.ready("lppk")
+    for index in (0, 3):
+        log_gamma = lattice.axes["log_gamma"][index]
+        expected = np.clip(kvviews.boundary_panel("lppk", kernel, prep, grid, log_gamma, 0.0).values, -3, 3)
+        decoded = lattice.codec.decode(lattice.codes[("lppk", "log_gamma")][index]).ravel()
+        assert np.max(np.abs(decoded - expected)) <= lattice.codec.step / 2 + FLOAT32_SLACK
+
+
+def test_decision_lattice_in_the_browser_payload_decodes_to_the_stored_codes(decision):
+    payload = decision.to_browser()
+    assert payload["complete"] and payload["kind"] == "decision"
+    ny, nx = payload["ny"], payload["nx"]
+    assert (ny, nx) == decision.grid.shape
+    for entry in payload["kernels"]:
+        assert entry["failed"] is None
+        for axis in ("log_gamma", "log_C"):
+            raw = np.frombuffer(base64.b64decode(entry["fields"][axis]), dtype=np.uint8)
+            assert raw.size == len(payload["axes"][axis]) * ny * nx
+            np.testing.assert_array_equal(raw.reshape(-1, ny, nx), decision.codes[(entry["name"], axis)])
+
+
+class _FailsAboveGamma:
+    """A real kernel that refuses γ above a limit, as a kernel that cannot be evaluated somewhere would."""
+
+    gamma_convertible = False
+
+    def __init__(self, inner, limit):
+        self.inner, self.limit, self.gamma = inner, limit, inner.gamma
+
+    def set_params(self, gamma):
+        self.gamma = gamma
+        return self
+
+    def __call__(self, X, Y=None):
+        if self.gamma > self.limit:
+            raise ValueError(f"This kernel cannot be evaluated at γ = {self.gamma:g}.")
+        return kvviews.at_gamma(self.inner, self.gamma)(X, Y)
+
+
+def test_a_kernel_failing_at_some_gamma_is_marked_failed_and_the_others_go_on(small):
+    kernels, prep, grid = small
+    broken = _FailsAboveGamma(kernels["rbf"], limit=1.0)
+    lattice = kvlattice.Lattice.decision(["broken", "rbf"], grid, log_gamma=0.0, log_C=0.0, step=1.0)
+    items = list(kvlattice.decision_fields(lattice, {"broken": broken, "rbf": kernels["rbf"]}, prep))
+    for item in items:
+        lattice.add(item)
+    failures = [item for item in items if isinstance(item, kvlattice.Failure)]
+    assert [f.name for f in failures] == ["broken"]
+    assert "cannot be evaluated at γ = 10" in failures[0].reason
+    assert lattice.ready("rbf") and not lattice.ready("broken") and lattice.complete
+    payload = {k["name"]: k for k in lattice.to_browser()["kernels"]}
+    assert payload["broken"]["fields"] is None and payload["broken"]["failed"] == failures[0].reason
+    assert payload["rbf"]["fields"] is not None
+
+
+def test_cancel_stops_the_generator_between_values(small):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0)
+    cancel = threading.Event()
+    seen = []
+    for item in kvlattice.decision_fields(lattice, kernels, prep, cancel=cancel):
+        seen.append(item)
+        lattice.add(item)
+        if len(seen) == 3:
+            cancel.set()
+    assert len(seen) == 3
+    assert not lattice.complete and not any(lattice.ready(name) for name in kernels)
+    assert all(entry["fields"] is None for entry in lattice.to_browser()["kernels"])
+
+
+def test_multiclass_data_mark_every_kernel_failed_with_the_reason(small):
+    kernels, _, grid = small
+    X, y = kv.data.make("blobs", n_samples=90, random_state=0, n_classes=3)
+    prep = kvviews.prepare(kv.data.Dataset(X, y, name="blobs"), "blobs", "zscore", "projection", "all", 1.0, 0, 0.3)
+    names = ("rbf",)
+    lattice = kvlattice.Lattice.decision(names, grid, log_gamma=0.0, log_C=0.0)
+    rbf = kvviews.fit_kernel("rbf", prep.X_model, None, "paper")
+    items = list(kvlattice.decision_fields(lattice, {"rbf": rbf}, prep))
+    assert len(items) == 1 and "with 3 classes" in items[0].reason
+
+
+def test_bad_input_is_refused_with_a_sentence(small):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(["rbf", "lap"], grid, log_gamma=0.0, log_C=0.0)
+    with pytest.raises(ValueError, match="No fitted kernel given for lap"):
+        next(kvlattice.decision_fields(lattice, kernels, prep))
+    with pytest.raises(ValueError, match="needs a similarity lattice"):
+        next(kvlattice.similarity_fields(lattice, kernels, prep))
+    one_class = kvviews.prepare(kv.data.Dataset(prep.X_model[:20], np.ones(20), name="one"), "one", "none",
+                                "projection", "all", 1.0, 0, 0.3)
+    with pytest.raises(ValueError, match="at least two classes"):
+        next(kvlattice.decision_fields(kvlattice.Lattice.decision(["rbf"], grid, 0.0, 0.0), kernels, one_class))
+
+
+@pytest.mark.parametrize("names", [("rbf", "ckrbf", "rwm"), ("lppk",)])
+def test_similarity_lattice_equals_the_similarity_panel(small, names):
+    kernels, prep, _ = small
+    if names == ("lppk",):
+        kernels = {"lppk": kvviews.fit_kernel("lppk", prep.X_model, None, "paper")}
+    reference = kvviews.default_reference(prep)
+    grid = kv.figures.grid_over(prep.X_view, 30, extra=np.array([reference]))
+    lattice = kvlattice.Lattice.similarity(names, grid, log_gamma=0.0, reference=reference, step=1.0)
+    for item in kvlattice.similarity_fields(lattice, kernels, prep):
+        lattice.add(item)
+    assert lattice.complete and not lattice.failed
+    for name in names:
+        for index, log_gamma in enumerate(lattice.axes["log_gamma"]):
+            panel = kvviews.similarity_panel(name, kernels[name], prep, grid, log_gamma, reference)
+            decoded = lattice.codec.decode(lattice.codes[(name, "log_gamma")][index]).ravel()
+            np.testing.assert_array_equal(np.isnan(decoded), np.isnan(panel.similarity))
+            defined = ~np.isnan(decoded)
+            assert np.max(np.abs(decoded[defined] - panel.similarity[defined])) <= lattice.codec.step / 2 + 1e-9
+
+
+def test_large_dual_coefficients_keep_the_field_within_half_a_step(small):
+    """Small γ and large C give Σ|α| ~ 1e5: float32 kernel values would then move f by more than a step."""
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(["rbf"], grid, log_gamma=-2.0, log_C=4.0, step=1.0)
+    for item in kvlattice.decision_fields(lattice, kernels, prep):
+        lattice.add(item)
+    panel = kvviews.boundary_panel("rbf", kernels["rbf"], prep, grid, -2.0, 4.0)
+    expected = np.clip(panel.values, -kvlattice.DECISION_RANGE, kvlattice.DECISION_RANGE)
+    for axis, index in (("log_gamma", 1), ("log_C", -1)):
+        assert lattice.axes[axis][index] == {"log_gamma": -2.0, "log_C": 4.0}[axis]
+        decoded = lattice.codec.decode(lattice.codes[("rbf", axis)][index]).ravel()
+        assert np.max(np.abs(decoded - expected)) <= lattice.codec.step / 2 + FLOAT32_SLACK, axis
+
+
+def test_a_background_job_fills_the_lattice_as_the_generator_does(small, decision):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.3, log_C=0.5)
+    job = kvlattice.LatticeJob(lattice, kernels, prep)
+    assert job.result(timeout=300) is lattice and job.done and lattice.complete and job.error is None
+    for key, codes in decision.codes.items():
+        np.testing.assert_array_equal(lattice.codes[key], codes)
+
+
+def test_a_cancelled_background_job_stops_and_keeps_what_finished(small):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0)
+    job = kvlattice.LatticeJob(lattice, kernels, prep)
+    job.cancel()
+    job.result(timeout=60)
+    assert job.done and job.cancelled and not lattice.complete
+    # every value stored is a finished one: no half-written field
+    for key, filled in lattice.filled.items():
+        assert not np.any(lattice.codes[key][filled] == kvlattice.UNDEFINED_CODE)
+
+
+def test_a_background_job_refuses_bad_input_in_the_callers_thread_and_reraises_bugs(small):
+    kernels, prep, grid = small
+    with pytest.raises(ValueError, match="No fitted kernel given for lap"):
+        kvlattice.LatticeJob(kvlattice.Lattice.decision(["lap"], grid, 0.0, 0.0), kernels, prep)
+
+    class Broken:
+        gamma_convertible = False
+
+    job = kvlattice.LatticeJob(kvlattice.Lattice.decision(["rbf"], grid, 0.0, 0.0, step=3.0), {"rbf": Broken()}, prep)
+    with pytest.raises(AttributeError):
+        job.result(timeout=60)
+
+
+def test_the_component_payload_holds_the_points_classes_and_lattice(small, decision):
+    import json
+
+    from kernelviz.components import scrub as kvscrub
+
+    _, prep, _ = small
+    data = kvscrub.browser_data(decision, prep, log_gamma=1.0, log_C=0.5)
+    json.dumps(data)  # what Streamlit sends must be plain JSON
+    assert data["lattice"] == decision.to_browser() and (data["log_gamma"], data["log_C"]) == (1.0, 0.5)
+    classes = list(prep.classes)
+    for part, mask in (("train", prep.train), ("test", prep.test)):
+        points = np.array(data["points"][part])
+        np.testing.assert_array_equal(points[:, :2], prep.X_view[mask])
+        np.testing.assert_array_equal(np.array(classes)[points[:, 2].astype(int)], prep.y[mask])
+    assert data["classes"] == ["class 0", "class 1"] and len(data["colors"]["classes"]) == 2
+    # the panels' tints are those of the committed figures
+    assert data["colors"]["field"]["low"] == kv.figures.lighten(kv.figures.class_style(0)[0], 0.55)

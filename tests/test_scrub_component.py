@@ -1,0 +1,122 @@
+"""The scrub component in headless Chromium: dragging repaints every panel from the lattice with no
+script run, releasing commits; without a lattice the panels say "preparing" and the slider still commits."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
+import live_drag  # noqa: E402  (a helper beside the test apps, shared with benchmarks/bench_live.py)
+from test_browser import browser, page  # noqa: E402,F401  (the suite's Chromium fixtures)
+
+pytestmark = pytest.mark.browser
+
+KERNELS = ("rbf", "mrbf", "ckrbf", "rwm")
+COMMITTED = re.compile(r"script runs: (\d+) · committed: log γ = (\S+), log C = (\S+)")
+
+
+@pytest.fixture(scope="module")
+def demo():
+    with live_drag.serve() as url:
+        yield url
+
+
+def status(page) -> tuple[int, float, float]:
+    text = page.get_by_text("script runs:").inner_text()
+    runs, log_gamma, log_C = COMMITTED.search(text).groups()
+    return int(runs), float(log_gamma), float(log_C)
+
+
+def canvases(page) -> list[str]:
+    return [c.evaluate("c => c.toDataURL()") for c in page.locator(".kv-scrub-panel canvas").all()]
+
+
+def open_demo(page, url: str, state: str) -> None:
+    page.goto(url)
+    page.locator(f'{live_drag.SCRUB}[data-state="{state}"]').wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+
+
+def test_dragging_gamma_repaints_every_panel_without_a_rerun_and_commits_on_release(demo, page):
+    open_demo(page, demo, "live")
+    assert [p.get_attribute("data-kernel") for p in page.locator(".kv-scrub-panel").all()] == list(KERNELS)
+    runs_before, log_gamma, _ = status(page)
+    assert log_gamma == 0.0
+    start = int(live_drag.slider(page, "log_gamma").input_value())
+    assert start == 12  # log γ = 0 on the lattice −3, −2.75, …, 3
+    before = canvases(page)
+
+    # 24 moves: up to the end of the lattice, back down, and up again to index 16 (log γ = 1)
+    moves = list(range(13, 25)) + list(range(23, 13, -1)) + [15, 16]
+    result = live_drag.drag(page, "log_gamma", moves)
+    assert result["runs"] == 0, "the drag started a script run"
+    assert status(page)[0] == runs_before
+    fields = {field for _, field in result["paints"]}
+    assert {f"log_gamma:{i}" for i in range(13, 25)} <= fields, fields
+    during = canvases(page)
+    assert all(a != b for a, b in zip(before, during)), "a panel was not repainted"
+    assert all(p.get_attribute("data-state") == "live" for p in page.locator(".kv-scrub-panel").all())
+
+    live_drag.release(page)
+    page.get_by_text("log γ = 1,").wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    runs_after, log_gamma, log_C = status(page)
+    assert page.evaluate("() => window.__kvProbe.runs") >= 1, "the run probe never sees a run: it proves nothing"
+    assert (log_gamma, log_C) == (1.0, 0.0) and runs_after == runs_before + 1
+    # the slider stays where it was released, and the panels keep the field of that γ
+    assert int(live_drag.slider(page, "log_gamma").input_value()) == 16
+    assert page.locator(".kv-scrub").get_attribute("data-field") == "log_gamma:16"
+
+
+def test_dragging_C_repaints_from_the_C_lattice(demo, page):
+    open_demo(page, demo, "live")
+    assert int(live_drag.slider(page, "log_C").input_value()) == 8  # log C = 0 on the lattice −2, −1.75, …, 4
+    before = canvases(page)
+    result = live_drag.drag(page, "log_C", [9, 10, 11, 12])
+    assert result["runs"] == 0
+    assert {f"log_C:{i}" for i in (9, 10, 11, 12)} <= {field for _, field in result["paints"]}
+    assert all(a != b for a, b in zip(before, canvases(page)))
+    live_drag.release(page)
+    page.get_by_text("log γ = 0, log C = 1").wait_for()
+
+
+def test_after_a_gamma_commit_the_C_lattice_no_longer_applies_and_says_so(demo, page):
+    open_demo(page, demo, "live")
+    live_drag.drag(page, "log_gamma", [13, 14])
+    live_drag.release(page)
+    page.wait_for_selector(live_drag.IDLE)
+    result = live_drag.drag(page, "log_C", [9, 10])
+    assert result["runs"] == 0
+    # the C lattice was computed at the lattice's γ, not at the committed one: no stale panel is shown
+    assert page.locator(".kv-scrub").get_attribute("data-state") == "preparing"
+    assert all(p.get_attribute("data-state") == "preparing" for p in page.locator(".kv-scrub-panel").all())
+    live_drag.release(page)
+    page.get_by_text("log γ = 0.5, log C = 0.5").wait_for()
+
+
+def test_without_a_lattice_the_panels_say_preparing_and_the_slider_commits_on_release(demo, page):
+    open_demo(page, f"{demo}/?lattice=none", "preparing")
+    assert "preparing live preview" in page.locator(".kv-scrub-status").inner_text()
+    assert [p.get_attribute("data-state") for p in page.locator(".kv-scrub-panel").all()] == ["preparing"] * 4
+    runs_before, _, _ = status(page)
+    result = live_drag.drag(page, "log_C", [9, 10])
+    assert result["runs"] == 0
+    live_drag.release(page)
+    page.get_by_text("log C = 0.5").wait_for()
+    assert status(page)[0] == runs_before + 1
+
+
+def test_similarity_scrubbing_repaints_the_level_curves_and_has_no_C_slider(demo, page):
+    open_demo(page, f"{demo}/?kind=similarity", "live")
+    assert live_drag.slider(page, "log_gamma").is_visible() and not live_drag.slider(page, "log_C").is_visible()
+    before = canvases(page)
+    result = live_drag.drag(page, "log_gamma", [11, 10, 9, 8])
+    assert result["runs"] == 0
+    assert {f"log_gamma:{i}" for i in (11, 10, 9, 8)} <= {field for _, field in result["paints"]}
+    assert all(a != b for a, b in zip(before, canvases(page)))
+    live_drag.release(page)
+    page.get_by_text("log γ = -1,").wait_for()
