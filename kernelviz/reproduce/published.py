@@ -373,10 +373,10 @@ def published(paper=None, table_id=None, row=None):
     """Published values, filtered by paper, table and row (data set as the paper names it)."""
     if table_id is not None and paper is None:
         raise ValueError("Give the paper when you filter by table: table numbers repeat across papers.")
+    if paper is not None:
+        _check_choice(paper, sorted({p for p, _ in TABLES}), "paper")
     tables = [table(paper, table_id)] if table_id is not None else [
         t for (p, _), t in TABLES.items() if paper is None or p == paper]
-    if paper is not None and table_id is None:
-        table(paper, next(t for p, t in TABLES if p == paper))  # validates the paper name
     return [v for t in tables for v in t.values if row is None or v.row.lower() == str(row).lower()]
 
 
