@@ -319,7 +319,7 @@ def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypa
     assert "bank" in rows and (tmp_path / "report.md").exists() and (tmp_path / "cells" / "ckrbf").is_dir()
     with pytest.raises(ValueError, match="name one paper"):
         command.run(_parser().parse_args(["reproduce", "ckrbf", "--all"]))
-    with pytest.raises(ValueError, match="--table names a table of one paper"):
+    with pytest.raises(ValueError, match="--table and --row name a table or row of one paper"):
         command.run(_parser().parse_args(["reproduce", "--all", "--table", "2"]))
     with pytest.raises(SystemExit):
         _parser().parse_args(["reproduce", "ckrbf", "--data", "heart"])
@@ -327,3 +327,21 @@ def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypa
         command.run(_parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path),
                                           "--data", "nope=heart"]))
     assert os.path.exists(tmp_path / "report.md")
+
+
+def test_cksvmnda_selects_on_the_training_part_like_an_independent_grid_search(tmp_path):
+    from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit, train_test_split
+
+    result = run("cksvmnda", rows=["Heart"], out=tmp_path, settings=tiny(repetitions=2, max_points=100))
+    ksvm = next(m for m in result.measurements if m.model == "KSVM")
+    ds = kv.data.load("heart")
+    X, _, y, _ = train_test_split(ds.X, ds.y, train_size=100, stratify=ds.y, random_state=0)
+    expected = []
+    for train, test in StratifiedShuffleSplit(n_splits=2, train_size=60, random_state=0).split(X, y):
+        Xs = kv.data.scale(X, "zscore", fit_on=X[train])
+        search = GridSearchCV(SVC(), {"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0]},
+                              cv=StratifiedKFold(n_splits=2, shuffle=True, random_state=0)).fit(Xs[train], y[train])
+        expected.append(search.score(Xs[test], y[test]))
+    assert ksvm.values == pytest.approx(expected, abs=1e-12)
+    assert {m.model for m in result.measurements} == {"CKSVMNDA", "KSVM", "KNDA", "KFD"}
+    assert "60 training / 40 test" in ksvm.protocol and "training part" in ksvm.selection

@@ -5,6 +5,11 @@ runners that follow each paper's protocol, and a report comparing the two.
 command line; from Python::
 
     from kernelviz import reproduce
-    results = reproduce.run("ckrbf", out="runs/ckrbf", quick=True)
-    reproduce.write_report(results, "runs/ckrbf")
+    result = reproduce.run("ckrbf", out="runs/ckrbf/cells", settings=reproduce.Settings(quick=True))
+    reproduce.write_report(result, "runs/ckrbf")
 """
+from .published import TABLES
+from .report import write_report
+from .runner import Progress, Settings, run
+
+__all__ = ["TABLES", "Progress", "Settings", "run", "write_report"]

@@ -47,6 +47,8 @@ def add_parser(subparsers):
                         help="folder of the report and of the stored cells (default: reproduce-results)")
     parser.add_argument("--table", action="append", dest="tables", metavar="ID",
                         help="only this table (as the paper numbers it); repeat for several")
+    parser.add_argument("--row", action="append", dest="rows", metavar="NAME",
+                        help="only this row (a data set as the paper names it); repeat for several")
     parser.add_argument("--data", action="append", type=data_assignment, default=[], metavar="ROW=SOURCE",
                         help="data for a row: a bundled sample, a generator (twonorm, ringnorm, waveform, "
                              "ripley-all) or a CSV / LIBSVM path; repeat for several rows")
@@ -80,8 +82,9 @@ def run(args) -> int:
     if args.all == (args.paper is not None):
         raise ValueError("name one paper (ckrbf, rwm, mcpm, cksvmnda) or give --all, not both.")
     papers = list(RUNNERS) if args.all else [args.paper]
-    if args.tables and len(papers) > 1:
-        raise ValueError("--table names a table of one paper; use it with a single paper, not --all.")
+    if (args.tables or args.rows) and len(papers) > 1:
+        raise ValueError("--table and --row name a table or row of one paper; use them with a single paper, "
+                         "not --all.")
     settings = Settings(quick=args.quick, n_jobs=args.n_jobs, seed=args.seed)
     data = dict(args.data)
     results, failures = [], []
@@ -90,7 +93,7 @@ def run(args) -> int:
         try:
             # with --all, each paper takes the --data rows it has
             rows = {row: src for row, src in data.items() if not args.all or _has_row(paper, row)}
-            results.append(run_paper(paper, tables=args.tables, data=rows, out=args.out / "cells",
+            results.append(run_paper(paper, tables=args.tables, data=rows, rows=args.rows, out=args.out / "cells",
                                      settings=settings, progress=progress,
                                      on_problem=lambda line: print(f"kernelviz: warning: {line}", file=sys.stderr)))
         except ValueError as exc:

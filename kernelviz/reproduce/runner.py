@@ -60,7 +60,11 @@ class Settings:
         return np.asarray(self.grids.get(name, quick if self.quick else full), dtype=float)
 
     def describe(self) -> str:
-        return "quick" if self.quick else "full"
+        """'quick' or 'full', followed by whatever overrides the protocol's own values."""
+        overrides = [f"{name}={getattr(self, name)}" for name in ("repetitions", "folds", "inner_folds", "max_points")
+                     if getattr(self, name) is not None]
+        overrides += [f"{name}={list(values)}" for name, values in self.grids.items()]
+        return ("quick" if self.quick else "full") + (f" ({', '.join(overrides)})" if overrides else "")
 
 
 @dataclass(frozen=True)
@@ -202,7 +206,8 @@ def require_folds(y, folds, paper, table, row, what="folds"):
         )
 
 
-def run(paper, tables=None, data=None, out="reproduce-results", settings=None, progress=None, on_problem=None):
+def run(paper, tables=None, data=None, out="reproduce-results", settings=None, progress=None, on_problem=None,
+        rows=None):
     """Run ``paper``'s reproducible tables (or ``tables``) and return what they measured.
 
     Parameters
@@ -220,6 +225,8 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
         Called with a :class:`Progress` after every cell.
     on_problem : callable, optional
         Called with a line for each corrupt or foreign file in the store.
+    rows : list of str, optional
+        Only these rows (data sets as the paper names them, case-insensitive).
 
     Raises
     ------
@@ -242,15 +249,17 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
     started = time.perf_counter()
     measurements, not_run = [], {}
     overrides = {str(k).lower(): v for k, v in (data or {}).items()}
+    wanted = None if rows is None else {str(r).lower() for r in rows}
+    known = {v.row.lower() for t in tables for v in _published.table(paper, t).values}
+    unknown = (set(overrides) | (wanted or set())) - known
+    if unknown:
+        raise ValueError(f"{paper}: no table among {', '.join(tables)} has a row named "
+                         f"{', '.join(sorted(unknown))}; rows are the data sets as the paper names them.")
     for table_id in tables:
-        rows = list(dict.fromkeys(v.row for v in _published.table(paper, table_id).values))
-        unknown = set(overrides) - {r.lower() for t in tables for r in
-                                    {v.row for v in _published.table(paper, t).values}}
-        if unknown:
-            raise ValueError(f"{paper}: no table among {', '.join(tables)} has a row named "
-                             f"{', '.join(sorted(unknown))}; rows are the data sets as the paper names them.")
         sources = {}
-        for row in rows:
+        for row in dict.fromkeys(v.row for v in _published.table(paper, table_id).values):
+            if wanted is not None and row.lower() not in wanted:
+                continue
             source = overrides.get(row.lower(), runners.sources.get(row))
             if source is None:
                 not_run[table_id, row] = runners.missing.get(row, "no data: give a file with --data "
