@@ -161,7 +161,7 @@ def test_generators_follow_breimans_definitions():
 # ----------------------------------------------------------------------------- runners
 def test_ckrbf_table_4_is_the_best_gamma_at_C_1_of_an_independent_cv(tmp_path):
     settings = tiny(max_points=80)
-    result = run("ckrbf", tables=["4"], data={}, out=tmp_path, settings=settings)
+    result = run("ckrbf", tables=["4"], rows=["heart"], out=tmp_path, settings=settings)
     heart = {m.model: m for m in result.measurements if m.row == "heart"}
     X, y = kv.data.load("heart").X, kv.data.load("heart").y
     from sklearn.model_selection import train_test_split
@@ -171,7 +171,7 @@ def test_ckrbf_table_4_is_the_best_gamma_at_C_1_of_an_independent_cv(tmp_path):
     expected = max(cross_val_score(SVC(C=1.0, gamma=g), X, y, cv=folds).mean() for g in (0.01, 0.1, 1.0))
     assert heart["RBF"].values == [pytest.approx(expected, abs=1e-12)]
     assert "oracle" in heart["RBF"].selection and heart["RBF"].metric == "accuracy"
-    assert ("4", "australian") in result.not_run and "--data australian=PATH" in result.not_run["4", "australian"]
+    assert {m.row for m in result.measurements} == {"heart"}
 
 
 def test_ckrbf_table_5_counts_windows_from_the_stored_grids(tmp_path):
@@ -257,7 +257,7 @@ def test_unknown_paper_table_or_row_is_refused():
 
 
 def test_selection_runner_reports_alpha_and_chosen_parameters(tmp_path):
-    result = run("mcpm", tables=["II"], out=tmp_path, settings=tiny(repetitions=2, max_points=80))
+    result = run("mcpm", tables=["II"], rows=["Pima"], out=tmp_path, settings=tiny(repetitions=2, max_points=80))
     by = {(m.model, m.metric): m for m in result.measurements}
     assert set(by) >= {("MPM(Linear)", "alpha"), ("MCPM(RBF-PPK)", "alpha"), ("SCM(LPPK)", "accuracy")}
     assert ("SCM(LPPK)", "alpha") not in by
@@ -311,12 +311,15 @@ def _parser():
 
 def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypatch):
     monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
-    args = _parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path),
-                                 "--data", "bank=fourclass"])
+    args = _parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path), "--row", "bank",
+                                 "--row", "australian", "--data", "bank=fourclass"])
     assert command.run(args) == 0
     document = json.loads((tmp_path / "report.json").read_text())
-    rows = {c["row"] for c in document["runs"][0]["cells"]}
-    assert "bank" in rows and (tmp_path / "report.md").exists() and (tmp_path / "cells" / "ckrbf").is_dir()
+    cells = document["runs"][0]["cells"]
+    assert {c["row"] for c in cells} == {"bank"} and "file" not in cells[0]["source"]
+    assert "bundled sample 'fourclass'" in cells[0]["source"]
+    assert document["runs"][0]["not_run"][0]["row"] == "australian"
+    assert (tmp_path / "report.md").exists() and (tmp_path / "cells" / "ckrbf").is_dir()
     with pytest.raises(ValueError, match="name one paper"):
         command.run(_parser().parse_args(["reproduce", "ckrbf", "--all"]))
     with pytest.raises(ValueError, match="--table and --row name a table or row of one paper"):
