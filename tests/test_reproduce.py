@@ -298,7 +298,7 @@ def test_report_puts_the_paper_beside_kernelviz_and_flags_capped_cells(tmp_path)
     assert "check experiment" in cells[2]["why"]
     text = md.read_text()
     assert "| Heart | RBF | accuracy | 0.818 ± 0.036 | 0.819 ± 0.001 (2) | matches | ⚠ 25 % |" in text
-    assert "Table 2, Australian: not bundled" in text and "checksum mismatch" in text
+    assert "- Australian (table 2): not bundled" in text and "checksum mismatch" in text
     assert "Tables only: kaleido" in text or "![rwm table 2]" in text
 
 
