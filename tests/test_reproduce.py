@@ -303,6 +303,9 @@ def test_report_puts_the_paper_beside_kernelviz_and_flags_capped_cells(tmp_path)
 
 
 # ----------------------------------------------------------------------------- command
+LIBSVM_FOURCLASS = Path(kv.data.SAMPLE_DIR) / "fourclass_scale.libsvm"
+
+
 def _parser():
     parser = argparse.ArgumentParser(prog="kernelviz")
     command.add_parser(parser.add_subparsers(dest="command"))
@@ -312,12 +315,12 @@ def _parser():
 def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypatch):
     monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
     args = _parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path), "--row", "bank",
-                                 "--row", "australian", "--data", "bank=fourclass"])
+                                 "--row", "australian", "--data", f"bank={LIBSVM_FOURCLASS}"])
     assert command.run(args) == 0
     document = json.loads((tmp_path / "report.json").read_text())
     cells = document["runs"][0]["cells"]
-    assert {c["row"] for c in cells} == {"bank"} and "file" not in cells[0]["source"]
-    assert "bundled sample 'fourclass'" in cells[0]["source"]
+    assert {c["row"] for c in cells} == {"bank"} and cells[0]["source"] == f"file {LIBSVM_FOURCLASS}, at most 40 " \
+        "points (stratified subset)"
     assert document["runs"][0]["not_run"][0]["row"] == "australian"
     assert (tmp_path / "report.md").exists() and (tmp_path / "cells" / "ckrbf").is_dir()
     with pytest.raises(ValueError, match="name one paper"):

@@ -124,8 +124,9 @@ _RWM_PROTOCOL = (
     "z-scores; stratified 5-fold outer cross-validation, the held-out fold T never used for any fitting or "
     "selection; the density model (VI) and LAP's graph fitted on the training part L only; labeled subset of L: "
     "{labeled}; parameters chosen by an inner 4-fold CV on the labeled subset, each candidate rated on the "
-    "validation fold together with L's hidden-label points U; C, γ ∈ 10^{{-3..2}}; LAP: γ_L, γ_A ∈ 10^{{-6..2}}, "
-    "k = 7 neighbours, degree 1; categorical attributes weighted apart (§3.4, α, β ∈ 0..1 step 0.1)."
+    "validation fold together with L's hidden-label points U; C, γ ∈ 10^{{-3..2}}; "
+    "LAP: γ_L, γ_A ∈ 10^{{-6..2}}, k = 7 neighbours, degree 1; categorical attributes weighted apart "
+    "(§3.4, α, β ∈ 0..1 step 0.1)."
 )
 
 # Data set, labeled count, then accuracy (sd) and #SV for RWM, GMM, RBF, LAP; accuracies in percent.

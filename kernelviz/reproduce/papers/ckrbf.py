@@ -21,6 +21,7 @@ from ... import models as _models
 from ..runner import Measurement, require_folds
 from ..store import CellKey
 from . import PaperRunners
+from ._selection import fmt
 
 PAPER = "ckrbf"
 
@@ -58,14 +59,14 @@ def _grid(context):
 def _protocol(context):
     Cs, gammas, folds, repetitions = _grid(context)
     return (f"[0, 1] scaling on all points; partition on all points; {folds}-fold stratified CV × {repetitions} "
-            f"repetition(s); C ∈ {{{', '.join(f'{c:g}' for c in Cs)}}}, γ ∈ {{{', '.join(f'{g:g}' for g in gammas)}}}")
+            f"repetition(s); C ∈ {fmt(Cs)}, γ ∈ {fmt(gammas)}")
 
 
 def _kernel_grid(context, tracker, row, X, y, column, seed):
     Cs, gammas, folds, _ = _grid(context)
     kernel, params = KERNEL_COLUMNS[column]
     key = CellKey(PAPER, "grid", row, f"cv{folds}-seed{seed}", column,
-                  f"C={list(Cs)}|gamma={list(gammas)}")
+                  f"C={Cs.tolist()}|gamma={gammas.tolist()}")
 
     def compute():
         result = _evaluation.grid_search(kernel, X, y, Cs, gammas, cv=folds, random_state=seed,
@@ -84,7 +85,7 @@ def _mk_grid(context, tracker, row, X, y, column, seed):
     capped = fits = 0
     for i, C in enumerate(Cs):
         for j, gamma in enumerate(gammas):
-            key = CellKey(PAPER, "grid", row, f"cv{folds}-seed{seed}", column, f"C={C!r}|gamma={gamma!r}")
+            key = CellKey(PAPER, "grid", row, f"cv{folds}-seed{seed}", column, f"C={float(C)!r}|gamma={float(gamma)!r}")
 
             def compute(C=C, gamma=gamma):
                 accuracies, hit_cap = [], 0

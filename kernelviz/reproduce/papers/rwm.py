@@ -150,7 +150,7 @@ def _run_row(context, table_id, row, X, y, variant):
         for f, (train, test) in enumerate(splits):
             key = CellKey(PAPER, table_id, row + (f"[{variant}]" if variant else ""),
                           f"fold{f}/{opts['folds']}-seed{seed}", column,
-                          f"C={list(opts['Cs'])}|gamma={list(opts['gammas'])}|ratio={list(opts['ratios'])}"
+                          f"C={opts['Cs'].tolist()}|gamma={opts['gammas'].tolist()}|ratio={opts['ratios'].tolist()}"
                           f"|inner={opts['inner']}")
             cells.append(tracker.cell(context.store, key, lambda train=train, test=test:
                                       _fold_cell(context, table_id, row, X, y, train, test, column, seed,
