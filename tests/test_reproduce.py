@@ -159,13 +159,20 @@ def test_generators_follow_breimans_definitions():
 
 
 # ----------------------------------------------------------------------------- runners
+def _subset(name, size):
+    """The stratified subset a run with ``max_points=size`` (seed 0) uses."""
+    from sklearn.model_selection import train_test_split
+
+    ds = kv.data.load(name)
+    X, _, y, _ = train_test_split(ds.X, ds.y, train_size=size, stratify=ds.y, random_state=0)
+    return X, y
+
+
 def test_ckrbf_table_4_is_the_best_gamma_at_C_1_of_an_independent_cv(tmp_path):
     settings = tiny(max_points=80)
     result = run("ckrbf", tables=["4"], rows=["heart"], out=tmp_path, settings=settings)
-    heart = {m.model: m for m in result.measurements if m.row == "heart"}
-    X, y = kv.data.load("heart").X, kv.data.load("heart").y
-    from sklearn.model_selection import train_test_split
-    X, _, y, _ = train_test_split(X, y, train_size=80, stratify=y, random_state=0)
+    heart = {m.model: m for m in result.measurements if m.row == "heart" and not m.variant}
+    X, y = _subset("heart", 80)
     X = kv.data.scale(X, "minmax")
     folds = StratifiedKFold(n_splits=2, shuffle=True, random_state=0)
     expected = max(cross_val_score(SVC(C=1.0, gamma=g), X, y, cv=folds).mean() for g in (0.01, 0.1, 1.0))
@@ -180,10 +187,17 @@ def test_ckrbf_table_5_counts_windows_from_the_stored_grids(tmp_path):
     cells = store.ResultStore(tmp_path).scan()
     grids = {k.model: np.asarray(v["scores"])[0] for k, v in cells.items() if k.dataset == "heart"}
     windows = [[0, 1, 2], [1, 2, 3]]  # i = -1 and i = -2 are the only full windows in this γ grid
-    for m in (m for m in result.measurements if m.row == "heart"):
+    measured = [m for m in result.measurements if m.row == "heart"]
+    assert sorted({m.variant for m in measured}) == ["", "unit scale"] and len(measured) == 12
+    for m in measured:
         mine, theirs = m.model.split(">")
+        mine += f"[{m.variant}]" if m.variant else ""  # the unit-scale check reruns CkRBF only
         expected = np.mean([grids[mine][w].max() > grids[theirs][w].max() for w in windows])
         assert m.values == [expected] and "2 of the paper's 6 windows" in m.notes[0]
+    X, y = _subset("heart", 60)
+    unit = kv.evaluation.grid_search("ckrbf", kv.data.scale(X, "minmax"), y, [1.0], [1e-3, 1e-2, 1e-1, 1.0], cv=2,
+                                     n_components=2, normalize="unit")
+    assert np.array_equal(grids["C2RBF[unit scale]"][None, :], unit.scores)
 
 
 def test_rwm_experiment_2_enriches_the_dense_points_to_a_tenth(tmp_path):
@@ -336,12 +350,11 @@ def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypa
 
 
 def test_cksvmnda_selects_on_the_training_part_like_an_independent_grid_search(tmp_path):
-    from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit, train_test_split
+    from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
 
     result = run("cksvmnda", rows=["Heart"], out=tmp_path, settings=tiny(repetitions=2, max_points=100))
     ksvm = next(m for m in result.measurements if m.model == "KSVM")
-    ds = kv.data.load("heart")
-    X, _, y, _ = train_test_split(ds.X, ds.y, train_size=100, stratify=ds.y, random_state=0)
+    X, y = _subset("heart", 100)
     expected = []
     for train, test in StratifiedShuffleSplit(n_splits=2, train_size=60, random_state=0).split(X, y):
         Xs = kv.data.scale(X, "zscore", fit_on=X[train])

@@ -12,6 +12,8 @@ optimistic by construction and labelled as such.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
@@ -24,6 +26,8 @@ from . import PaperRunners
 from ._selection import fmt
 
 PAPER = "ckrbf"
+#: The check variant of Tables 4 and 5: CkRBF divided by one constant instead of the paper's normaliser.
+UNIT_SCALE = "unit scale"
 
 #: Columns computed by the grid engine: name -> (kernel, parameters).
 KERNEL_COLUMNS = {
@@ -62,10 +66,12 @@ def _protocol(context):
             f"repetition(s); C ∈ {fmt(Cs)}, γ ∈ {fmt(gammas)}")
 
 
-def _kernel_grid(context, tracker, row, X, y, column, seed):
+def _kernel_grid(context, tracker, row, X, y, column, seed, unit_scale=False):
     Cs, gammas, folds, _ = _grid(context)
     kernel, params = KERNEL_COLUMNS[column]
-    key = CellKey(PAPER, "grid", row, f"cv{folds}-seed{seed}", column,
+    if unit_scale:
+        params = {**params, "normalize": "unit"}
+    key = CellKey(PAPER, "grid", row, f"cv{folds}-seed{seed}", column + (f"[{UNIT_SCALE}]" if unit_scale else ""),
                   f"C={Cs.tolist()}|gamma={gammas.tolist()}")
 
     def compute():
@@ -116,21 +122,32 @@ def _columns(context, table_id):
     return names
 
 
-def _grids_for(context, table_id, row):
-    """{column: [grid per repetition]} for the row, computed or read from the store."""
+def _grids_for(context, table_id, row, unit_scale=False):
+    """{column: [grid per repetition]} for the row, computed or read from the store.
+
+    ``unit_scale``: the CkRBF columns with ``normalize="unit"`` (the check of Tables 4 and 5);
+    the other columns do not depend on CkRBF's scale and come from the store unchanged.
+    """
     Cs, gammas, folds, repetitions = _grid(context)
     X, y = context.load(row)
     require_folds(y, folds, PAPER, table_id, row)
     X = _data.scale(X, "minmax")
     columns = _columns(context, table_id)
     n_cells = sum(len(Cs) * len(gammas) if c in MK_COLUMNS else 1 for c in columns) * repetitions
-    tracker = context.tracker(row, n_cells)
+    tracker = context.tracker(row + (f" ({UNIT_SCALE})" if unit_scale else ""), n_cells)
     grids = {}
     for column in columns:
-        compute = _mk_grid if column in MK_COLUMNS else _kernel_grid
+        rescaled = unit_scale and KERNEL_COLUMNS.get(column, ("",))[0] == "ckrbf"
+        compute = _mk_grid if column in MK_COLUMNS else partial(_kernel_grid, unit_scale=rescaled)
         grids[column] = [compute(context, tracker, row, X, y, column, context.settings.seed + r)
                          for r in range(repetitions)]
     return grids
+
+
+def _variants(table_id):
+    """Tables 4 and 5 also run at CkRBF's unit scale: the check behind their explanation (C = 1 meets a
+    kernel scaled by the paper's normaliser)."""
+    return ("", UNIT_SCALE) if table_id in ("4", "5") else ("",)
 
 
 def _capped_share(cells):
@@ -143,9 +160,10 @@ def _one_index(values, target):
     return int(matches[0]) if len(matches) else None
 
 
-def _measure(context, table_id, row, column, values, cells, notes=()):
+def _measure(context, table_id, row, column, values, cells, notes=(), variant=""):
     return Measurement(PAPER, table_id, row, column, _METRICS[table_id], values, _protocol(context),
-                       _SELECTION[table_id], context.source(row), _capped_share(cells), notes=list(notes))
+                       _SELECTION[table_id], context.source(row), _capped_share(cells), variant=variant,
+                       notes=list(notes))
 
 
 _METRICS = {"2": "accuracy", "3": "accuracy", "4": "accuracy", "5": "win_rate", "6": "pf_auc"}
@@ -166,9 +184,13 @@ def _c_one_table(context):
         raise ValueError("ckrbf table 4 needs C = 1 in the C grid.")
     out = []
     for row in context.sources:
-        for column, cells in _grids_for(context, "4", row).items():
-            out.append(_measure(context, "4", row, column, [float(np.max(np.asarray(c["scores"])[i])) for c in cells],
-                                cells))
+        for variant in _variants("4"):
+            for column, cells in _grids_for(context, "4", row, unit_scale=bool(variant)).items():
+                if variant and KERNEL_COLUMNS.get(column, ("",))[0] != "ckrbf":
+                    continue
+                out.append(_measure(context, "4", row, column,
+                                    [float(np.max(np.asarray(c["scores"])[i])) for c in cells], cells,
+                                    variant=variant))
     return out
 
 
@@ -191,17 +213,18 @@ def _win_table(context):
                          "(i = 0..-5) in the grid.")
     out = []
     for row in context.sources:
-        grids = _grids_for(context, "5", row)
-        for k in (2, 3, 4):
-            ck = grids[f"C{k}RBF"]
-            for other in ("RBF", "mRBF"):
-                rates = []
-                for mine, theirs in zip(ck, grids[other]):
-                    a, b = np.asarray(mine["scores"])[i], np.asarray(theirs["scores"])[i]
-                    rates.append(float(np.mean([a[w].max() > b[w].max() for w in windows])))
-                out.append(_measure(context, "5", row, f"C{k}RBF>{other}", rates, ck + grids[other],
-                                    [f"{len(windows)} of the paper's 6 windows are in the grid"]
-                                    if len(windows) < 6 else []))
+        for variant in _variants("5"):
+            grids = _grids_for(context, "5", row, unit_scale=bool(variant))
+            for k in (2, 3, 4):
+                ck = grids[f"C{k}RBF"]
+                for other in ("RBF", "mRBF"):
+                    rates = []
+                    for mine, theirs in zip(ck, grids[other]):
+                        a, b = np.asarray(mine["scores"])[i], np.asarray(theirs["scores"])[i]
+                        rates.append(float(np.mean([a[w].max() > b[w].max() for w in windows])))
+                    out.append(_measure(context, "5", row, f"C{k}RBF>{other}", rates, ck + grids[other],
+                                        [f"{len(windows)} of the paper's 6 windows are in the grid"]
+                                        if len(windows) < 6 else [], variant=variant))
     return out
 
 
