@@ -1,0 +1,113 @@
+"""``kernelviz reproduce PAPER [--quick] [--out DIR]``: run a paper's tables and write the report.
+
+cli.py wires it in with ``command.add_parser(subparsers)`` while building its parser and
+``command.run(args)`` as the handler of ``args.command == "reproduce"``. Errors are raised as
+``ValueError`` (cli.py prints them as one line, exit code 2); finished cells stay in
+``DIR/cells`` and a second run with the same ``--out`` continues from them.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .papers import RUNNERS
+from .report import write_report
+from .runner import Settings, run as run_paper
+
+__all__ = ["add_parser", "run", "data_assignment"]
+
+#: Seconds between two progress lines of the same table and data set.
+PROGRESS_INTERVAL = 2.0
+
+
+def data_assignment(text):
+    """argparse type: ``ROW=SOURCE`` (a data set as the paper names it = bundled name, generator or path)."""
+    row, sep, source = text.partition("=")
+    if not sep or not row.strip() or not source.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: write ROW=SOURCE, e.g. australian=australian_scale.libsvm (ROW as the paper names it).")
+    return row.strip(), source.strip()
+
+
+def add_parser(subparsers):
+    """Add the ``reproduce`` command to cli.py's subparsers; returns its parser."""
+    parser = subparsers.add_parser(
+        "reproduce", help="run a paper's tables with its protocol and compare with the published values",
+        description="Run the reproducible tables of a source paper on the data kernelviz has (or files you "
+                    "give), following the paper's protocol, and write report.md and report.json comparing "
+                    "every cell with the published value. Finished cells are stored under OUT/cells, so an "
+                    "interrupted run continues where it stopped.")
+    parser.add_argument("paper", nargs="?", choices=list(RUNNERS), help="which paper")
+    parser.add_argument("--all", action="store_true", help="every paper, one after the other")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repetitions and coarser grids (each table's protocol says which)")
+    parser.add_argument("--out", type=Path, default=Path("reproduce-results"), metavar="DIR",
+                        help="folder of the report and of the stored cells (default: reproduce-results)")
+    parser.add_argument("--table", action="append", dest="tables", metavar="ID",
+                        help="only this table (as the paper numbers it); repeat for several")
+    parser.add_argument("--row", action="append", dest="rows", metavar="NAME",
+                        help="only this row (a data set as the paper names it); repeat for several")
+    parser.add_argument("--data", action="append", type=data_assignment, default=[], metavar="ROW=SOURCE",
+                        help="data for a row: a bundled sample, a generator (twonorm, ringnorm, waveform, "
+                             "ripley-all) or a CSV / LIBSVM path; repeat for several rows")
+    parser.add_argument("--n-jobs", type=int, default=1, help="parallel workers for the grids (default: 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every split and partition (default: 0)")
+    return parser
+
+
+class _ProgressPrinter:
+    """One line on stderr per table and data set every few seconds, and when it completes."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream, self.last = stream, {}
+
+    def __call__(self, report):
+        key = (report.paper, report.table, report.dataset)
+        now = time.monotonic()
+        if report.done == report.total or now - self.last.get(key, -PROGRESS_INTERVAL) >= PROGRESS_INTERVAL:
+            self.last[key] = now
+            print(report.line(), file=self.stream, flush=True)
+
+
+def run(args) -> int:
+    """Handle ``kernelviz reproduce``; returns 0.
+
+    Raises
+    ------
+    ValueError
+        Bad arguments, or a paper that failed (after the report of the others is written).
+    """
+    if args.all == (args.paper is not None):
+        raise ValueError("name one paper (ckrbf, rwm, mcpm, cksvmnda) or give --all, not both.")
+    papers = list(RUNNERS) if args.all else [args.paper]
+    if (args.tables or args.rows) and len(papers) > 1:
+        raise ValueError("--table and --row name a table or row of one paper; use them with a single paper, "
+                         "not --all.")
+    settings = Settings(quick=args.quick, n_jobs=args.n_jobs, seed=args.seed)
+    data = dict(args.data)
+    results, failures = [], []
+    progress = _ProgressPrinter()
+    for paper in papers:
+        try:
+            # with --all, each paper takes the --data rows it has
+            rows = {row: src for row, src in data.items() if not args.all or _has_row(paper, row)}
+            results.append(run_paper(paper, tables=args.tables, data=rows, rows=args.rows, out=args.out / "cells",
+                                     settings=settings, progress=progress,
+                                     on_problem=lambda line: print(f"kernelviz: warning: {line}", file=sys.stderr)))
+        except ValueError as exc:
+            failures.append(f"{paper}: {exc}")
+    if results:
+        md_path, json_path = write_report(results, args.out)
+        print(f"wrote {md_path} and {json_path}")
+    if failures:
+        kept = f"; finished cells are kept in {args.out / 'cells'} and reused by the next run"
+        raise ValueError("; ".join(failures) + kept)
+    return 0
+
+
+def _has_row(paper, row):
+    from .published import published
+
+    return any(v.row.lower() == row.lower() for v in published(paper))

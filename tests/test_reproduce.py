@@ -1,0 +1,366 @@
+"""kernelviz.reproduce: published values, the resumable store, the runners (tiny settings), the report
+and the command. Every run here uses a few dozen points, 2 folds and 2-3 grid values."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.svm import SVC
+
+import kernelviz as kv
+from kernelviz.reproduce import command, datasets, published, report, store
+from kernelviz.reproduce.runner import Settings, run
+
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEED_FILES = {"ckrbf": "000_38c2b8b107f7a357.txt", "rwm": "001_422d5d468e0f8ed0.txt",
+              "mcpm": "003_07daf97981dd0b9d.txt", "cksvmnda": "004_f29e22bdd0f27b99.txt"}
+
+TINY = dict(folds=2, repetitions=1, inner_folds=2, max_points=60,
+            grids={"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0], "lap_ratio": [1.0], "eta": [1e-2],
+                   "n_neighbors": [3]})
+
+
+def tiny(**changes):
+    return Settings(**{**TINY, **changes})
+
+
+# ----------------------------------------------------------------------------- published values
+def _number_runs(line):
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", line)]
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the source papers' text is not beside the repository")
+@pytest.mark.parametrize("key", sorted(published.TABLES))
+def test_every_published_value_is_printed_in_its_papers_row(key):
+    """Each row's values (and sds), as the paper prints them, appear in order on one line of its text."""
+    tab = published.TABLES[key]
+    text = (SEEDS / SEED_FILES[tab.paper]).read_text(encoding="utf-8").splitlines()
+    percent = tab.paper in ("rwm", "mcpm", "cksvmnda") or tab.metric == "win_rate"
+    scale = 100 if percent else 1
+    groups = {}
+    for v in tab.values:  # MCPM rows are models (one table per data set); the others are data sets
+        groups.setdefault(v.model if tab.paper == "mcpm" else v.row, []).append(v)
+    for name, values in groups.items():
+        if tab.paper == "mcpm":  # the α cells come before the accuracy cells on the paper's line
+            values = sorted(values, key=lambda v: v.metric != "alpha")
+        printed = [round(x * scale, 3) for v in values for x in ((v.value,) if v.sd is None else (v.value, v.sd))]
+        assert any(_contains_in_order(_number_runs(t), printed) for t in text), (key, name, printed)
+
+
+def _contains_in_order(numbers, wanted):
+    it = iter(round(n, 3) for n in numbers)
+    return all(any(n == w for n in it) for w in wanted)
+
+
+def test_published_values_can_be_looked_up_and_bad_names_are_refused():
+    t2 = published.published("rwm", "2", row="heart")
+    assert {v.model: v.value for v in t2} == pytest.approx({"RWM": 0.8296, "GMM": 0.8185, "RBF": 0.8185,
+                                                            "LAP": 0.8259})
+    assert [v.sd for v in t2 if v.model == "RWM"] == pytest.approx([0.04223])
+    assert len(published.table("ckrbf", "5").values) == 9 * 6
+    splice = next(v for v in published.published("ckrbf", "4", row="splice") if v.model == "m4RBF")
+    assert splice.value == 9.842 and "0.842" in published.note(splice)
+    with pytest.raises(ValueError, match="Unknown paper 'svm'"):
+        published.published("svm")
+    with pytest.raises(ValueError, match="table of paper 'ckrbf'.*2, 3, 4, 5, 6"):
+        published.table("ckrbf", "7")
+
+
+# ----------------------------------------------------------------------------- store
+KEY = store.CellKey("ckrbf", "2", "heart", "cv2-seed0", "RBF", "C=1|gamma=1")
+
+
+def test_store_round_trip_and_get_or_compute_computes_once(tmp_path):
+    s = store.ResultStore(tmp_path)
+    calls = []
+    first = s.get_or_compute(KEY, lambda: calls.append(1) or {"accuracy": 0.5, "values": [1, 2]})
+    again = store.ResultStore(tmp_path).get_or_compute(KEY, lambda: calls.append(1) or {"accuracy": 0.0})
+    assert first == again == {"accuracy": 0.5, "values": [1, 2]} and calls == [1]
+    assert store.ResultStore(tmp_path).scan() == {KEY: {"accuracy": 0.5, "values": [1, 2]}}
+
+
+def test_a_run_killed_mid_write_leaves_no_cell_and_loses_none_before(tmp_path, monkeypatch):
+    s = store.ResultStore(tmp_path)
+    s.put(KEY, {"accuracy": 0.5})
+    other = store.CellKey("ckrbf", "2", "heart", "cv2-seed0", "RBF", "C=10|gamma=1")
+
+    def killed(src, dst):
+        raise KeyboardInterrupt  # the process dies between writing the temporary file and renaming it
+
+    monkeypatch.setattr(store.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        s.put(other, {"accuracy": 0.7})
+    monkeypatch.undo()
+    # a half-written temporary file from a harder kill (no cleanup) is ignored, never read as a cell
+    (s._path(other).parent / ".tmp-crash.json").write_text('{"format": "kernelviz-reproduce-cell/1", "ke')
+    fresh = store.ResultStore(tmp_path)
+    assert fresh.get(other) is None and fresh.get(KEY) == {"accuracy": 0.5}
+    assert fresh.scan() == {KEY: {"accuracy": 0.5}} and fresh.problems == []
+
+
+def test_corrupt_file_is_reported_skipped_and_recomputed(tmp_path):
+    s = store.ResultStore(tmp_path)
+    s.put(KEY, {"accuracy": 0.5})
+    path = s._path(KEY)
+    record = json.loads(path.read_text())
+    record["result"]["accuracy"] = 0.99  # edited by hand: the checksum no longer fits
+    path.write_text(json.dumps(record))
+    seen = []
+    fresh = store.ResultStore(tmp_path, on_problem=seen.append)
+    assert fresh.get(KEY) is None
+    assert len(seen) == 1 and "checksum mismatch" in seen[0] and str(path) in seen[0]
+    assert fresh.get_or_compute(KEY, lambda: {"accuracy": 0.5}) == {"accuracy": 0.5}
+    path.write_text(path.read_text()[:25])  # truncated
+    truncated = store.ResultStore(tmp_path)
+    assert truncated.get(KEY) is None and "not readable JSON" in truncated.problems[0]
+
+
+def test_foreign_files_are_reported_and_left_alone(tmp_path):
+    s = store.ResultStore(tmp_path)
+    s.put(KEY, {"accuracy": 0.5})
+    folder = s._path(KEY).parent
+    stranger = folder / "notes.txt"
+    stranger.write_text("mine")
+    # another tool's JSON under a name that looks like ours
+    lookalike = folder / ("0" * 32 + ".json")
+    lookalike.write_text(json.dumps({"accuracy": 1.0}))
+    # one of our cells copied under another cell's name
+    moved = folder / ("f" * 32 + ".json")
+    moved.write_text(s._path(KEY).read_text())
+    fresh = store.ResultStore(tmp_path)
+    assert fresh.scan() == {KEY: {"accuracy": 0.5}}
+    reasons = "\n".join(fresh.problems)
+    assert "notes.txt: not a result file" in reasons
+    assert f"{lookalike.name}: not a kernelviz result" in reasons
+    assert f"{moved.name}: its key does not match" in reasons
+    assert stranger.read_text() == "mine" and lookalike.exists()
+
+
+# ----------------------------------------------------------------------------- data sources
+def test_generators_follow_breimans_definitions():
+    X, y = datasets.twonorm(4000, random_state=1)
+    a = 2 / np.sqrt(20)
+    assert X.shape == (4000, 20) and set(y) == {-1.0, 1.0}
+    assert np.allclose(X[y > 0].mean(0), a, atol=0.1) and np.allclose(X[y < 0].mean(0), -a, atol=0.1)
+    X, y = datasets.ringnorm(4000, random_state=1)
+    assert np.allclose(X[y > 0].var(0), 4, rtol=0.15) and np.allclose(X[y < 0].var(0), 1, rtol=0.15)
+    X, y = datasets.waveform(3000, random_state=1)
+    assert X.shape == (3000, 21) and abs(np.mean(y > 0) - 1 / 3) < 0.04
+    X, y, name = datasets.resolve("ripley-all")
+    assert X.shape == (1250, 2) and name == "ripley-all"
+    with pytest.raises(ValueError, match="neither a bundled sample"):
+        datasets.resolve("no-such-thing.csv")
+
+
+# ----------------------------------------------------------------------------- runners
+def _subset(name, size):
+    """The stratified subset a run with ``max_points=size`` (seed 0) uses."""
+    from sklearn.model_selection import train_test_split
+
+    ds = kv.data.load(name)
+    X, _, y, _ = train_test_split(ds.X, ds.y, train_size=size, stratify=ds.y, random_state=0)
+    return X, y
+
+
+def test_ckrbf_table_4_is_the_best_gamma_at_C_1_of_an_independent_cv(tmp_path):
+    settings = tiny(max_points=80)
+    result = run("ckrbf", tables=["4"], rows=["heart"], out=tmp_path, settings=settings)
+    heart = {m.model: m for m in result.measurements if m.row == "heart" and not m.variant}
+    X, y = _subset("heart", 80)
+    X = kv.data.scale(X, "minmax")
+    folds = StratifiedKFold(n_splits=2, shuffle=True, random_state=0)
+    expected = max(cross_val_score(SVC(C=1.0, gamma=g), X, y, cv=folds).mean() for g in (0.01, 0.1, 1.0))
+    assert heart["RBF"].values == [pytest.approx(expected, abs=1e-12)]
+    assert "oracle" in heart["RBF"].selection and heart["RBF"].metric == "accuracy"
+    assert {m.row for m in result.measurements} == {"heart"}
+
+
+def test_ckrbf_table_5_counts_windows_from_the_stored_grids(tmp_path):
+    settings = tiny(max_points=60, grids={"C": [1.0], "gamma": [1e-3, 1e-2, 1e-1, 1.0]})
+    result = run("ckrbf", tables=["5"], data={"heart": "heart"}, out=tmp_path, settings=settings)
+    cells = store.ResultStore(tmp_path).scan()
+    grids = {k.model: np.asarray(v["scores"])[0] for k, v in cells.items() if k.dataset == "heart"}
+    windows = [[0, 1, 2], [1, 2, 3]]  # i = -1 and i = -2 are the only full windows in this γ grid
+    measured = [m for m in result.measurements if m.row == "heart"]
+    assert sorted({m.variant for m in measured}) == ["", "unit scale"] and len(measured) == 12
+    for m in measured:
+        mine, theirs = m.model.split(">")
+        mine += f"[{m.variant}]" if m.variant else ""  # the unit-scale check reruns CkRBF only
+        expected = np.mean([grids[mine][w].max() > grids[theirs][w].max() for w in windows])
+        assert m.values == [expected] and "2 of the paper's 6 windows" in m.notes[0]
+    X, y = _subset("heart", 60)
+    unit = kv.evaluation.grid_search("ckrbf", kv.data.scale(X, "minmax"), y, [1.0], [1e-3, 1e-2, 1e-1, 1.0], cv=2,
+                                     n_components=2, normalize="unit")
+    assert np.array_equal(grids["C2RBF[unit scale]"][None, :], unit.scores)
+
+
+def test_rwm_experiment_2_enriches_the_dense_points_to_a_tenth(tmp_path):
+    from kernelviz.reproduce.papers import rwm
+
+    X, y = kv.data.load("diabetes").X[:300], kv.data.load("diabetes").y[:300]
+    Xs = kv.data.scale(X, "zscore")
+    dense = np.asarray(kv.data.select_labeled(y, "dense_per_class", 4, X=Xs, random_state=0), bool)
+    labeled = rwm._labeled("3", Xs, y, 0)
+    assert labeled.sum() == 30 and np.all(labeled[dense])
+    assert np.array_equal(rwm._labeled("2", Xs, y, 0), dense) and rwm._labeled("4", Xs, y, 0).all()
+
+
+def test_an_interrupted_run_continues_where_it_stopped(tmp_path, monkeypatch):
+    from kernelviz.reproduce.papers import rwm
+
+    settings = tiny(max_points=50)
+    calls = {"n": 0}
+    real = rwm._fold_cell
+
+    def dies_on_the_third(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rwm, "_fold_cell", dies_on_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        run("rwm", tables=["4"], data={}, out=tmp_path, settings=settings)
+    assert len(store.ResultStore(tmp_path).scan()) == 2  # the two finished cells are on disk
+
+    monkeypatch.setattr(rwm, "_fold_cell", real)
+    progress = []
+    resumed = run("rwm", tables=["4"], data={}, out=tmp_path, settings=settings, progress=progress.append)
+    computed_again = []
+    monkeypatch.setattr(rwm, "_fold_cell", lambda *a, **k: computed_again.append(1))
+    replay = run("rwm", tables=["4"], data={}, out=tmp_path, settings=settings)
+    assert computed_again == []  # everything now comes from the store ...
+    assert [m.to_dict() for m in replay.measurements] == [m.to_dict() for m in resumed.measurements]  # ... unchanged
+    last = [p for p in progress if p.done == p.total]
+    assert last and all(p.remaining is not None for p in last)
+
+
+def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp_path):
+    small = tmp_path / "small.csv"
+    small.write_text("1,2,0\n2,1,0\n3,3,1\n4,4,1\n5,5,1\n")  # class 0 has 2 points: too few for 5 folds
+    out = tmp_path / "cells"
+    settings = tiny(folds=5, max_points=50)
+    with pytest.raises(ValueError, match=r"rwm table 4, data set 'Pima': class 0 has 2 points, fewer than the 5"):
+        run("rwm", tables=["4"], data={"Pima": str(small)}, out=out, settings=settings)
+    assert {k.dataset for k in store.ResultStore(out).scan()} == {"Heart", "Heart[continuous only]"}
+
+    narrow = tmp_path / "heart6.csv"
+    ds = kv.data.load("heart")
+    rows = np.column_stack([ds.X[:, :6], (ds.y > 0).astype(int)])
+    narrow.write_text("\n".join(",".join(f"{v:g}" for v in r) for r in rows))
+    with pytest.raises(ValueError, match=r"rwm table 4, data set 'Heart'.*13 columns; this file has 6"):
+        run("rwm", tables=["4"], data={"Heart": str(narrow), "Pima": "diabetes"}, out=tmp_path / "x",
+            settings=tiny(max_points=40))
+
+
+def test_unknown_paper_table_or_row_is_refused():
+    with pytest.raises(ValueError, match="Unknown paper 'lssvm'"):
+        run("lssvm")
+    with pytest.raises(ValueError, match="table of paper 'rwm'.*2, 3, 4"):
+        run("rwm", tables=["9"])
+    with pytest.raises(ValueError, match="mcpm table I cannot be reproduced: the paper's synthetic mixture"):
+        run("mcpm", tables=["I"])
+    with pytest.raises(ValueError, match="no table among 2 has a row named nope"):
+        run("rwm", tables=["2"], data={"nope": "heart"})
+
+
+def test_selection_runner_reports_alpha_and_chosen_parameters(tmp_path):
+    result = run("mcpm", tables=["II"], rows=["Pima"], out=tmp_path, settings=tiny(repetitions=2, max_points=80))
+    by = {(m.model, m.metric): m for m in result.measurements}
+    assert set(by) >= {("MPM(Linear)", "alpha"), ("MCPM(RBF-PPK)", "alpha"), ("SCM(LPPK)", "accuracy")}
+    assert ("SCM(LPPK)", "alpha") not in by
+    # the linear MPM has nothing to choose: its accuracy is that of the model fitted on each partition
+    cells = store.ResultStore(tmp_path).scan()
+    linear = sorted((k.split, v) for k, v in cells.items() if k.model == "MPM(Linear)")
+    assert by["MPM(Linear)", "accuracy"].values == [v["accuracy"] for _, v in linear]
+    assert all(0 <= a < 1 for a in by["MPM(Linear)", "alpha"].values)
+    assert "2 stratified random partitions, 72 training / 8 test" in by["MPM(Linear)", "accuracy"].protocol
+
+
+# ----------------------------------------------------------------------------- report
+def test_verdicts():
+    assert report.verdict(0.845, 0.01, 0.844, 0.02, "accuracy")[0] == "matches"
+    assert report.verdict(0.80, 0.02, 0.844, 0.01, "accuracy")[0] == "within 0.044"
+    assert report.verdict(0.66, 0.01, 0.83, 0.04, "accuracy")[0] == "differs by -0.170"
+    assert report.verdict(0.5, None, 1.0, None, "win_rate")[0] == "differs by -0.500"
+    assert report.verdict(5 / 6, None, 1.0, None, "win_rate")[0] == "matches"
+
+
+def test_report_puts_the_paper_beside_kernelviz_and_flags_capped_cells(tmp_path):
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    def m(model, values, capped=0.0, variant=""):
+        return Measurement("rwm", "2", "Heart", model, "accuracy", values, "tiny", "inner CV", "bundled", capped,
+                           variant=variant)
+
+    result = RunResult("rwm", Settings(quick=True), [m("RWM", [0.66, 0.68]), m("RBF", [0.82, 0.818], capped=0.25),
+                                                     m("RWM", [0.80, 0.82], variant="continuous only")],
+                       {("2", "Australian"): "not bundled"}, ["x.json: checksum mismatch; skipped"], 1.0)
+    md, js = report.write_report(result, tmp_path)
+    cells = json.loads(js.read_text())["runs"][0]["cells"]
+    rwm = cells[0]
+    assert rwm["paper_value"] == pytest.approx(0.8296) and rwm["mean"] == pytest.approx(0.67)
+    assert rwm["verdict"].startswith("differs by -0.160")
+    assert "continuous attributes alone RWM scores 0.810 (vs 0.670" in rwm["why"]
+    assert cells[1]["verdict"] == "matches" and "25 % of the libsvm fits stopped" in cells[1]["why"]
+    assert "check experiment" in cells[2]["why"]
+    text = md.read_text()
+    assert "| Heart | RBF | accuracy | 0.818 ± 0.036 | 0.819 ± 0.001 (2) | matches | ⚠ 25 % |" in text
+    assert "- Australian (table 2): not bundled" in text and "checksum mismatch" in text
+    assert "Tables only: kaleido" in text or "![rwm table 2]" in text
+
+
+# ----------------------------------------------------------------------------- command
+LIBSVM_FOURCLASS = Path(kv.data.SAMPLE_DIR) / "fourclass_scale.libsvm"
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="kernelviz")
+    command.add_parser(parser.add_subparsers(dest="command"))
+    return parser
+
+
+def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypatch):
+    monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
+    args = _parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path), "--row", "bank",
+                                 "--row", "australian", "--data", f"bank={LIBSVM_FOURCLASS}"])
+    assert command.run(args) == 0
+    document = json.loads((tmp_path / "report.json").read_text())
+    cells = document["runs"][0]["cells"]
+    assert {c["row"] for c in cells} == {"bank"} and cells[0]["source"] == f"file {LIBSVM_FOURCLASS}, at most 40 " \
+        "points (stratified subset)"
+    assert document["runs"][0]["not_run"][0]["row"] == "australian"
+    assert (tmp_path / "report.md").exists() and (tmp_path / "cells" / "ckrbf").is_dir()
+    with pytest.raises(ValueError, match="name one paper"):
+        command.run(_parser().parse_args(["reproduce", "ckrbf", "--all"]))
+    with pytest.raises(ValueError, match="--table and --row name a table or row of one paper"):
+        command.run(_parser().parse_args(["reproduce", "--all", "--table", "2"]))
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["reproduce", "ckrbf", "--data", "heart"])
+    with pytest.raises(ValueError, match="no table among 4 has a row named nope.*kept in"):
+        command.run(_parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path),
+                                          "--data", "nope=heart"]))
+    assert os.path.exists(tmp_path / "report.md")
+
+
+def test_cksvmnda_selects_on_the_training_part_like_an_independent_grid_search(tmp_path):
+    from sklearn.model_selection import GridSearchCV, StratifiedShuffleSplit
+
+    result = run("cksvmnda", rows=["Heart"], out=tmp_path, settings=tiny(repetitions=2, max_points=100))
+    ksvm = next(m for m in result.measurements if m.model == "KSVM")
+    X, y = _subset("heart", 100)
+    expected = []
+    for train, test in StratifiedShuffleSplit(n_splits=2, train_size=60, random_state=0).split(X, y):
+        Xs = kv.data.scale(X, "zscore", fit_on=X[train])
+        search = GridSearchCV(SVC(), {"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0]},
+                              cv=StratifiedKFold(n_splits=2, shuffle=True, random_state=0)).fit(Xs[train], y[train])
+        expected.append(search.score(Xs[test], y[test]))
+    assert ksvm.values == pytest.approx(expected, abs=1e-12)
+    assert {m.model for m in result.measurements} == {"CKSVMNDA", "KSVM", "KNDA", "KFD"}
+    assert "60 training / 40 test" in ksvm.protocol and "training part" in ksvm.selection
