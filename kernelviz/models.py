@@ -22,21 +22,21 @@ labeled clusters). :data:`MODELS` lists the models for the app.
 """
 
 import copy
-import numbers
+import itertools
+import warnings
 
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.svm import SVC
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _chunks, _svm
+from ._validation import (check_choice, check_count, check_max_iter, check_positive, check_unlabeled, format_label,
+                          format_labels)
 from . import kernels as _kernels
 from . import partitions as _partitions
-
-#: Gram blocks evaluated at prediction time hold at most this many float64 entries
-#: (64 MB), so a decision function on a large grid never builds the full matrix.
-_CHUNK_ENTRIES = 1 << 23
 
 #: Eigenvalues of a training Gram below this fraction of the largest one are treated as
 #: zero when the Gram is turned into explicit kernel-PCA coordinates.
@@ -59,64 +59,6 @@ UNIT_KERNELS = ("lppk", "rbf-ppk")
 
 
 # ----------------------------------------------------------------------------- validation helpers
-def format_label(label):
-    """A class label as a person writes it, for error messages.
-
-    NumPy scalars lose their type wrapper (``1`` rather than ``np.float64(1.0)``),
-    floats are written with ``:g`` (``1``, ``0.5``) and strings are quoted (``'yes'``).
-
-    Parameters
-    ----------
-    label : object
-        One class label.
-
-    Returns
-    -------
-    str
-    """
-    if isinstance(label, np.generic):
-        label = label.item()
-    if isinstance(label, bool):
-        return str(label)
-    if isinstance(label, float):
-        return f"{label:g}"
-    if isinstance(label, (str, bytes)):
-        return repr(label)
-    return str(label)
-
-
-def format_labels(labels):
-    """Comma-separated :func:`format_label` of each label."""
-    return ", ".join(format_label(label) for label in labels)
-
-
-def _check_positive(value, name, allow_zero=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number; got {value!r}.")
-    if value < 0 or (value == 0 and not allow_zero):
-        bound = "≥ 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound}; got {value!r}.")
-    return float(value)
-
-
-def _check_count(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be a whole number ≥ {minimum}; got {value!r}.")
-    return int(value)
-
-
-def _check_max_iter(value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0 or value < -1:
-        raise ValueError(f"max_iter must be a positive whole number, or -1 for no limit; got {value!r}.")
-    return int(value)
-
-
-def _check_choice(value, name, choices):
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}.")
-    return value
-
-
 def _validate_training(estimator, X, y, X_unlabeled, binary_only):
     """Validate the labeled and unlabeled points once; return X, y, all points, classes."""
     X, y = validate_data(estimator, X, y, dtype=np.float64)
@@ -132,14 +74,8 @@ def _validate_training(estimator, X, y, X_unlabeled, binary_only):
             f"Only binary classification is supported. {type(estimator).__name__} is a two-class model; "
             f"y has {len(classes)} classes ({format_labels(classes)}). Keep two classes, or use KernelSVC or SCM."
         )
-    if X_unlabeled is None:
-        return X, y, X, classes
-    U = check_array(X_unlabeled, dtype=np.float64, input_name="X_unlabeled")
-    if U.shape[1] != X.shape[1]:
-        raise ValueError(
-            f"X_unlabeled has {U.shape[1]} features but X has {X.shape[1]}: both must describe the same features."
-        )
-    return X, y, np.vstack([X, U]), classes
+    U = check_unlabeled(X_unlabeled, X.shape[1])
+    return X, y, (X if U is None else np.vstack([X, U])), classes
 
 
 def _make_kernel(kernel, gamma, kernel_params, extra_names=()):
@@ -148,7 +84,7 @@ def _make_kernel(kernel, gamma, kernel_params, extra_names=()):
     The estimator's ``gamma`` (and ``kernel_params``) are applied to the copy too, so a
     grid search over ``gamma`` means the same thing for names and objects.
     """
-    gamma = _check_positive(gamma, "gamma")
+    gamma = check_positive(gamma, "gamma")
     if kernel_params is not None and not isinstance(kernel_params, dict):
         raise ValueError(f"kernel_params must be a dict of kernel parameters or None; got {kernel_params!r}.")
     params = dict(kernel_params or {})
@@ -168,18 +104,9 @@ def _make_kernel(kernel, gamma, kernel_params, extra_names=()):
     return copy.deepcopy(kernel).set_params(gamma=gamma, **params)
 
 
-def _row_chunks(n_rows, n_cols):
-    """Row slices whose blocks of ``n_cols`` columns stay within ``_CHUNK_ENTRIES``."""
-    step = max(1, _CHUNK_ENTRIES // max(1, n_cols))
-    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
-
-
 def _kernel_expansion(kernel, X, points, coef, intercept):
     """k(x, points) · coef + intercept for every row x of ``X``, in chunks."""
-    out = np.empty(len(X))
-    for rows in _row_chunks(len(X), len(points)):
-        out[rows] = kernel(X[rows], points) @ coef
-    return out + intercept
+    return _chunks.apply_in_chunks(kernel, X, points, lambda K: K @ coef) + intercept
 
 
 def _kernel_pca_map(K):
@@ -198,9 +125,14 @@ def _kernel_pca_map(K):
     return K @ Q, Q
 
 
-def _cap_reached(n_iter, max_iter):
-    """Whether libsvm's iteration cap stopped any of its binary problems."""
-    return bool(max_iter > 0 and np.any(np.asarray(n_iter) >= max_iter))
+def _warn_if_capped(estimator, capped, max_iter):
+    """One ConvergenceWarning per fit when libsvm stopped at ``max_iter``, as SVC gives.
+
+    Issuing a warning is thread-safe; only catching them is not (see :mod:`kernelviz._svm`).
+    """
+    if capped:
+        warnings.warn(f"{type(estimator).__name__}: libsvm stopped at its iteration cap (max_iter={max_iter}) "
+                      "before converging; raise max_iter or lower C.", ConvergenceWarning, stacklevel=3)
 
 
 def _binary_labels(y, classes):
@@ -354,18 +286,17 @@ class KernelSVC(_KernelModel):
         -------
         self : KernelSVC
         """
-        C = _check_positive(self.C, "C")
-        _check_choice(self.spectrum, "spectrum", ("raw", "clip"))
-        max_iter = _check_max_iter(self.max_iter)
+        C = check_positive(self.C, "C")
+        check_choice(self.spectrum, "spectrum", ("raw", "clip"))
+        max_iter = check_max_iter(self.max_iter)
         X, y, X_all, self.classes_ = _validate_training(self, X, y, X_unlabeled, binary_only=False)
         self.kernel_ = self._fit_kernel(X_all)
         K = self.kernel_(X, X)
         if self.spectrum == "clip":
             K = _kernels.clip_spectrum(K)
-        self.svc_ = SVC(kernel="precomputed", C=C, class_weight=self.class_weight, tol=self.tol,
-                        cache_size=self.cache_size, max_iter=max_iter,
-                        decision_function_shape=self.decision_function_shape).fit(K, y)
-        svc = self.svc_
+        self.svc_ = svc = _svm.fit_svm(K, y, C=C, max_iter=max_iter, tol=self.tol, class_weight=self.class_weight,
+                                       cache_size=self.cache_size,
+                                       decision_function_shape=self.decision_function_shape)
         self.support_ = svc.support_
         self.support_vectors_ = X[svc.support_]
         self.dual_coef_ = svc.dual_coef_
@@ -373,17 +304,9 @@ class KernelSVC(_KernelModel):
         self.n_support_ = svc.n_support_
         self.fit_status_ = svc.fit_status_
         self.n_iter_ = svc.n_iter_
-        self.max_iter_reached_ = _cap_reached(svc.n_iter_, max_iter)
+        self.max_iter_reached_ = _svm.reached_iteration_cap(svc)
+        _warn_if_capped(self, self.max_iter_reached_, max_iter)
         return self
-
-    def _training_width_grams(self, X):
-        """Test Grams in chunks, as libsvm's precomputed mode wants them: one column per
-        training point, filled only at the support vectors (libsvm reads no other)."""
-        n_train = self.svc_.shape_fit_[0]
-        for rows in _row_chunks(len(X), n_train):
-            K = np.zeros((rows.stop - rows.start, n_train))
-            K[:, self.support_] = self.kernel_(X[rows], self.support_vectors_)
-            yield K
 
     def decision_function(self, X):
         """Decision values, as :meth:`sklearn.svm.SVC.decision_function`.
@@ -398,8 +321,8 @@ class KernelSVC(_KernelModel):
             for "ovr" or (n_samples, n_classes * (n_classes - 1) / 2) for "ovo".
         """
         X = self._validate_for_predict(X)
-        parts = [self.svc_.decision_function(K) for K in self._training_width_grams(X)]
-        return np.concatenate(parts, axis=0)
+        return _chunks.apply_in_chunks(self.kernel_, X, self.support_vectors_,
+                                       lambda K: _svm.decision_values(self.svc_, K))
 
     def predict(self, X):
         """Predict class labels (one-vs-one vote for more than two classes).
@@ -413,7 +336,7 @@ class KernelSVC(_KernelModel):
         y_pred : ndarray of shape (n_samples,)
         """
         X = self._validate_for_predict(X)
-        return np.concatenate([self.svc_.predict(K) for K in self._training_width_grams(X)])
+        return _chunks.apply_in_chunks(self.kernel_, X, self.support_vectors_, lambda K: _svm.predict(self.svc_, K))
 
 
 # ----------------------------------------------------------------------------- mkRBF
@@ -486,10 +409,10 @@ class MkRBF(_KernelModel):
         -------
         self : MkRBF
         """
-        C = _check_positive(self.C, "C")
-        gamma = _check_positive(self.gamma, "gamma")
-        _check_count(self.n_components, "n_components")
-        max_iter = _check_max_iter(self.max_iter)
+        C = check_positive(self.C, "C")
+        gamma = check_positive(self.gamma, "gamma")
+        check_count(self.n_components, "n_components")
+        max_iter = check_max_iter(self.max_iter)
         X, y, X_all, self.classes_ = _validate_training(self, X, y, X_unlabeled, binary_only=True)
         self.partition_ = _partitions.fit("kmeans", X_all, n_components=self.n_components,
                                           random_state=self.random_state)
@@ -499,7 +422,7 @@ class MkRBF(_KernelModel):
         labels, counts = np.unique(y, return_counts=True)
         majority = labels[np.argmax(counts)]
         self.estimators_ = []
-        self._cluster_points = []
+        self._cluster_support_points = []
         self.cluster_classes_ = np.full(self.partition_.n_components_, majority, dtype=self.classes_.dtype)
         for cluster in range(self.partition_.n_components_):
             members = clusters == cluster
@@ -508,14 +431,15 @@ class MkRBF(_KernelModel):
                 if len(present) == 1:
                     self.cluster_classes_[cluster] = present[0]
                 self.estimators_.append(None)
-                self._cluster_points.append(None)
+                self._cluster_support_points.append(None)
                 continue
             Z = self._whiten(X[members], cluster)
-            svc = SVC(kernel="precomputed", C=C, tol=self.tol, max_iter=max_iter).fit(self._rbf(Z, Z), y[members])
+            svc = _svm.fit_svm(self._rbf(Z, Z), y[members], C=C, tol=self.tol, max_iter=max_iter)
             self.estimators_.append(svc)
-            self._cluster_points.append(Z)
+            self._cluster_support_points.append(Z[svc.support_])
         self.n_iter_ = np.array([svc.n_iter_[0] for svc in self.estimators_ if svc is not None], dtype=int)
-        self.max_iter_reached_ = _cap_reached(self.n_iter_, max_iter)
+        self.max_iter_reached_ = any(_svm.reached_iteration_cap(svc) for svc in self.estimators_ if svc is not None)
+        _warn_if_capped(self, self.max_iter_reached_, max_iter)
         return self
 
     def decision_function(self, X):
@@ -540,10 +464,9 @@ class MkRBF(_KernelModel):
                 sign = 1.0 if self.cluster_classes_[cluster] == self.classes_[1] else -1.0
                 out[members] = sign * SINGLE_CLASS_DECISION
                 continue
-            Z_train = self._cluster_points[cluster]
-            Z = self._whiten(X[members], cluster)
-            for rows in _row_chunks(len(members), len(Z_train)):
-                out[members[rows]] = svc.decision_function(self._rbf(Z[rows], Z_train))
+            out[members] = _chunks.apply_in_chunks(self._rbf, self._whiten(X[members], cluster),
+                                                   self._cluster_support_points[cluster],
+                                                   lambda K, svc=svc: _svm.decision_values(svc, K))
         return out
 
 
@@ -554,9 +477,9 @@ class _ClusterUnitModel(_KernelModel):
     def _point_bandwidth(self, covariances, well_estimated, X_all):
         """s of the point units: given, LPPK's own 1/√(4γ), or the typical cluster scale."""
         if self.point_bandwidth is not None:
-            return _check_positive(self.point_bandwidth, "point_bandwidth")
+            return check_positive(self.point_bandwidth, "point_bandwidth")
         if self.kernel == "lppk":
-            return 1.0 / np.sqrt(4.0 * _check_positive(self.gamma, "gamma"))
+            return 1.0 / np.sqrt(4.0 * check_positive(self.gamma, "gamma"))
         if np.any(well_estimated):
             d = covariances.shape[1]
             log_scales = [np.linalg.slogdet(S)[1] / d for S in covariances[well_estimated]]
@@ -566,7 +489,7 @@ class _ClusterUnitModel(_KernelModel):
 
     def _fit_units(self, X, y, X_all):
         """Fit the per-class partitions, the units and the kernel; return the units' Gram."""
-        _check_count(self.n_components, "n_components")
+        check_count(self.n_components, "n_components")
         if not isinstance(self.kernel, str) or self.kernel not in UNIT_KERNELS:
             raise ValueError(f"kernel must be one of {', '.join(map(repr, UNIT_KERNELS))}; got {self.kernel!r}.")
         d = X.shape[1]
@@ -693,30 +616,26 @@ class SCM(_ClusterUnitModel):
         -------
         self : SCM
         """
-        C = _check_positive(self.C, "C")
-        max_iter = _check_max_iter(self.max_iter)
+        C = check_positive(self.C, "C")
+        max_iter = check_max_iter(self.max_iter)
         X, y, X_all, self.classes_ = _validate_training(self, X, y, X_unlabeled, binary_only=False)
         G = self._fit_units(X, y, X_all)
         # break_ties: with few units, one-vs-one votes often tie; resolving ties by the
         # decision values keeps predict consistent with decision_function.
-        self.svc_ = SVC(kernel="precomputed", C=C, tol=self.tol, max_iter=max_iter, break_ties=True).fit(
-            G, self.unit_labels_, sample_weight=self.unit_sizes_.astype(np.float64))
+        self.svc_ = _svm.fit_svm(G, self.unit_labels_, C=C, tol=self.tol, max_iter=max_iter, break_ties=True,
+                                 sample_weight=self.unit_sizes_.astype(np.float64))
         self.support_ = self.svc_.support_
         self.dual_coef_ = self.svc_.dual_coef_
         self.intercept_ = self.svc_.intercept_
         self.n_support_ = self.svc_.n_support_
         self.n_iter_ = self.svc_.n_iter_
-        self.max_iter_reached_ = _cap_reached(self.n_iter_, max_iter)
+        self.max_iter_reached_ = _svm.reached_iteration_cap(self.svc_)
+        _warn_if_capped(self, self.max_iter_reached_, max_iter)
         return self
 
-    def _unit_width_grams(self, X):
-        """Point-to-unit Grams in chunks, one column per unit, filled at the support units."""
-        support = _kernels.Units(self.units_.weights[self.support_], self.units_.means[self.support_],
-                                 self.units_.covariances[self.support_])
-        for rows in _row_chunks(len(X), len(self.units_)):
-            K = np.zeros((rows.stop - rows.start, len(self.units_)))
-            K[:, self.support_] = self.kernel_(X[rows], support)
-            yield K
+    def _support_units(self):
+        return _kernels.Units(self.units_.weights[self.support_], self.units_.means[self.support_],
+                              self.units_.covariances[self.support_])
 
     def decision_function(self, X):
         """Decision values of the points, as :meth:`sklearn.svm.SVC.decision_function`.
@@ -730,7 +649,8 @@ class SCM(_ClusterUnitModel):
         decision : ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
         """
         X = self._validate_for_predict(X)
-        return np.concatenate([self.svc_.decision_function(K) for K in self._unit_width_grams(X)], axis=0)
+        return _chunks.apply_in_chunks(self.kernel_, X, self._support_units(),
+                                       lambda K: _svm.decision_values(self.svc_, K))
 
     def predict(self, X):
         """Predict class labels of points.
@@ -744,7 +664,7 @@ class SCM(_ClusterUnitModel):
         y_pred : ndarray of shape (n_samples,)
         """
         X = self._validate_for_predict(X)
-        return np.concatenate([self.svc_.predict(K) for K in self._unit_width_grams(X)])
+        return _chunks.apply_in_chunks(self.kernel_, X, self._support_units(), lambda K: _svm.predict(self.svc_, K))
 
 
 # ----------------------------------------------------------------------------- minimax probability machines
@@ -771,6 +691,7 @@ def solve_mpm(cov_pos, cov_neg, mean_difference, tol=1e-12, max_iter=1000):
     tol : float
         Stop when the objective improves by less than this fraction.
     max_iter : int
+        Iteration cap; -1 for none.
 
     Returns
     -------
@@ -787,7 +708,8 @@ def solve_mpm(cov_pos, cov_neg, mean_difference, tol=1e-12, max_iter=1000):
 
     a = constrained_minimiser(cov_pos + cov_neg)
     objective = np.inf
-    for n_iter in range(1, max_iter + 1):
+    # max_iter = -1: no cap; the objective decreases monotonically, so the tolerance stops it.
+    for n_iter in (itertools.count(1) if max_iter == -1 else range(1, max_iter + 1)):
         spread_pos = np.sqrt(a @ cov_pos @ a)
         spread_neg = np.sqrt(a @ cov_neg @ a)
         previous, objective = objective, spread_pos + spread_neg
@@ -802,8 +724,8 @@ class _MinimaxModel(_KernelModel):
 
     def _fit_minimax(self, F, positive, weights, ridge):
         """MPM on the rows of F (positive = mask of class ``classes_[1]``); returns a, b."""
-        ridge = _check_positive(ridge, "ridge", allow_zero=True)
-        _check_positive(self.tol, "tol")
+        ridge = check_positive(ridge, "ridge", allow_zero=True)
+        check_positive(self.tol, "tol")
         mean_pos, cov_pos = weighted_moments(F[positive], weights[positive])
         mean_neg, cov_neg = weighted_moments(F[~positive], weights[~positive])
         delta = mean_pos - mean_neg
@@ -857,7 +779,7 @@ class MPM(_MinimaxModel):
     tol : float, default=1e-12
         Relative objective change that stops the iterative least squares.
     max_iter : int, default=1000
-        Iteration cap of the iterative least squares.
+        Iteration cap of the iterative least squares; -1 for none (the tolerance alone stops it).
 
     Attributes
     ----------
@@ -901,7 +823,7 @@ class MPM(_MinimaxModel):
         -------
         self : MPM
         """
-        _check_count(self.max_iter, "max_iter")
+        check_max_iter(self.max_iter)
         X, y, X_all, self.classes_ = _validate_training(self, X, y, X_unlabeled, binary_only=True)
         self.kernel_ = self._fit_kernel(X_all, extra_names=(LINEAR,))
         positive = _binary_labels(y, self.classes_)
@@ -966,7 +888,7 @@ class MCPM(_MinimaxModel, _ClusterUnitModel):
         units' covariance cannot see. ``alpha_`` depends on it strongly.
     tol : float, default=1e-12
     max_iter : int, default=1000
-        Stopping rule of the iterative least squares (see :func:`solve_mpm`).
+        Iteration cap of the iterative least squares (see :func:`solve_mpm`); -1 for none.
 
     Attributes
     ----------
@@ -1012,7 +934,7 @@ class MCPM(_MinimaxModel, _ClusterUnitModel):
         -------
         self : MCPM
         """
-        _check_count(self.max_iter, "max_iter")
+        check_max_iter(self.max_iter)
         X, y, X_all, self.classes_ = _validate_training(self, X, y, X_unlabeled, binary_only=True)
         F, Q = _kernel_pca_map(self._fit_units(X, y, X_all))
         positive = _binary_labels(self.unit_labels_, self.classes_)
@@ -1100,7 +1022,7 @@ class _DiscriminantModel(_ExpansionModel):
 
     def _fit_discriminant(self, X, y, X_unlabeled, direction):
         """Fit the kernel, get w from ``direction(K, positive, beta)``, set the 1-D rule."""
-        beta = _check_positive(self.beta, "beta")
+        beta = check_positive(self.beta, "beta")
         X, y, X_all, self.classes_ = _validate_training(self, X, y, X_unlabeled, binary_only=True)
         self.kernel_ = self._fit_kernel(X_all)
         K = self.kernel_(X, X)
@@ -1242,8 +1164,8 @@ class KNDA(_DiscriminantModel):
         -------
         self : KNDA
         """
-        n_neighbors = _check_count(self.n_neighbors, "n_neighbors")
-        exponent = _check_positive(self.weight_exponent, "weight_exponent", allow_zero=True)
+        n_neighbors = check_count(self.n_neighbors, "n_neighbors")
+        exponent = check_positive(self.weight_exponent, "weight_exponent", allow_zero=True)
 
         def nonparametric_direction(K, positive, beta):
             between, self.boundary_weights_ = nonparametric_between_scatter(K, K, positive, n_neighbors, exponent)
@@ -1352,13 +1274,13 @@ class CKSVMNDA(_ExpansionModel):
         -------
         self : CKSVMNDA
         """
-        C = _check_positive(self.C, "C")
-        eta = _check_positive(self.eta, "eta", allow_zero=True)
-        beta = _check_positive(self.beta, "beta")
-        n_neighbors = _check_count(self.n_neighbors, "n_neighbors")
-        exponent = _check_positive(self.weight_exponent, "weight_exponent", allow_zero=True)
-        _check_choice(self.feature_map, "feature_map", ("kernel_pca", "empirical"))
-        max_iter = _check_max_iter(self.max_iter)
+        C = check_positive(self.C, "C")
+        eta = check_positive(self.eta, "eta", allow_zero=True)
+        beta = check_positive(self.beta, "beta")
+        n_neighbors = check_count(self.n_neighbors, "n_neighbors")
+        exponent = check_positive(self.weight_exponent, "weight_exponent", allow_zero=True)
+        check_choice(self.feature_map, "feature_map", ("kernel_pca", "empirical"))
+        max_iter = check_max_iter(self.max_iter)
         X, y, X_all, self.classes_ = _validate_training(self, X, y, X_unlabeled, binary_only=True)
         self.kernel_ = self._fit_kernel(X_all)
         K = self.kernel_(X, X)
@@ -1374,10 +1296,11 @@ class CKSVMNDA(_ExpansionModel):
         eigenvalues, vectors = linalg.eigh(0.5 * (self.theta_ + self.theta_.T))
         inverse_sqrt = (vectors / np.sqrt(eigenvalues)) @ vectors.T
         Z = F @ inverse_sqrt
-        self.svc_ = SVC(kernel="precomputed", C=C, tol=self.tol, max_iter=max_iter).fit(Z @ Z.T, y)
+        self.svc_ = _svm.fit_svm(Z @ Z.T, y, C=C, tol=self.tol, max_iter=max_iter)
         self.support_ = self.svc_.support_
         self.n_iter_ = self.svc_.n_iter_
-        self.max_iter_reached_ = _cap_reached(self.n_iter_, max_iter)
+        self.max_iter_reached_ = _svm.reached_iteration_cap(self.svc_)
+        _warn_if_capped(self, self.max_iter_reached_, max_iter)
         # The linear SVM's weights in Θ^(−½)-feature space, pulled back to coefficients on
         # k(x, X_fit_) so that prediction is a single kernel expansion.
         w = Z[self.support_].T @ self.svc_.dual_coef_[0]
