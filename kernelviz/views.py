@@ -588,7 +588,7 @@ def _one_vs_one(model, X_unlabeled: np.ndarray | None):
     # imported here: the views module stays free of scikit-learn until a model is drawn
     from sklearn.multiclass import OneVsOneClassifier
 
-    return OneVsOneClassifier(kv.models.WithUnlabeled(model, X_unlabeled))
+    return OneVsOneClassifier(kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled))
 
 
 def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
