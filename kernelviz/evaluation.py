@@ -688,8 +688,8 @@ class KeerthiLinPath:
     best: tuple
 
 
-def _line_cells(Cs, gammas, C_tilde):
-    """Per C, the grid γ whose cell (in log space) contains the line γ = C̃ / (2C)."""
+def _line_cells(gammas, line_gammas):
+    """Per grid C, the grid γ whose cell (in log space) contains that C's point of the line."""
     log_gammas = np.log(gammas)
     order = np.argsort(log_gammas)
     sorted_logs = log_gammas[order]
@@ -698,8 +698,7 @@ def _line_cells(Cs, gammas, C_tilde):
     lower = np.concatenate(([sorted_logs[0] - (mids[0] - sorted_logs[0])], mids))
     upper = np.concatenate((mids, [sorted_logs[-1] + (sorted_logs[-1] - mids[-1])]))
     cells = []
-    for i, C in enumerate(Cs):
-        target = np.log(C_tilde / (2.0 * C))
+    for i, target in enumerate(np.log(line_gammas)):
         k = int(np.argmin(np.abs(sorted_logs - target)))
         if lower[k] <= target <= upper[k]:
             cells.append((i, int(order[k])))
@@ -763,7 +762,8 @@ def keerthi_lin(X, y, Cs, gammas, scores=None, *, kernel="rbf", linear_Cs=None, 
     linear_scores = np.mean([accuracies for accuracies, _ in fold_results], axis=0)
     C_tilde = float(linear_Cs[int(np.argmax(linear_scores))])
 
-    cells = _line_cells(Cs, gammas, C_tilde)
+    line_gammas = C_tilde / (2.0 * Cs)
+    cells = _line_cells(gammas, line_gammas)
     if not cells:
         raise ValueError(f"The line γ = C̃/(2C) with C̃ = {C_tilde:g} does not cross the grid; widen Cs or gammas.")
     if scores is None:
@@ -777,7 +777,7 @@ def keerthi_lin(X, y, Cs, gammas, scores=None, *, kernel="rbf", linear_Cs=None, 
     best_cell = cells[int(np.argmax(path_scores))]
     i, j = best_cell
     return KeerthiLinPath(C_tilde=C_tilde, linear_Cs=linear_Cs, linear_scores=linear_scores,
-                          line_gammas=C_tilde / (2.0 * Cs), cells=cells, scores=path_scores, best_cell=best_cell,
+                          line_gammas=line_gammas, cells=cells, scores=path_scores, best_cell=best_cell,
                           best=(float(Cs[i]), float(gammas[j]), float(scores[i, j])))
 
 
