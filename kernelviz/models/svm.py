@@ -17,8 +17,48 @@ from ._base import _ClusterUnitModel, _KernelModel, _validate_training, _warn_if
 SINGLE_CLASS_DECISION = 1.0
 
 
+class _SupportVectorModel(_KernelModel):
+    """Models whose libsvm ``svc_`` was trained on a precomputed Gram: new points are
+    evaluated from their kernel values against the support points only, in chunks."""
+
+    def _support_points(self):
+        """The training points (or units) of ``svc_.support_``, in that order."""
+        return self.support_vectors_
+
+    def decision_function(self, X):
+        """Decision values, as :meth:`sklearn.svm.SVC.decision_function`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+            for "ovr" or (n_samples, n_classes * (n_classes - 1) / 2) for "ovo".
+        """
+        X = self._validate_for_predict(X)
+        return _chunks.apply_in_chunks(self.kernel_, X, self._support_points(),
+                                       lambda K: _svm.decision_values(self.svc_, K))
+
+    def predict(self, X):
+        """Predict class labels (one-vs-one vote for more than two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        X = self._validate_for_predict(X)
+        return _chunks.apply_in_chunks(self.kernel_, X, self._support_points(),
+                                       lambda K: _svm.predict(self.svc_, K))
+
+
 # ----------------------------------------------------------------------------- kernel SVM
-class KernelSVC(_KernelModel):
+class KernelSVC(_SupportVectorModel):
     """C-Support Vector Classifier with any kernel of :mod:`kernelviz.kernels`.
 
     libsvm through ``sklearn.svm.SVC(kernel="precomputed")``: the kernel's unsupervised
@@ -136,36 +176,6 @@ class KernelSVC(_KernelModel):
         self.max_iter_reached_ = _svm.reached_iteration_cap(svc)
         _warn_if_capped(self, self.max_iter_reached_, max_iter)
         return self
-
-    def decision_function(self, X):
-        """Decision values, as :meth:`sklearn.svm.SVC.decision_function`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        decision : ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
-            for "ovr" or (n_samples, n_classes * (n_classes - 1) / 2) for "ovo".
-        """
-        X = self._validate_for_predict(X)
-        return _chunks.apply_in_chunks(self.kernel_, X, self.support_vectors_,
-                                       lambda K: _svm.decision_values(self.svc_, K))
-
-    def predict(self, X):
-        """Predict class labels (one-vs-one vote for more than two classes).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        X = self._validate_for_predict(X)
-        return _chunks.apply_in_chunks(self.kernel_, X, self.support_vectors_, lambda K: _svm.predict(self.svc_, K))
 
 
 # ----------------------------------------------------------------------------- mkRBF
@@ -299,7 +309,7 @@ class MkRBF(_KernelModel):
         return out
 
 
-class SCM(_ClusterUnitModel):
+class SCM(_SupportVectorModel, _ClusterUnitModel):
     """Support Cluster Machine: an SVM trained on clusters, tested on points.
 
     Each class is split into ``n_components`` k-means clusters; every cluster becomes a
@@ -418,39 +428,10 @@ class SCM(_ClusterUnitModel):
         _warn_if_capped(self, self.max_iter_reached_, max_iter)
         return self
 
-    def _support_units(self):
+    def _support_points(self):
+        """The support units (SCM's libsvm is trained on units, not points)."""
         return _kernels.Units(self.units_.weights[self.support_], self.units_.means[self.support_],
                               self.units_.covariances[self.support_])
-
-    def decision_function(self, X):
-        """Decision values of the points, as :meth:`sklearn.svm.SVC.decision_function`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        decision : ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
-        """
-        X = self._validate_for_predict(X)
-        return _chunks.apply_in_chunks(self.kernel_, X, self._support_units(),
-                                       lambda K: _svm.decision_values(self.svc_, K))
-
-    def predict(self, X):
-        """Predict class labels of points.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        X = self._validate_for_predict(X)
-        return _chunks.apply_in_chunks(self.kernel_, X, self._support_units(), lambda K: _svm.predict(self.svc_, K))
-
 
 
 class WithUnlabeled(ClassifierMixin, BaseEstimator):
