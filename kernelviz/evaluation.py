@@ -24,20 +24,17 @@ import contextlib
 import copy
 import os
 import tempfile
-import warnings
 from dataclasses import dataclass, field
 
 import joblib
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
-from sklearn.svm import SVC
 
+from . import _svm
 from . import data as _data
 from . import kernels as _kernels
-from .models import format_label, format_labels
-from .partitions import validate_points
+from ._validation import check_labels, check_max_iter, check_points, check_positive_grid, check_unlabeled
 
 __all__ = [
     "DEFAULT_MAX_ITER",
@@ -213,66 +210,6 @@ def _json_safe(value):
 
 
 # ----------------------------------------------------------------------------- validation
-def _check_grid(values, name):
-    try:
-        values = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a list of positive numbers; got {values!r}.") from None
-    values = np.atleast_1d(values)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D list of positive numbers; got shape {values.shape}.")
-    if not np.all(np.isfinite(values)) or np.any(values <= 0):
-        raise ValueError(f"Every value in {name} must be a positive, finite number; got {values.tolist()}.")
-    return values
-
-
-def _check_labels(y, n_points, cv):
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be a 1-D array of labels; got shape {y.shape}.")
-    if len(y) != n_points:
-        raise ValueError(f"X has {n_points} points but y has {len(y)} labels; they must match.")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinite labels; every point passed as X needs a label.")
-    if y.dtype.kind in "fiu" and np.any(y == _data.UNLABELED):
-        raise ValueError(
-            f"y contains the unlabeled marker {_data.UNLABELED}; pass unlabeled points through "
-            "X_unlabeled instead."
-        )
-    if y.dtype.kind == "O" and any(label is None for label in y):
-        raise ValueError("y contains missing labels (None); every point passed as X needs a label.")
-    classes, counts = np.unique(y, return_counts=True)
-    if len(classes) < 2:
-        raise ValueError(f"y has a single class ({format_labels(classes)}); a classifier needs at least two.")
-    if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
-        raise ValueError(f"cv must be an integer of at least 2 (the number of folds); got {cv!r}.")
-    smallest = int(np.argmin(counts))
-    fewest = int(counts[smallest])
-    if cv > fewest:
-        advice = (f"Use cv ≤ {fewest}." if fewest >= 2 else
-                  "Label at least one more point of that class (2-fold CV needs 2 per class), or leave the class out.")
-        raise ValueError(
-            f"cv={cv} folds need at least {cv} labeled points in every class, but class "
-            f"{format_label(classes[smallest])} has only {fewest}. {advice}"
-        )
-    return y
-
-
-def _check_max_iter(max_iter):
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer (libsvm's iteration cap); got {max_iter!r}.")
-    return int(max_iter)
-
-
-def _check_unlabeled(X_unlabeled, n_features):
-    if X_unlabeled is None:
-        return None
-    X_unlabeled = validate_points(X_unlabeled, name="X_unlabeled", min_points=0)
-    if X_unlabeled.shape[1] != n_features:
-        raise ValueError(f"X has {n_features} features but X_unlabeled has {X_unlabeled.shape[1]}.")
-    return X_unlabeled
-
-
 def _check_scores(scores, name="scores"):
     if isinstance(scores, GridResult):
         scores = scores.scores
@@ -287,15 +224,9 @@ def _check_scores(scores, name="scores"):
 # ----------------------------------------------------------------------------- libsvm fits
 def _fit_and_score(K_train, y_train, K_test, y_test, C, max_iter):
     """Accuracy of one precomputed-kernel C-SVM, and whether libsvm hit the iteration cap."""
-    svc = SVC(kernel="precomputed", C=C, max_iter=max_iter)
-    # scikit-learn warns for every fit stopped at max_iter; the cell flag carries that
-    # information instead (fit_status_ = 1 is libsvm's own "terminated early" status,
-    # reliable even where concurrent warning capture is not, as under a threading backend).
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        svc.fit(K_train, y_train)
+    svc = _svm.fit_svm(K_train, y_train, C=C, max_iter=max_iter)
     accuracy = np.mean(svc.predict(K_test) == y_test)
-    return accuracy, svc.fit_status_ == 1
+    return accuracy, _svm.reached_iteration_cap(svc)
 
 
 def _score_Cs(K_train, y_train, K_test, y_test, Cs, max_iter):
@@ -534,8 +465,8 @@ def fit_kernel(kernel, X, X_unlabeled=None, random_state=0, gamma=1.0, **kernel_
     Kernel
         Fitted on X plus X_unlabeled.
     """
-    X = validate_points(X, name="X")
-    X_unlabeled = _check_unlabeled(X_unlabeled, X.shape[1])
+    X = check_points(X, name="X")
+    X_unlabeled = check_unlabeled(X_unlabeled, X.shape[1])
     return _fitted_kernel(kernel, gamma, random_state, X, X_unlabeled, kernel_params)
 
 
@@ -563,11 +494,11 @@ def check_grid_inputs(X, y, Cs, gammas, cv=10, max_iter=DEFAULT_MAX_ITER, X_unla
         With a sentence saying what is wrong: NaN in X or y, mismatched lengths, a single
         class, fewer labeled points in a class than folds, non-positive grid values, ...
     """
-    X = validate_points(X, name="X")
-    y = _check_labels(y, len(X), cv)
-    Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
-    max_iter = _check_max_iter(max_iter)
-    X_unlabeled = _check_unlabeled(X_unlabeled, X.shape[1])
+    X = check_points(X, name="X")
+    y = check_labels(y, len(X), cv)
+    Cs, gammas = check_positive_grid(Cs, "Cs"), check_positive_grid(gammas, "gammas")
+    max_iter = check_max_iter(max_iter)
+    X_unlabeled = check_unlabeled(X_unlabeled, X.shape[1])
     return X, y, Cs, gammas, max_iter, X_unlabeled
 
 
@@ -622,7 +553,7 @@ def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unl
     progress : callable, optional
         Called as ``progress(done, total)`` with the number of finished libsvm fits.
     max_iter : int, default=DEFAULT_MAX_ITER
-        libsvm iteration cap per fit; fits that reach it are flagged in ``capped``.
+        libsvm iteration cap per fit, or -1 for none; fits that reach it are flagged in ``capped``.
     **kernel_params
         Passed to :func:`kernelviz.kernels.make` (e.g. ``n_components=2``).
 
@@ -757,8 +688,8 @@ class KeerthiLinPath:
     best: tuple
 
 
-def _line_cells(Cs, gammas, C_tilde):
-    """Per C, the grid γ whose cell (in log space) contains the line γ = C̃ / (2C)."""
+def _line_cells(gammas, line_gammas):
+    """Per grid C, the grid γ whose cell (in log space) contains that C's point of the line."""
     log_gammas = np.log(gammas)
     order = np.argsort(log_gammas)
     sorted_logs = log_gammas[order]
@@ -767,8 +698,7 @@ def _line_cells(Cs, gammas, C_tilde):
     lower = np.concatenate(([sorted_logs[0] - (mids[0] - sorted_logs[0])], mids))
     upper = np.concatenate((mids, [sorted_logs[-1] + (sorted_logs[-1] - mids[-1])]))
     cells = []
-    for i, C in enumerate(Cs):
-        target = np.log(C_tilde / (2.0 * C))
+    for i, target in enumerate(np.log(line_gammas)):
         k = int(np.argmin(np.abs(sorted_logs - target)))
         if lower[k] <= target <= upper[k]:
             cells.append((i, int(order[k])))
@@ -807,13 +737,13 @@ def keerthi_lin(X, y, Cs, gammas, scores=None, *, kernel="rbf", linear_Cs=None, 
     -------
     KeerthiLinPath
     """
-    X = validate_points(X, name="X")
-    y = _check_labels(y, len(X), cv)
-    Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
+    X = check_points(X, name="X")
+    y = check_labels(y, len(X), cv)
+    Cs, gammas = check_positive_grid(Cs, "Cs"), check_positive_grid(gammas, "gammas")
     if len(gammas) < 2:
         raise ValueError("The Keerthi–Lin search needs at least two γ values to place the line on the grid.")
-    linear_Cs = Cs if linear_Cs is None else _check_grid(linear_Cs, "linear_Cs")
-    max_iter = _check_max_iter(max_iter)
+    linear_Cs = Cs if linear_Cs is None else check_positive_grid(linear_Cs, "linear_Cs")
+    max_iter = check_max_iter(max_iter)
     if isinstance(scores, GridResult):
         if not (np.array_equal(scores.Cs, Cs) and np.array_equal(scores.gammas, gammas)):
             raise ValueError("The GridResult was computed on other Cs/gammas than the ones given.")
@@ -832,11 +762,12 @@ def keerthi_lin(X, y, Cs, gammas, scores=None, *, kernel="rbf", linear_Cs=None, 
     linear_scores = np.mean([accuracies for accuracies, _ in fold_results], axis=0)
     C_tilde = float(linear_Cs[int(np.argmax(linear_scores))])
 
-    cells = _line_cells(Cs, gammas, C_tilde)
+    line_gammas = C_tilde / (2.0 * Cs)
+    cells = _line_cells(gammas, line_gammas)
     if not cells:
         raise ValueError(f"The line γ = C̃/(2C) with C̃ = {C_tilde:g} does not cross the grid; widen Cs or gammas.")
     if scores is None:
-        X_unlabeled = _check_unlabeled(X_unlabeled, X.shape[1])
+        X_unlabeled = check_unlabeled(X_unlabeled, X.shape[1])
         fitted = _fitted_kernel(kernel, gammas[0], random_state, X, X_unlabeled, kernel_params)
         mask = np.zeros((len(Cs), len(gammas)), dtype=bool)
         mask[tuple(np.array(cells).T)] = True
@@ -846,7 +777,7 @@ def keerthi_lin(X, y, Cs, gammas, scores=None, *, kernel="rbf", linear_Cs=None, 
     best_cell = cells[int(np.argmax(path_scores))]
     i, j = best_cell
     return KeerthiLinPath(C_tilde=C_tilde, linear_Cs=linear_Cs, linear_scores=linear_scores,
-                          line_gammas=C_tilde / (2.0 * Cs), cells=cells, scores=path_scores, best_cell=best_cell,
+                          line_gammas=line_gammas, cells=cells, scores=path_scores, best_cell=best_cell,
                           best=(float(Cs[i]), float(gammas[j]), float(scores[i, j])))
 
 
@@ -872,8 +803,8 @@ def semi_supervised_splits(X, y, protocol="dense", cv=5, random_state=0):
     """
     if protocol not in SEMI_SUPERVISED_PROTOCOLS:
         raise ValueError(f"Unknown protocol {protocol!r}; choose one of {', '.join(SEMI_SUPERVISED_PROTOCOLS)}.")
-    X = validate_points(X, name="X")
-    y = _check_labels(y, len(X), cv)
+    X = check_points(X, name="X")
+    y = check_labels(y, len(X), cv)
     how, value = SEMI_SUPERVISED_PROTOCOLS[protocol]
     splits = []
     for train, test in _stratified_folds(X, y, cv, random_state):
@@ -949,10 +880,10 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     if unsupervised_on not in UNSUPERVISED_ON:
         raise ValueError(f"unsupervised_on must be one of {', '.join(map(repr, UNSUPERVISED_ON))}; "
                          f"got {unsupervised_on!r}.")
-    Cs, gammas = _check_grid(Cs, "Cs"), _check_grid(gammas, "gammas")
-    max_iter = _check_max_iter(max_iter)
+    Cs, gammas = check_positive_grid(Cs, "Cs"), check_positive_grid(gammas, "gammas")
+    max_iter = check_max_iter(max_iter)
     splits = semi_supervised_splits(X, y, protocol, cv, random_state)
-    X, y = validate_points(X, name="X"), np.asarray(y)
+    X, y = check_points(X, name="X"), np.asarray(y)
     template = _kernel_from_name(kernel, gammas[0], random_state, kernel_params)
     if unsupervised_on == "all":
         # One kernel for every fold: grid_search's engine (D or each K_γ built once on all

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -110,18 +110,6 @@ def grid_over(X: np.ndarray, resolution: int = 80, margin: float = 0.12,
     step = span.max() / (resolution - 1)
     counts = np.maximum(np.round(span / step).astype(int) + 1, 2)
     return Grid(np.linspace(lo[0], hi[0], counts[0]), np.linspace(lo[1], hi[1], counts[1]))
-
-
-def evaluate_in_chunks(fn: Callable[[np.ndarray], np.ndarray], points: np.ndarray,
-                       chunk_size: int = 4096) -> np.ndarray:
-    """``fn`` applied to ``points`` a block of rows at a time, results stacked.
-
-    Keeps the (block × n_train) kernel matrix small, so a fine grid against a large
-    training set never allocates the full (grid × n_train) matrix at once.
-    """
-    points = np.asarray(points)
-    parts = [np.asarray(fn(points[i:i + chunk_size])) for i in range(0, len(points), chunk_size)]
-    return np.concatenate(parts, axis=0) if parts else np.zeros((0,))
 
 
 def ellipse_xy(mean: np.ndarray, cov: np.ndarray, radius: float, n: int = 120) -> tuple[np.ndarray, np.ndarray]:
@@ -503,20 +491,6 @@ def similarity_figure(panels: Sequence[SimilarityPanel], grid: Grid, reference: 
     _equal_aspect(layout, len(panels), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
     layout["clickmode"] = "event+select"
     return _figure(traces, layout)
-
-
-def dissimilarity_from_kernel(k_ry: np.ndarray, k_rr: float, k_yy: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
-    """(dissimilarity, normalised similarity) from kernel values, as in :class:`SimilarityPanel`.
-
-    Non-positive or non-finite normalised values (possible for indefinite kernels such as
-    LAP) give an undefined (NaN) dissimilarity, which the contour plot leaves blank.
-    """
-    k_ry = np.asarray(k_ry, dtype=float)
-    denom = np.sqrt(np.abs(k_rr) * np.abs(np.asarray(k_yy, dtype=float)))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sim = np.where(denom > 0, k_ry / denom, np.nan)
-        dis = np.sqrt(np.maximum(-np.log(np.where(sim > 0, np.minimum(sim, 1.0), np.nan)), 0.0) / gamma)
-    return dis, np.clip(sim, 0.0, 1.0)
 
 
 # ----------------------------------------------------------------------------- decision boundaries

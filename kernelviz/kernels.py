@@ -30,6 +30,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.neighbors import kneighbors_graph
 
 from . import partitions as _partitions
+from ._chunks import apply_in_chunks  # noqa: F401 -- public name kv.kernels.apply_in_chunks (DESIGN.md)
 from .partitions import validate_points
 
 #: Largest exponent whose exp is a finite float64.
@@ -983,25 +984,6 @@ def make(name, **params):
     kernel = cls(**params)
     _check_gamma(kernel.gamma)
     return kernel
-
-
-def apply_in_chunks(kernel, X, Y, fn, max_bytes=64 * 2**20):
-    """``fn(kernel(X_chunk, Y))`` over row chunks of ``X``, concatenated along axis 0.
-
-    Peak memory stays near ``max_bytes`` whatever len(X) is: a 200 × 200 grid against
-    5000 training points would otherwise be a 1.6 GB Gram matrix.
-
-    Examples
-    --------
-    >>> scores = apply_in_chunks(k, grid, X_sv, lambda K: K @ dual_coef + b)
-    """
-    n_cols = len(Y) if not isinstance(Y, Units) else len(Y.means)
-    rows = max(1, int(max_bytes // (8 * max(n_cols, 1))))
-    n_rows = len(X) if not isinstance(X, Units) else len(X.means)
-    if n_rows == 0:
-        raise ValueError("No points to evaluate.")
-    parts = [fn(kernel(X[start:start + rows], Y)) for start in range(0, n_rows, rows)]
-    return np.concatenate(parts, axis=0)
 
 
 # ----------------------------------------------------------------------------- spectra

@@ -41,6 +41,7 @@ import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
+from kernelviz._svm import fit_svm
 
 #: Spacing of the lattices in decades: every 0.25 decade gives 25 values over the app's six decades.
 LATTICE_STEP = 0.25
@@ -227,7 +228,7 @@ def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, grid_times
     ``grid_times(support, dual)`` gives the grid's kernel values against the support vectors
     (all the decision function reads) times their dual coefficients.
     """
-    clf, _ = kvviews._fit_svm(K_train, y_train, C)
+    clf = fit_svm(K_train, y_train, C=C, max_iter=kvviews.SVM_MAX_ITER)
     values = grid_times(clf.support_, clf.dual_coef_[0]) + clf.intercept_[0]
     if not np.all(np.isfinite(values)):
         raise ValueError("the SVM's decision values are not finite numbers (the kernel over- or underflows here)")
@@ -443,7 +444,7 @@ def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvv
                     k = kvviews.at_gamma(kernel, gamma)
                     k_gr = kv.kernels.apply_in_chunks(k, grid_model, reference, lambda K: K[:, 0])
                     k_rr, k_gg = float(k(reference)[0, 0]), kvviews.kernel_diagonal(k, grid_model)
-                _, similarity = fg.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)  # NaN where undefined
+                _, similarity = kvviews.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)  # NaN where undefined
                 yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(similarity)))
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))

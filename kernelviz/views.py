@@ -12,13 +12,13 @@ import copy
 import hashlib
 import math
 import time
-import warnings
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 import kernelviz as kv
+from kernelviz import _chunks, _svm
 from kernelviz import figures as fg
 
 #: Kernels whose definition uses the partition / mixture shown in the Partition view.
@@ -480,24 +480,6 @@ def gamma_families(kernel, prep: Prepared, grid_model: np.ndarray) -> dict:
     return families
 
 
-def _fit_svm(K_train: np.ndarray, y_train: np.ndarray, C: float):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import SVC
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        clf = SVC(kernel="precomputed", C=C, max_iter=SVM_MAX_ITER).fit(K_train, y_train)
-    return clf, any(issubclass(w.category, ConvergenceWarning) for w in caught)
-
-
-def _against_support(K_sv: np.ndarray, sv: np.ndarray, n_train: int) -> np.ndarray:
-    """Rows of a precomputed test Gram holding only the support-vector columns (libsvm
-    reads no other column; the zeros stand in for the rest)."""
-    K = np.zeros((len(K_sv), n_train))
-    K[:, sv] = K_sv
-    return K
-
-
 def regularisation_note(kernel) -> str:
     """A panel's warning when the kernel measures with regularised (near-singular) covariances.
 
@@ -558,7 +540,8 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
         K_train = families["train"].gram(gamma)
     else:
         K_train = at_gamma(kernel, gamma)(X_train)
-    clf, capped = _fit_svm(K_train, y_train, C)
+    clf = _svm.fit_svm(K_train, y_train, C=C, max_iter=SVM_MAX_ITER)
+    capped = _svm.reached_iteration_cap(clf)
     fit_seconds = time.perf_counter() - start
     sv = clf.support_
 
@@ -570,16 +553,17 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
             log_n = family.log_n if np.isscalar(family.log_n) else family.log_n[:, sv]
             K_sv = kv.kernels.GammaFamily(family.D[:, sv], log_n).gram(gamma)
         else:  # large data: evaluated block by block against the support vectors only
-            K_sv = kv.kernels.apply_in_chunks(at_gamma(kernel, gamma), points, X_train[sv], lambda K: K)
-        return _against_support(K_sv, sv, len(X_train))
+            K_sv = _chunks.apply_in_chunks(at_gamma(kernel, gamma), points, X_train[sv], lambda K: K)
+        return K_sv
 
     def accuracy(part: str, mask: np.ndarray, labels: np.ndarray) -> float | None:
-        K = against_support(part, prep.X_model[mask])
-        return None if K is None else float(np.mean(clf.predict(K) == labels[mask]))
+        K_sv = against_support(part, prep.X_model[mask])
+        return None if K_sv is None else float(np.mean(_svm.predict(clf, K_sv) == labels[mask]))
 
     K_grid = against_support("grid", grid_model)
     multiclass = len(clf.classes_) > 2
-    values = np.searchsorted(clf.classes_, clf.predict(K_grid)) if multiclass else clf.decision_function(K_grid)
+    values = (np.searchsorted(clf.classes_, _svm.predict(clf, K_grid)) if multiclass
+              else _svm.decision_values(clf, K_grid))
     regularised = regularisation_note(kernel)
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
@@ -604,7 +588,7 @@ def _one_vs_one(model, X_unlabeled: np.ndarray | None):
     # imported here: the views module stays free of scikit-learn until a model is drawn
     from sklearn.multiclass import OneVsOneClassifier
 
-    return OneVsOneClassifier(kv.models.WithUnlabeled(model, X_unlabeled))
+    return OneVsOneClassifier(kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled))
 
 
 def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
@@ -645,9 +629,9 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
     fit_seconds = time.perf_counter() - start
     multiclass = len(model.classes_) > 2
     if multiclass:
-        values = np.searchsorted(model.classes_, fg.evaluate_in_chunks(model.predict, prep.to_model(grid.points)))
+        values = np.searchsorted(model.classes_, model.predict(prep.to_model(grid.points)))
     else:
-        values = fg.evaluate_in_chunks(model.decision_function, prep.to_model(grid.points))
+        values = model.decision_function(prep.to_model(grid.points))
     notes = []
     if wrapped:
         notes.append(f"{MULTICLASS_SCHEME} over {len(model.classes_)} classes")
@@ -694,6 +678,20 @@ def kernel_diagonal(kernel, points: np.ndarray, block: int = 256) -> np.ndarray:
     return np.concatenate([np.diag(kernel(points[i:i + block])) for i in range(0, len(points), block)])
 
 
+def dissimilarity_from_kernel(k_ry: np.ndarray, k_rr: float, k_yy: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """(dissimilarity, normalised similarity) from kernel values, as in :class:`kernelviz.figures.SimilarityPanel`.
+
+    Non-positive or non-finite normalised values (possible for indefinite kernels such as
+    LAP) give an undefined (NaN) dissimilarity, which the contour plot leaves blank.
+    """
+    k_ry = np.asarray(k_ry, dtype=float)
+    denom = np.sqrt(np.abs(k_rr) * np.abs(np.asarray(k_yy, dtype=float)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sim = np.where(denom > 0, k_ry / denom, np.nan)
+        dis = np.sqrt(np.maximum(-np.log(np.where(sim > 0, np.minimum(sim, 1.0), np.nan)), 0.0) / gamma)
+    return dis, np.clip(sim, 0.0, 1.0)
+
+
 def similarity_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: float,
                      reference: tuple[float, float]) -> fg.SimilarityPanel:
     """The kernel's (dis)similarity between a reference point and every grid point.
@@ -718,10 +716,10 @@ def similarity_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma
     k = at_gamma(kernel, gamma)
     grid_model = prep.to_model(grid.points)
     ref = prep.to_model(np.asarray([reference], dtype=float))
-    k_gr = kv.kernels.apply_in_chunks(k, grid_model, ref, lambda K: K[:, 0])
+    k_gr = _chunks.apply_in_chunks(k, grid_model, ref, lambda K: K[:, 0])
     k_rr = float(k(ref)[0, 0])
     k_gg = kernel_diagonal(k, grid_model)
-    dis, sim = fg.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)
+    dis, sim = dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)
     means = covs = None
     note = ""
     if name in ("ckrbf", "ckrbf-radial"):

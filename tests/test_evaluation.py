@@ -194,6 +194,16 @@ def test_bad_input_raises_value_error(moons, kwargs, message):
         evaluation.grid_search(args.pop("kernel"), X, y, **args)
 
 
+def test_max_iter_minus_one_means_no_limit_as_in_the_models(moons):
+    X, y = moons
+    unlimited = evaluation.grid_search("rbf", X, y, CS, GAMMAS[:2], cv=3, max_iter=-1)
+    generous = evaluation.grid_search("rbf", X, y, CS, GAMMAS[:2], cv=3, max_iter=10**7)
+    np.testing.assert_array_equal(unlimited.fold_scores, generous.fold_scores)
+    assert not unlimited.capped.any() and unlimited.max_iter == -1
+    with pytest.raises(ValueError, match="max_iter must be a positive whole number, or -1 for no limit"):
+        evaluation.grid_search("rbf", X, y, CS, GAMMAS, cv=3, max_iter=-2)
+
+
 def test_bad_data_raises_value_error(moons):
     X, y = moons
     X_nan = X.copy()

@@ -30,19 +30,6 @@ def test_grid_over_covers_the_points_with_square_cells():
     assert img.shape == grid.shape and np.all(img[0] == grid.xs)
 
 
-def test_evaluate_in_chunks_matches_one_call_and_bounds_each_block():
-    sizes = []
-
-    def fn(block):
-        sizes.append(len(block))
-        return block.sum(axis=1)
-
-    pts = RNG.normal(size=(1001, 2))
-    out = fg.evaluate_in_chunks(fn, pts, chunk_size=100)
-    np.testing.assert_allclose(out, pts.sum(axis=1))
-    assert max(sizes) == 100 and len(sizes) == 11
-
-
 def test_ellipse_points_lie_at_the_given_mahalanobis_radius():
     mean, cov = np.array([1.0, -2.0]), np.array([[2.0, 0.8], [0.8, 0.5]])
     ex, ey = fg.ellipse_xy(mean, cov, radius=3.0)
@@ -67,24 +54,6 @@ def test_nice_levels_are_round_and_span_the_values():
     assert step in (0.25, 0.5) or step == pytest.approx(0.5)
     assert levels[0] >= 0 and levels[-1] <= 3.3 + 1e-9
     assert len(fg.nice_levels(np.array([np.nan]))) == 1
-
-
-def test_dissimilarity_of_the_rbf_kernel_is_the_euclidean_distance():
-    ref = np.array([0.3, -0.2])
-    pts = RNG.normal(size=(50, 2))
-    gamma = 0.7
-    k = np.exp(-gamma * ((pts - ref) ** 2).sum(axis=1))
-    dis, sim = fg.dissimilarity_from_kernel(k, 1.0, np.ones(50), gamma)
-    np.testing.assert_allclose(dis, np.linalg.norm(pts - ref, axis=1), atol=1e-6)
-    np.testing.assert_allclose(sim, k)
-    # a kernel scaled by a constant (CkRBF's normaliser) has the same normalised values
-    dis2, _ = fg.dissimilarity_from_kernel(13.0 * k, 13.0, 13.0 * np.ones(50), gamma)
-    np.testing.assert_allclose(dis2, dis, atol=1e-6)
-
-
-def test_negative_kernel_values_give_blank_dissimilarity_not_nan_errors():
-    dis, sim = fg.dissimilarity_from_kernel(np.array([-0.5, 0.5]), 1.0, np.array([1.0, 1.0]), 1.0)
-    assert np.isnan(dis[0]) and np.isfinite(dis[1]) and sim[0] == 0.0
 
 
 # ----------------------------------------------------------------------------- conventions

@@ -16,7 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
 import kernelviz as kv
-from kernelviz import models
+from kernelviz import _chunks, models
 
 BINARY_ONLY = [cls for cls, _, binary_only in models.MODELS.values() if binary_only]
 
@@ -93,8 +93,32 @@ def test_kernel_svc_predicts_in_chunks_like_at_once(moons, monkeypatch):
     X, y, X_test, _ = moons
     clf = models.KernelSVC(C=3.0, gamma=0.7).fit(X, y)
     at_once = clf.decision_function(X_test)
-    monkeypatch.setattr(models, "_CHUNK_ENTRIES", 7 * len(X))  # 7 rows per chunk
+    monkeypatch.setattr(_chunks, "MAX_BYTES", 8 * 7 * len(clf.support_))  # 7 rows per chunk
     np.testing.assert_allclose(clf.decision_function(X_test), at_once, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls, reference", [
+    (models.KernelSVC, lambda gamma: SVC(kernel="rbf", gamma=gamma)),
+    (models.KFD, lambda gamma: models.KFD(kernel="rbf", gamma=gamma)),
+])
+def test_a_grid_search_over_the_kernels_gamma_reaches_the_kernel(cls, reference, moons):
+    # The kernel__gamma trap: the model's own gamma used to overwrite the kernel object's,
+    # so every kernel__gamma scored the same.
+    X, y, _, _ = moons
+    gammas = [0.01, 1.0, 100.0]
+    search = GridSearchCV(cls(kernel=kv.kernels.make("rbf")), {"kernel__gamma": gammas}, cv=3).fit(X, y)
+    independent = [cross_val_score(reference(gamma), X, y, cv=3).mean() for gamma in gammas]
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], independent, atol=1e-12)
+    assert len(set(independent)) == 3
+    assert search.best_estimator_.kernel_.gamma == gammas[int(np.argmax(independent))]
+
+
+def test_the_models_gamma_when_given_sets_the_kernel_objects(moons):
+    X, y, X_test, _ = moons
+    given = models.KernelSVC(kernel=kv.kernels.make("rbf", gamma=5.0), gamma=0.3).fit(X, y)
+    np.testing.assert_allclose(given.decision_function(X_test),
+                               SVC(gamma=0.3).fit(X, y).decision_function(X_test), atol=1e-8)
+    assert given.kernel_.gamma == 0.3
 
 
 def test_kernel_svc_iteration_cap_is_flagged(moons):
@@ -522,6 +546,25 @@ def test_bad_kernel_svc_parameters_are_explained(params, message, moons):
     X, y, _, _ = moons
     with pytest.raises(ValueError, match=message):
         models.KernelSVC(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [models.KernelSVC, models.MkRBF, models.SCM, models.CKSVMNDA, models.MPM,
+                                 models.MCPM])
+def test_max_iter_minus_one_means_no_limit_in_every_model(cls, moons):
+    X, y, X_test, _ = moons
+    unlimited = cls(max_iter=-1).fit(X, y)
+    generous = cls(max_iter=10**7).fit(X, y)
+    np.testing.assert_allclose(unlimited.decision_function(X_test), generous.decision_function(X_test), atol=1e-12)
+    assert not getattr(unlimited, "max_iter_reached_", False)
+    for refused in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="max_iter must be a positive whole number, or -1 for no limit"):
+            cls(max_iter=refused).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [cls for cls, _, _ in models.MODELS.values()] + [models.WithUnlabeled])
+def test_estimator_parameters_are_keyword_only(cls):
+    with pytest.raises(TypeError, match="positional argument"):
+        cls(1.0)
 
 
 def test_bad_model_parameters_are_explained(moons):

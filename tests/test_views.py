@@ -104,6 +104,24 @@ def test_similarity_panel_is_zero_at_the_reference_and_grows_away_from_it():
     assert panel.means is None
 
 
+def test_dissimilarity_of_the_rbf_kernel_is_the_euclidean_distance():
+    ref = np.array([0.3, -0.2])
+    pts = RNG.normal(size=(50, 2))
+    gamma = 0.7
+    k = np.exp(-gamma * ((pts - ref) ** 2).sum(axis=1))
+    dis, sim = views.dissimilarity_from_kernel(k, 1.0, np.ones(50), gamma)
+    np.testing.assert_allclose(dis, np.linalg.norm(pts - ref, axis=1), atol=1e-6)
+    np.testing.assert_allclose(sim, k)
+    # a kernel scaled by a constant (CkRBF's normaliser) has the same normalised values
+    dis2, _ = views.dissimilarity_from_kernel(13.0 * k, 13.0, 13.0 * np.ones(50), gamma)
+    np.testing.assert_allclose(dis2, dis, atol=1e-6)
+
+
+def test_negative_kernel_values_give_blank_dissimilarity_not_nan_errors():
+    dis, sim = views.dissimilarity_from_kernel(np.array([-0.5, 0.5]), 1.0, np.array([1.0, 1.0]), 1.0)
+    assert np.isnan(dis[0]) and np.isfinite(dis[1]) and sim[0] == 0.0
+
+
 def test_gram_summary_flags_an_indefinite_matrix():
     breaks = np.array([1])
     psd = views.gram_summary("rbf", np.eye(2), breaks)
