@@ -137,7 +137,7 @@ def _largest_alpha_first(alpha: np.ndarray, side: np.ndarray, support: np.ndarra
     Ties are the rule, not the exception: every bounded support vector has α = C. Taken in
     training order, a data set listed class by class would add one class's bumps first and
     the early stages of a build-up would tint the whole map that class's colour. Alternating
-    keeps the partial sums of α_i y_i near zero, as the full sum is (Σ α_i y_i = 0). Within
+    keeps the partial sums of α_i y_i near zero, where the full sum ends (Σ α_i y_i = 0). Within
     a class, ties keep the training order.
     """
     grouped = np.lexsort((support, side, -alpha))  # by α, then class, then training index

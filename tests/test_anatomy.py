@@ -268,3 +268,14 @@ def test_hiding_boundary_layers_removes_only_those_layers():
     # tints keep their scale and the panels their titles
     assert everything.data[0].zmax == full.data[0].zmax
     assert everything.layout.annotations == full.layout.annotations
+
+
+def test_terms_figure_with_every_term_shown_has_no_rest_bar_and_refuses_top_zero():
+    kernel, svc = fitted("rbf", C=100.0)
+    t = anatomy.decision_terms(svc, kernel, X, QUERIES[0])
+    fig = fg.decision_terms_figure({"rbf": t}, QUERIES[0], top=len(t.terms) + 5)
+    bars = {c: v for b in fig.data for c, v in zip(b.y, b.x)}
+    assert len(bars) == len(t.terms) + 2 and not any(c.endswith("other SVs") for c in bars)
+    assert sum(v for c, v in bars.items() if c != "f(x)") == pytest.approx(bars["f(x)"], abs=1e-12)
+    with pytest.raises(ValueError, match="top must be at least 1"):
+        fg.decision_terms_figure({"rbf": t}, QUERIES[0], top=0)
