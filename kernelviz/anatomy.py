@@ -97,6 +97,14 @@ class BumpBuildUp:
     counts: np.ndarray
     values: np.ndarray
 
+    @property
+    def agreement(self) -> np.ndarray | None:
+        """Per stage, the share of the points where f_m has the sign of the SVM's f (1 at the
+        last stage); None when the stages stop short of every support vector."""
+        if self.counts[-1] != len(self.expansion.support):
+            return None
+        return np.mean(np.sign(self.values) == np.sign(self.values[-1]), axis=1)
+
 
 def support_expansion(svc) -> SupportExpansion:
     """The support-vector expansion of a fitted two-class ``SVC(kernel="precomputed")``.

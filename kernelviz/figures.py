@@ -976,13 +976,11 @@ def buildup_figure(buildup: "BumpBuildUp", grid: Grid, X_train: np.ndarray, y_tr
     expansion = buildup.expansion
     classes = list(expansion.classes)
     n_support = len(expansion.support)
-    final = values[-1] if buildup.counts[-1] == n_support else None
-    titles = []
-    for m, f_m in zip(buildup.counts, values):
-        text = f"m = {m} of {n_support}"
-        if final is not None and m < n_support:
-            text += f" · same side as f on {np.mean(np.sign(f_m) == np.sign(final)):.0%}"
-        titles.append(text)
+    agreement = buildup.agreement
+    final = values[-1] if agreement is not None else None
+    titles = [f"m = {m} of {n_support}" + (f" · same side as f on {agreement[s]:.0%}"
+                                             if agreement is not None and m < n_support else "")
+              for s, m in enumerate(buildup.counts)]
     heading = title or (f"{kernel_label(name)}: " if name else "") + "f built up from its support vectors, largest |α| first"
     layout = _layout(heading, height=_panels_height(len(titles), grid, extra=90))
     refs = _panels(layout, titles)

@@ -152,6 +152,17 @@ def test_buildup_evaluates_the_kernel_once_against_the_support_vectors_only():
     calls.clear()
     partial = anatomy.bump_buildup(svc, counting_kernel, X, points, counts=[1, 3])
     assert calls == [(len(points), 3)] and partial.values.shape == (2, len(points))
+    assert partial.agreement is None  # no full f to agree with
+
+
+def test_agreement_is_the_share_of_points_on_the_full_svms_side():
+    kernel, svc = fitted("rbf")
+    points = RNG.normal(0.6, 1.5, (300, 2))
+    buildup = anatomy.bump_buildup(svc, kernel, X, points)
+    predicted = svc.predict(kernel(points, X))
+    for f_m, share in zip(buildup.values, buildup.agreement):
+        assert share == np.mean(np.where(f_m > 0, 7.0, 3.0) == predicted)
+    assert buildup.agreement[-1] == 1.0 and buildup.agreement.min() < 1.0
 
 
 # ----------------------------------------------------------------------------- bad input
@@ -235,9 +246,9 @@ def test_buildup_figure_rings_the_support_vectors_used_so_far():
         ringed = {int(s) for r in rings for s in np.asarray(r.customdata)[:, 0]}
         assert ringed == set(buildup.expansion.support[:m].tolist())
     assert fg.BOUNDED_SV_SYMBOL != fg.FREE_SV_SYMBOL
-    final_side = np.sign(buildup.values[-1])
-    share = np.mean(np.sign(buildup.values[0]) == final_side)
+    share = buildup.agreement[0]
     assert f"m = 1 of {len(svc.support_)} · same side as f on {share:.0%}" in fig.layout.annotations[0].text
+    assert fig.layout.annotations[len(buildup.counts) - 1].text == f"m = {len(svc.support_)} of {len(svc.support_)}"
 
 
 def _boundary_figure():
