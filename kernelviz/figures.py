@@ -806,3 +806,218 @@ def pf_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], alpha0: float
         layout["annotations"] = [{"x": alpha0, "y": 1, "xref": "x", "yref": "paper", "text": "α₀",
                                   "showarrow": False, "xanchor": "right", "yanchor": "bottom"}]
     return _figure(traces, layout)
+
+
+# ----------------------------------------------------------------------------- the decision function taken apart
+#
+# f(x) = Σ αᵢ yᵢ k(xᵢ, x) + b term by term (kernelviz.anatomy computes the numbers), and the
+# boundary figure without the layers a teacher may want out of the way.
+
+from typing import TYPE_CHECKING  # noqa: E402 -- this section was appended; its names stay with it
+
+if TYPE_CHECKING:  # annotations only: figures.py never needs the numerics at run time
+    from kernelviz.anatomy import BumpBuildUp, DecisionTerms
+
+#: How a bounded support vector (αᵢ = C) is drawn apart from a free one (0 < αᵢ < C).
+BOUNDED_PATTERN = "/"
+FREE_SV_SYMBOL, BOUNDED_SV_SYMBOL = "circle-open", "square-open"
+BIAS_COLOR, REST_COLOR, TOTAL_COLOR = "#8C8C8C", "#C8C8C8", "#222222"
+
+
+def _side_word(value: float, names: Sequence[str]) -> str:
+    """Which class a decision value speaks for (``names``: display names of the −, + classes)."""
+    if value == 0:
+        return "on the boundary"
+    return "→ " + (names[1] if value > 0 else names[0])
+
+
+def decision_terms_figure(terms: Mapping[str, "DecisionTerms"], point: Sequence[float], top: int = 8,
+                          title: str = "") -> go.Figure:
+    """The largest terms αᵢ yᵢ k(xᵢ, x) of f at one point, one panel per kernel.
+
+    Each bar is one support vector's pull: right toward the positive class, left toward the
+    negative one, coloured by the support vector's class and hatched when αᵢ is at its bound
+    C. Below the ``top`` largest come the sum of all other terms, the bias b, and f(x) itself,
+    so the bars above f(x) add up to it exactly.
+
+    Parameters
+    ----------
+    terms : mapping of kernel name → kernelviz.anatomy.DecisionTerms
+        The same point under each kernel.
+    point : (x₁, x₂)
+        The point, for the title.
+    top : int
+        How many terms get a bar of their own.
+    """
+    if top < 1:
+        raise ValueError(f"top must be at least 1 (the number of terms shown one by one); got {top}.")
+    panels = list(terms.items())
+    titles = []
+    for name, t in panels:
+        names = class_names(list(t.classes))
+        titles.append(f"<b>{kernel_label(name)}</b> · f(x) = {t.value:+.3f} "
+                      f"{_side_word(t.value, [names[c] for c in t.classes])}")
+    heading = title or f"What decides the point ({float(point[0]):.2f}, {float(point[1]):.2f}): the largest terms of f"
+    rows, _ = _panel_grid(len(panels))
+    layout = _layout(heading, height=rows * (24 * (top + 3) + 150) + 110, top=100)
+    refs = _panels(layout, titles, hspace=0.12, vspace=0.22 if rows > 1 else 0.12, share=False)
+    traces, in_legend = [], set()
+
+    def legend_once(group: str) -> bool:
+        shown = group not in in_legend
+        in_legend.add(group)
+        return shown
+
+    for i, ((name, t), ref) in enumerate(zip(panels, refs)):
+        names = class_names(list(t.classes))
+        shown = slice(0, min(top, len(t.terms)))
+        categories = [f"SV {s}" for s in t.support[shown]]
+        panel = []
+        for side, label in enumerate(t.classes):
+            color = class_style(side)[0]
+            for bounded in (False, True):
+                mask = (t.labels[shown] == label) & (t.bounded[shown] == bounded)
+                if not mask.any():
+                    continue
+                kind = "at the bound (α = C)" if bounded else "free (0 < α < C)"
+                group = f"{names[label]} · {kind}"
+                panel.append({
+                    "type": "bar", "orientation": "h", "x": t.terms[shown][mask],
+                    "y": np.asarray(categories, dtype=object)[mask], "name": group, "legendgroup": group,
+                    "showlegend": legend_once(group),
+                    "marker": {"color": color, "line": {"color": color, "width": 1},
+                               "pattern": {"shape": BOUNDED_PATTERN if bounded else "", "fgcolor": "white",
+                                           "solidity": 0.35}},
+                    "customdata": np.column_stack([t.alpha[shown][mask], t.kernel_values[shown][mask]]),
+                    "hovertemplate": (f"%{{y}} · {names[label]}, {kind}<br>α = %{{customdata[0]:.4g}}"
+                                      "<br>k(xᵢ, x) = %{customdata[1]:.4g}<br>term = %{x:+.4g}<extra></extra>"),
+                    "texttemplate": "%{x:+.3f}", "textposition": "outside", "cliponaxis": False,
+                })
+        rest = t.terms[shown.stop:]
+        if len(rest):
+            categories.append(f"{len(rest)} other SVs")
+            panel.append(_summary_bar(categories[-1], float(rest.sum()), REST_COLOR, "other support vectors",
+                                      legend_once("rest")))
+        categories += ["b", "f(x)"]
+        panel.append(_summary_bar("b", t.intercept, BIAS_COLOR, "bias b", legend_once("bias")))
+        panel.append(_summary_bar("f(x)", t.value, TOTAL_COLOR, "f(x) = Σ terms + b", legend_once("total")))
+        traces += _on(panel, ref)
+        xkey, ykey, _, _ = _axis_names(i + 1)
+        negative, positive = (names[c] for c in t.classes)
+        # symmetric, with room for the values printed beyond the bars' ends
+        reach = 1.45 * max(float(np.abs(t.terms[shown]).max()), abs(t.intercept), abs(t.value),
+                           abs(float(rest.sum())) if len(rest) else 0.0, 1e-12)
+        layout[xkey].update(title={"text": f"← toward {negative} · toward {positive} →", "font": {"size": 12}},
+                            range=[-reach, reach], zeroline=True, zerolinecolor="#444444", zerolinewidth=1.5)
+        layout[ykey].update(categoryorder="array", categoryarray=categories, autorange="reversed",
+                            type="category")
+    layout["barmode"] = "relative"
+    layout["legend"].update(y=-0.12)
+    return _figure(traces, layout)
+
+
+def _summary_bar(category: str, value: float, color: str, name: str, show_legend: bool) -> dict:
+    return {"type": "bar", "orientation": "h", "x": [value], "y": [category], "name": name, "legendgroup": name,
+            "showlegend": show_legend, "marker": {"color": color},
+            "hovertemplate": f"{name}<br>%{{x:+.4g}}<extra></extra>",
+            "texttemplate": "%{x:+.3f}", "textposition": "outside", "cliponaxis": False}
+
+
+def buildup_figure(buildup: "BumpBuildUp", grid: Grid, X_train: np.ndarray, y_train: np.ndarray,
+                   name: str = "", title: str = "") -> go.Figure:
+    """f assembling from its support-vector bumps: one panel per stage m (the m largest |αᵢ|).
+
+    Each panel tints f_m on one colour scale for all stages, draws its zero line (solid) and,
+    until the last stage, the full SVM's boundary (dotted) to aim at; the support vectors
+    used so far are ringed (circles free, squares at the bound C), those that joined at this
+    stage with a thicker line. The panel title says on how much of the map f_m already
+    takes the full f's side.
+
+    Parameters
+    ----------
+    buildup : kernelviz.anatomy.BumpBuildUp
+        Evaluated at ``grid.points`` (mapped to the model's space when that differs).
+    grid : Grid
+    X_train, y_train : arrays
+        The training points in the plane (indexed as the SVM's training set) and their labels.
+    name : str
+        The kernel's name, for the title.
+    """
+    values = np.asarray(buildup.values, dtype=float)
+    if values.shape[1] != len(grid.xs) * len(grid.ys):
+        raise ValueError(f"The build-up has {values.shape[1]} values per stage but the grid has "
+                         f"{len(grid.xs) * len(grid.ys)} points: evaluate it at grid.points.")
+    expansion = buildup.expansion
+    classes = list(expansion.classes)
+    n_support = len(expansion.support)
+    agreement = buildup.agreement
+    final = values[-1] if agreement is not None else None
+    titles = [f"m = {m} of {n_support}" + (f" · same side as f on {agreement[s]:.0%}"
+                                             if agreement is not None and m < n_support else "")
+              for s, m in enumerate(buildup.counts)]
+    heading = title or (f"{kernel_label(name)}: " if name else "") + "f built up from its support vectors, largest |α| first"
+    layout = _layout(heading, height=_panels_height(len(titles), grid, extra=90))
+    refs = _panels(layout, titles)
+    reference = values[-1]
+    limit = float(np.clip(np.percentile(np.abs(reference), 95), 1.0, 3.0))
+    neg, pos = class_style(0)[0], class_style(1)[0]
+    line = {"type": "contour", "x": grid.xs, "y": grid.ys, "showscale": False, "hoverinfo": "skip",
+            "showlegend": False, "contours": {"start": 0, "end": 0, "size": 1, "coloring": "none"}}
+    sv_xy = np.asarray(X_train, dtype=float)[expansion.support]
+    alpha = expansion.alpha
+    size = 8 + 12 * np.sqrt(alpha / alpha.max())
+    traces = []
+    for i, (m, f_m, ref) in enumerate(zip(buildup.counts, values, refs)):
+        panel = [{"type": "heatmap", "x": grid.xs, "y": grid.ys, "z": grid.reshape(f_m), "zmin": -limit,
+                  "zmax": limit, "showscale": False,
+                  "colorscale": [[0, lighten(neg, 0.55)], [0.5, "#FFFFFF"], [1, lighten(pos, 0.55)]],
+                  "hovertemplate": f"(%{{x:.2f}}, %{{y:.2f}})<br>f<sub>{m}</sub> = %{{z:.3f}}<extra></extra>"}]
+        panel.append({**line, "z": grid.reshape(f_m), "name": f"f_{m} = 0",
+                      "line": {"color": "black", "width": 2.4}})
+        if final is not None and m < n_support:
+            panel.append({**line, "z": grid.reshape(final), "name": "boundary of the full f",
+                          "line": {"color": "#555555", "width": 1.4, "dash": "dot"}})
+        panel += point_traces(X_train, y_train, classes=classes, size=5, show_legend=i == 0, opacity=0.35)
+        joined = np.arange(m) >= (buildup.counts[i - 1] if i else 0)
+        for bounded, symbol, kind in ((False, FREE_SV_SYMBOL, "free (0 < α < C)"),
+                                      (True, BOUNDED_SV_SYMBOL, "at the bound (α = C)")):
+            used = np.flatnonzero(expansion.bounded[:m] == bounded)
+            if not len(used):
+                continue
+            panel.append({
+                "type": "scatter", "x": sv_xy[used, 0], "y": sv_xy[used, 1], "mode": "markers",
+                "name": f"support vectors used, {kind}", "legendgroup": f"sv-{bounded}",
+                "showlegend": i == len(refs) - 1,
+                "marker": {"symbol": symbol, "color": "black", "size": size[used],
+                           "line": {"width": np.where(joined[used], 2.6, 1.2)}},
+                "customdata": np.column_stack([expansion.support[used], alpha[used]]),
+                "hovertemplate": f"SV %{{customdata[0]}} ({kind})<br>α = %{{customdata[1]:.4g}}<extra></extra>",
+            })
+        traces += _on(panel, ref)
+    _equal_aspect(layout, len(refs), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
+    return _figure(traces, layout)
+
+
+def hide_boundary_layers(figure: go.Figure, *, support_vectors: bool = False, margins: bool = False,
+                         test_points: bool = False) -> go.Figure:
+    """A copy of a :func:`boundary_figure` without the layers asked to go (teacher's clutter toggles).
+
+    Hiding leaves everything else as drawn (tints keep their scale, titles their scores):
+    dozens of support-vector rings can bury a panel, and a projector wants the boundary alone.
+
+    Parameters
+    ----------
+    figure : go.Figure
+        As :func:`boundary_figure` returns it.
+    support_vectors, margins, test_points : bool
+        True hides the support-vector rings, the f = ±1 margin lines, the hollow test points.
+    """
+    def hidden(trace) -> bool:
+        if support_vectors and trace.legendgroup == "sv":
+            return True
+        if margins and trace.type == "contour" and (trace.contours.start, trace.contours.end) == (-1, 1):
+            return True
+        return test_points and trace.type == "scatter" and (trace.name or "").endswith(" (test)")
+
+    kept = [t for t in figure.data if not hidden(t)]
+    return go.Figure({"data": [t.to_plotly_json() for t in kept], "layout": figure.layout.to_plotly_json()})
