@@ -315,7 +315,20 @@ BAD_TEXT = [
     ("1 1:0.5 1:2\n-1 1:1\n", "line 1: feature index 1 appears twice"),
     ("1\n-1\n", "single column"),
     ("1 1:1\n-1 99999999:1\n", "2 rows × 99,999,999 features, too many to hold as a dense"),
+    # pandas would fill a short row's missing label with NaN, i.e. "unlabeled", silently
+    ("x,y,label\n1,2,0\n3,4\n5,6,1\n", "line 3 has 2 values but line 1 has 3"),
+    # ... and read True / False as booleans, which are not numbers here
+    ("x,y,label\n1,True,0\n3,False,1\n", "line 2, column 'y': 'True' is not a number"),
+    ('x,y,label\n1,"2,0\n3,4,1\n', "line 2 has 2 values but line 1 has 3"),
+    ('x,y,label\n1,2,0\n3,4,"1\n', "quotes .*every \" needs its partner"),
 ]
+
+
+def test_quoted_cells_may_hold_the_separator_and_numbers():
+    ds = read_text('"x, first",y,label\n"1.5",2,0\n3," 4 ",1\n')
+    assert ds.feature_names == ["x, first", "y"]
+    np.testing.assert_array_equal(ds.X, [[1.5, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(ds.y, [0.0, 1.0])
 
 
 @pytest.mark.parametrize("text, message", BAD_TEXT)

@@ -1,5 +1,11 @@
 """Reading and writing data sets: the bundled samples, CSV / whitespace tables and
-LIBSVM (svmlight) files in, CSV and LIBSVM text out."""
+LIBSVM (svmlight) files in, CSV and LIBSVM text out.
+
+Tables are parsed by pandas; only when a column does not come out as finite numbers
+are its cells looked at one by one, to name the file, line and column of the first bad
+cell. The LIBSVM reader is our own: scikit-learn's cannot read the unlabeled lines
+:func:`to_libsvm` writes.
+"""
 
 from __future__ import annotations
 
@@ -155,9 +161,10 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
 
     Notes
     -----
-    *Tables.* The first row is a header when one of its cells is not a number. An
-    empty label cell marks an unlabeled row. Feature cells must hold finite numbers.
-    Blank lines and lines starting with ``#`` are skipped.
+    *Tables* are parsed by pandas (``read_csv``, C engine). The first row is a header
+    when one of its cells is not a number. An empty label cell marks an unlabeled row.
+    Feature cells must hold finite numbers. Blank lines and lines starting with ``#``
+    are skipped. A cell may be quoted (``"1.5"``), but a quote must close on its line.
 
     *LIBSVM.* ``label index:value index:value …`` with 1-based indices; features
     missing from a row are 0, the number of features is the largest index; a line with
@@ -170,20 +177,16 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
     raw, default_name = _read_source(path_or_file)
     text = _decode(raw, default_name) if isinstance(raw, bytes) else raw.lstrip("\ufeff")
     name = default_name if name is None else str(name)
-    records = [
-        (number, line)
-        for number, line in enumerate(text.splitlines(), start=1)
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
-    if not records:
+    lines, line_numbers = _data_lines(text)
+    if not lines:
         raise ValueError(f"{name!r} is empty: it has no data rows.")
-    if len(records) > MAX_ROWS + 1:  # + 1: a header is not a data row
+    if len(lines) > MAX_ROWS + 1:  # + 1: a header is not a data row
         raise ValueError(
-            f"{name!r} has {len(records):,} rows; kernelviz reads at most {MAX_ROWS:,}. "
+            f"{name!r} has {len(lines):,} rows; kernelviz reads at most {MAX_ROWS:,}. "
             "Take a random subset of the rows first."
         )
     if fmt == "auto":
-        fmt = "libsvm" if _looks_like_libsvm(records) else "csv"
+        fmt = "libsvm" if _looks_like_libsvm(lines) else "csv"
     if fmt in ("libsvm", "svmlight"):
         if not (label_column is None or label_column is False or label_column == 0):
             raise ValueError(
@@ -191,12 +194,12 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
                 f"label_column={label_column!r} does not apply (use None, or False to "
                 "ignore the labels)."
             )
-        X, y = _parse_libsvm(records, name)
+        X, y = _parse_libsvm(list(zip(line_numbers, lines)), name)
         feature_names = []
         if label_column is False:
             y = None
     elif fmt == "csv":
-        X, y, feature_names = _parse_table(records, label_column, name)
+        X, y, feature_names = _parse_table(lines, line_numbers, label_column, name)
     else:
         raise ValueError(f"Unknown format {fmt!r}; use 'auto', 'csv' or 'libsvm'.")
     if len(X) < 2:
@@ -261,7 +264,21 @@ def _decode(raw: bytes, name: str) -> str:
         ) from None
 
 
-def _looks_like_libsvm(records) -> bool:
+def _data_lines(text):
+    """The lines that hold data, and their 1-based numbers in the file.
+
+    Blank lines and lines starting with ``#`` are left out. Most files have neither,
+    and then no line is looked at one by one.
+    """
+    lines = text.splitlines()
+    if "#" not in text and "" not in lines and not any(map(str.isspace, lines)):
+        return lines, range(1, len(lines) + 1)
+    kept = [(number, line) for number, line in enumerate(lines, start=1)
+            if line.strip() and not line.lstrip().startswith("#")]
+    return [line for _, line in kept], [number for number, _ in kept]
+
+
+def _looks_like_libsvm(lines) -> bool:
     """LIBSVM when one of the first lines holds an ``index:value`` token.
 
     One is enough: a LIBSVM file may have many lines with a label only (points at the
@@ -269,7 +286,7 @@ def _looks_like_libsvm(records) -> bool:
     """
     return any(
         _LIBSVM_PAIR.match(token)
-        for _, line in records[:50]
+        for line in lines[:50]
         for token in line.split("#", 1)[0].split()
     )
 
@@ -339,45 +356,103 @@ def _parse_libsvm(records, name):
     return X, np.array(labels)
 
 
-def _split_table_rows(records):
-    """Cells of each record, with the separator guessed from the first record.
+def _table_delimiter(line):
+    """The separator of a table, guessed from its first line; None for runs of spaces.
 
     Semicolons win over commas: a file separated by semicolons usually has decimal
     commas.
     """
-    first = records[0][1]
-    for delimiter in ("\t", ";", ","):
-        if delimiter in first:
-            reader = csv.reader((line for _, line in records), delimiter=delimiter)
-            return [[cell.strip() for cell in cells] for cells in reader]
-    return [line.split() for _, line in records]
+    return next((delimiter for delimiter in ("\t", ";", ",") if delimiter in line), None)
 
 
-def _parse_table(records, label_column, name):
-    # the first row's width tells the size before the (slow) split of every row
-    n_columns = len(_split_table_rows(records[:1])[0])
-    if len(records) * n_columns > MAX_CELLS:
+def _split_cells(line, delimiter):
+    """The stripped cells of one line, quotes handled as a spreadsheet writes them."""
+    if delimiter is None:
+        return line.split()
+    return [cell.strip() for cell in next(csv.reader([line], delimiter=delimiter))]
+
+
+def _row_widths(body, lines, delimiter):
+    """Number of cells on each line; ``body`` is the lines joined by newlines, as UTF-8."""
+    if delimiter is None or not lines:
+        return [len(line.split()) for line in lines]
+    if b'"' in body:  # only a quoted cell can hold the separator itself
+        return [len(_split_cells(line, delimiter)) for line in lines]
+    # Separators counted over the bytes at once instead of in a loop over the lines:
+    # how many lie before each line's end, differenced. Both characters are ASCII, and
+    # no byte of a multi-byte UTF-8 character is.
+    codes = np.frombuffer(body, dtype=np.uint8)
+    separators = np.flatnonzero(codes == ord(delimiter))
+    line_ends = np.append(np.flatnonzero(codes == ord("\n")), len(codes))
+    return np.diff(np.searchsorted(separators, line_ends), prepend=0) + 1
+
+
+def _read_frame(body, n_lines, delimiter, n_columns, name, as_text):
+    """The table's data lines parsed by pandas.
+
+    With ``as_text`` every cell is a string, as in the file; otherwise pandas infers
+    each column's type, and an empty cell — only an empty one — becomes NaN.
+    """
+    import pandas as pd  # here, not at the top: ``import kernelviz.data`` stays fast
+
+    options = {"sep": r"\s+", "quoting": csv.QUOTE_NONE} if delimiter is None else {
+        "sep": delimiter, "skipinitialspace": True}
+    if as_text:
+        options.update(dtype=str, na_filter=False)
+    else:
+        options.update(keep_default_na=False, na_values=[""])
+    try:
+        frame = pd.read_csv(io.BytesIO(body), header=None, names=range(n_columns), engine="c",
+                            encoding="utf-8", **options)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ValueError(
-            f"{name!r} has {len(records):,} rows × {n_columns:,} columns, too many values "
+            f"{name!r} is not a well-formed table; check its quotes (every \" needs its "
+            f"partner on the same line) and separators. The CSV parser said: {reason}"
+        ) from None
+    if len(frame) != n_lines:
+        raise ValueError(
+            f"{name!r} has a quoted cell that runs over several lines; every row must be on "
+            "one line (check for an unclosed \")."
+        )
+    return frame
+
+
+def _numeric_column(column):
+    """The column as float64 when pandas read it as numbers, else None."""
+    if column.dtype.kind not in "iuf":  # text, or "True"/"False" read as booleans
+        return None
+    return column.to_numpy(dtype=np.float64)
+
+
+def _parse_table(lines, line_numbers, label_column, name):
+    delimiter = _table_delimiter(lines[0])
+    header_cells = _split_cells(lines[0], delimiter)
+    n_columns = len(header_cells)
+    # the first row's width tells the size before any parsing of the others
+    if len(lines) * n_columns > MAX_CELLS:
+        raise ValueError(
+            f"{name!r} has {len(lines):,} rows × {n_columns:,} columns, too many values "
             f"(the limit is {MAX_CELLS:,})."
         )
-    table = _split_table_rows(records)
-    line_numbers = [number for number, _ in records]
-    header_cells = table[0]
-    has_header = any(cell and _parse_number(cell) is None for cell in header_cells)
-    for cells, number in zip(table, line_numbers):
-        if len(cells) != n_columns:
+    # A string that did not come from UTF-8 bytes may hold lone surrogates; they become
+    # "?" and are then reported as a cell that is not a number.
+    body = "\n".join(lines[1:]).encode("utf-8", errors="replace")
+    for width, number in zip(_row_widths(body, lines[1:], delimiter), line_numbers[1:]):
+        if width != n_columns:
             raise ValueError(
-                f"{name!r}, line {number} has {len(cells)} values but line "
+                f"{name!r}, line {number} has {width} values but line "
                 f"{line_numbers[0]} has {n_columns}; every row needs the same number of "
                 "columns."
             )
+    has_header = any(cell and _parse_number(cell) is None for cell in header_cells)
     # unnamed columns are counted from 1 in messages, as a spreadsheet user would
     if has_header:
         column_names = [cell or f"column {j + 1}" for j, cell in enumerate(header_cells)]
-        table, line_numbers = table[1:], line_numbers[1:]
+        line_numbers = line_numbers[1:]
     else:
         column_names = [f"column {j + 1}" for j in range(n_columns)]
+        body = "\n".join(lines).encode("utf-8", errors="replace")
 
     label_index = _resolve_label_column(label_column, column_names, has_header, name)
     feature_indices = [j for j in range(n_columns) if j != label_index]
@@ -386,21 +461,48 @@ def _parse_table(records, label_column, name):
             f"{name!r} has a single column, so nothing is left for features once the "
             "labels are taken; pass label_column=False if that column is a feature."
         )
-    if not table:
+    if not line_numbers:
         raise ValueError(f"{name!r} has a header but no data rows.")
 
-    cells = np.array(table, dtype=object)
-    X = _parse_feature_cells(cells[:, feature_indices], feature_indices, column_names,
-                             line_numbers, name)
-    y = None
-    if label_index is not None:
-        y = _parse_label_cells(cells[:, label_index], column_names[label_index],
-                               line_numbers, name)
+    table = (body, len(line_numbers), delimiter, n_columns, name)
+    X, y = _table_values(table, feature_indices, label_index)
+    if X is None:
+        # Only when pandas found something other than finite numbers: cell by cell, to
+        # name the first offending cell (or to accept what Python's float() reads).
+        frame = _read_frame(*table, as_text=True)
+        cells = np.array([[cell.strip() for cell in row] for row in frame.itertuples(index=False)],
+                         dtype=object).reshape(len(frame), n_columns)
+        X = _parse_feature_cells(cells[:, feature_indices], feature_indices, column_names,
+                                 line_numbers, name)
+        if label_index is not None:
+            y = _parse_label_cells(cells[:, label_index], column_names[label_index],
+                                   line_numbers, name)
     if has_header:
         feature_names = [column_names[j] for j in feature_indices]
     else:
         feature_names = [f"x{k + 1}" for k in range(len(feature_indices))]
     return X, y, feature_names
+
+
+def _table_values(table, feature_indices, label_index):
+    """(X, y) straight from pandas, or (None, None) when a cell needs a closer look."""
+    try:
+        frame = _read_frame(*table, as_text=False)
+    except ValueError:
+        return None, None  # the cell-by-cell pass reads it again and gives the message
+    columns = [_numeric_column(frame[j]) for j in feature_indices]
+    if any(column is None or not np.all(np.isfinite(column)) for column in columns):
+        return None, None
+    X = np.column_stack(columns)
+    if label_index is None:
+        return X, None
+    y = _numeric_column(frame[label_index])
+    if y is None:
+        return None, None
+    empty = np.isnan(y)  # only an empty cell is NaN here (na_values=[""])
+    if not np.all(np.isfinite(y[~empty])):
+        return None, None
+    return X, np.where(empty, float(UNLABELED), y)
 
 
 def _resolve_label_column(label_column, column_names, has_header, name):
