@@ -1,5 +1,6 @@
 """Tests for kernelviz.data: samples, generators, readers/writers, scaling, label selection."""
 
+import csv
 import io
 
 import numpy as np
@@ -211,6 +212,38 @@ def test_round_trip_keeps_odd_feature_names_and_samples():
     heart = data.load("heart")
     back = read_text(data.to_libsvm(heart))
     assert np.array_equal(back.X, heart.X) and np.array_equal(back.y, heart.y)
+
+
+FORMULA_NAMES = ["=1+1", "+cmd", "-2+3", "@SUM(A1)"]
+
+
+def test_csv_header_cells_cannot_run_as_spreadsheet_formulas():
+    # OWASP's CSV-injection advice: a text cell starting with = + - @ (tab and CR
+    # included) is written with a leading single quote, so a spreadsheet shows it as text.
+    names = [*FORMULA_NAMES, "\t=HYPERLINK(x)", "\r-x", "plain", "-1.5"]
+    ds = Dataset(np.ones((2, len(names))), [1, -1], feature_names=names)
+    text = data.to_csv(ds)
+    header = next(csv.reader(io.StringIO(text, newline="")))
+    assert header == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "'=HYPERLINK(x)", "'-x", "plain",
+                      "-1.5", "label"]
+    assert text.splitlines()[2].endswith(",-1")  # numbers keep their sign: -1 is a label
+
+
+def test_quoted_formula_names_read_back_as_they_were():
+    names = [*FORMULA_NAMES, "a\nb\u2028c", " padded "]
+    ds = Dataset(np.ones((2, len(names))), [1, -1], feature_names=names)
+    # line breaks inside a name become spaces (read() takes one row per line) and the
+    # spaces around a name go, as read() strips every cell anyway
+    assert read_text(data.to_csv(ds)).feature_names == [*FORMULA_NAMES, "a b c", "padded"]
+    # a quote that to_csv did not add (not followed by = + - @) is kept
+    assert read_text("'a,'+b,label\n1,2,0\n3,4,1\n").feature_names == ["'a", "+b"]
+
+
+def test_libsvm_comment_cannot_smuggle_in_a_data_line():
+    ds = Dataset([[1.0], [2.0]], [1, -1], name="evil\n1 1:99\r-1 1:7")
+    back = read_text(data.to_libsvm(ds))
+    np.testing.assert_array_equal(back.X, ds.X)
+    np.testing.assert_array_equal(back.y, ds.y)
 
 
 def test_libsvm_output_is_plain_libsvm_for_labeled_points():

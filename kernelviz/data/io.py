@@ -28,6 +28,7 @@ SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"
 
 _LIBSVM_PAIR = re.compile(r"^\d+:")
 _DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
+_WHITESPACE = re.compile(r"\s")  # tabs and every character str.splitlines() breaks at
 
 
 # --------------------------------------------------------------------------- samples
@@ -448,7 +449,8 @@ def _parse_table(lines, line_numbers, label_column, name):
     has_header = any(cell and _parse_number(cell) is None for cell in header_cells)
     # unnamed columns are counted from 1 in messages, as a spreadsheet user would
     if has_header:
-        column_names = [cell or f"column {j + 1}" for j, cell in enumerate(header_cells)]
+        column_names = [_header_name(cell) or f"column {j + 1}"
+                        for j, cell in enumerate(header_cells)]
         line_numbers = line_numbers[1:]
     else:
         column_names = [f"column {j + 1}" for j in range(n_columns)]
@@ -593,15 +595,49 @@ def _parse_label_cells(cells, column, line_numbers, name):
 # --------------------------------------------------------------------------- writing
 
 
+_FORMULA_STARTS = ("=", "+", "-", "@")
+_SPREADSHEET_QUOTE = "'"
+
+
+def _text_cell(text):
+    """A text cell as to_csv writes it: safe to open in a spreadsheet, and one line.
+
+    Any line break (or tab) becomes a space, because :func:`read` takes one row per
+    line, and the spaces around the text go, as :func:`read` strips every cell. Text
+    that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-`` or
+    ``@``) gets a leading single quote, OWASP's advice against CSV injection; numbers
+    such as ``-1.5`` are left as they are.
+    """
+    text = _WHITESPACE.sub(" ", str(text)).strip()
+    if text.startswith(_FORMULA_STARTS) and _parse_number(text) is None:
+        return _SPREADSHEET_QUOTE + text
+    return text
+
+
+def _header_name(cell):
+    """A header cell as read: without the quote :func:`_text_cell` put before a formula."""
+    unquoted = cell[len(_SPREADSHEET_QUOTE):]
+    if cell.startswith(_SPREADSHEET_QUOTE) and unquoted.startswith(_FORMULA_STARTS):
+        return unquoted
+    return cell
+
+
 def to_csv(ds: Dataset) -> str:
     """The data set as CSV text with a header; :func:`read` gives it back exactly.
 
     The last column, ``label``, holds the labels, empty for unlabeled points (and for
     every point when ``ds.y is None``). Numbers are written with ``repr``, the shortest
     text that reads back to the same float.
+
+    A feature name a spreadsheet would run as a formula (``=…``, ``+…``, ``-…``,
+    ``@…``) is written with a leading single quote, so that it shows as text;
+    :func:`read` removes that quote again, so the names read back unchanged. A name
+    with line breaks or tabs, or with spaces around it, reads back with those turned
+    into single spaces and trimmed (see :func:`_text_cell`).
     """
     header = io.StringIO()
-    csv.writer(header, lineterminator="").writerow([*ds.feature_names, "label"])
+    csv.writer(header, lineterminator="").writerow(
+        [*map(_text_cell, ds.feature_names), "label"])
     lines = [header.getvalue()]
     labels = ds.y if ds.y is not None else np.full(ds.n, float(UNLABELED))
     for point, label in zip(ds.X.tolist(), labels.tolist()):
@@ -622,7 +658,8 @@ def to_libsvm(ds: Dataset) -> str:
     # Without an explicit last index the number of features would shrink on reading.
     last_column_all_zero = not ds.X[:, -1].any()
     lines = [
-        f"# {ds.name}: {n} points, {d} features. Lines without a leading label are "
+        # the name on one line: a line break in it would start a data line
+        f"# {_text_cell(ds.name)}: {n} points, {d} features. Lines without a leading label are "
         "unlabeled points."
     ]
     for i, (point, label) in enumerate(zip(ds.X.tolist(), labels.tolist())):
