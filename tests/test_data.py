@@ -449,9 +449,13 @@ def test_read_never_fails_with_anything_but_value_error(content):
 # --------------------------------------------------------------------------- Dataset
 
 
-def test_datasets_compare_by_identity():
-    ds = data.load("ripley")
-    assert ds == ds and ds != data.load("ripley")
+def test_datasets_compare_by_identity_not_by_their_arrays():
+    # A dataclass's own __eq__ would compare the X arrays element-wise (and raise on
+    # their truth value) and make Dataset unhashable; identity is what the app needs.
+    ds, twin = data.load("ripley"), data.load("ripley")
+    assert np.array_equal(ds.X, twin.X) and np.array_equal(ds.y, twin.y)
+    assert (ds == twin) is False and (ds != twin) is True
+    assert len({ds, twin}) == 2 and {ds: "first"}[ds] == "first"
 
 
 def test_dataset_validates_its_arrays():
