@@ -14,7 +14,9 @@ Conventions shared with the other modules (see ``docs/DESIGN.md``):
   ``Dataset`` and :func:`require_classes` treat it like a ``y`` that is entirely
   ``UNLABELED``. Unlabeled-only data is valid input for partitions and kernels.
 * Generated data has the classes ``0.0, 1.0, …``; data read from a file keeps the
-  file's own numeric labels (-1/+1, 0/1, …) as floats.
+  file's own numeric labels (-1/+1, 0/1, …) as floats; labels given as names in a
+  file become the classes ``0.0, 1.0, …`` in the names' sorted order, with
+  ``Dataset.class_names`` mapping each back to its name.
 * Bad input raises ``ValueError`` with a sentence saying what is wrong and where
   (line and column numbers where there are any), fit to show to a user as is.
 """

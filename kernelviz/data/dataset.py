@@ -3,6 +3,8 @@ every part of :mod:`kernelviz.data` shares (points, seeds, labels as text)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,12 +34,16 @@ class Dataset:
         A short name shown in the app (a sample name, or the file's stem).
     feature_names : list of str
         One name per column of ``X``; ``x1, x2, …`` when omitted.
+    class_names : dict of float to str, optional
+        The name of each class, by its numeric label (e.g. ``{0.0: "cat", 1.0: "dog"}``)
+        when the labels were names in the file; ``None`` for numeric labels.
     """
 
     X: np.ndarray
     y: np.ndarray | None = None
     name: str = "data"
     feature_names: list[str] = field(default_factory=list)
+    class_names: dict[float, str] | None = None
 
     def __post_init__(self):
         self.X = check_points(self.X, "X")
@@ -61,6 +67,8 @@ class Dataset:
                 f"feature_names has {len(self.feature_names)} names but X has "
                 f"{self.X.shape[1]} columns."
             )
+        if self.class_names is not None:
+            self.class_names = _check_class_names(self.class_names, self.classes, self.y)
 
     @property
     def n(self) -> int:
@@ -99,6 +107,25 @@ class Dataset:
         mask = self.labeled_mask
         y_labeled = self.y[mask] if self.y is not None else np.empty(0)
         return self.X[mask], y_labeled, self.X[~mask]
+
+
+def _check_class_names(class_names, classes, y):
+    """``class_names`` with float keys and str values, naming every class of ``y`` once."""
+    if y is None:
+        raise ValueError("class_names given, but the data set has no labels to name.")
+    if not isinstance(class_names, Mapping):
+        raise ValueError(
+            "class_names must map each class (its numeric label) to a name, e.g. "
+            f"{{0: 'cat', 1: 'dog'}}; got {class_names!r}."
+        )
+    checked = {float(label): str(name) for label, name in class_names.items()}
+    for label in classes:
+        if label not in checked:
+            raise ValueError(f"class {format_label(label)} has no name in class_names {checked!r}.")
+    repeated = [name for name, count in Counter(checked.values()).items() if count > 1]
+    if repeated:
+        raise ValueError(f"In class_names, the name {repeated[0]!r} is given to more than one class.")
+    return checked
 
 
 def check_points(X, what):

@@ -163,7 +163,10 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
     Notes
     -----
     *Tables* are parsed by pandas (``read_csv``, C engine). The first row is a header
-    when one of its cells is not a number. An empty label cell marks an unlabeled row.
+    when one of its cells is text above a number in the second row. An empty label cell
+    marks an unlabeled row. Labels are numbers, or names in every labeled row (such as
+    iris's species): the names become the classes 0, 1, … in their sorted order, kept
+    in ``Dataset.class_names``.
     Feature cells must hold finite numbers. Blank lines and lines starting with ``#``
     are skipped. A cell may be quoted (``"1.5"``), but a quote must close on its line.
 
@@ -196,18 +199,18 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
                 "ignore the labels)."
             )
         X, y = _parse_libsvm(list(zip(line_numbers, lines)), name)
-        feature_names = []
+        feature_names, class_names = [], None
         if label_column is False:
             y = None
     elif fmt == "csv":
-        X, y, feature_names = _parse_table(lines, line_numbers, label_column, name)
+        X, y, feature_names, class_names = _parse_table(lines, line_numbers, label_column, name)
     else:
         raise ValueError(f"Unknown format {fmt!r}; use 'auto', 'csv' or 'libsvm'.")
     if len(X) < 2:
         raise ValueError(f"{name!r} has {len(X)} data row(s); at least two points are needed.")
     if y is not None and not np.any(y != UNLABELED):
-        y = None
-    return Dataset(X, y, name=name, feature_names=feature_names)
+        y, class_names = None, None
+    return Dataset(X, y, name=name, feature_names=feature_names, class_names=class_names)
 
 
 def _read_source(source):
@@ -446,10 +449,10 @@ def _parse_table(lines, line_numbers, label_column, name):
                 f"{line_numbers[0]} has {n_columns}; every row needs the same number of "
                 "columns."
             )
-    has_header = any(cell and _parse_number(cell) is None for cell in header_cells)
+    has_header = _is_header(header_cells, _split_cells(lines[1], delimiter) if len(lines) > 1 else None)
     # unnamed columns are counted from 1 in messages, as a spreadsheet user would
     if has_header:
-        column_names = [_header_name(cell) or f"column {j + 1}"
+        column_names = [_unquoted_text(cell) or f"column {j + 1}"
                         for j, cell in enumerate(header_cells)]
         line_numbers = line_numbers[1:]
     else:
@@ -467,7 +470,7 @@ def _parse_table(lines, line_numbers, label_column, name):
         raise ValueError(f"{name!r} has a header but no data rows.")
 
     table = (body, len(line_numbers), delimiter, n_columns, name)
-    X, y = _table_values(table, feature_indices, label_index)
+    X, labels = _table_values(table, feature_indices, label_index)
     if X is None:
         # Only when pandas found something other than finite numbers: cell by cell, to
         # name the first offending cell (or to accept what Python's float() reads).
@@ -476,18 +479,38 @@ def _parse_table(lines, line_numbers, label_column, name):
                          dtype=object).reshape(len(frame), n_columns)
         X = _parse_feature_cells(cells[:, feature_indices], feature_indices, column_names,
                                  line_numbers, name)
-        if label_index is not None:
-            y = _parse_label_cells(cells[:, label_index], column_names[label_index],
-                                   line_numbers, name)
+        labels = None if label_index is None else cells[:, label_index]
+    y, class_names = labels, None
+    if labels is not None and labels.dtype == object:
+        y, class_names = _parse_label_cells(labels, column_names[label_index], line_numbers, name)
     if has_header:
         feature_names = [column_names[j] for j in feature_indices]
     else:
         feature_names = [f"x{k + 1}" for k in range(len(feature_indices))]
-    return X, y, feature_names
+    return X, y, feature_names, class_names
+
+
+def _is_header(first, second):
+    """Whether the first row of a table is its header.
+
+    It is when one of its cells is text above a number in the second row (or when it
+    is the only row and holds text). Text above text is not enough: that is a label
+    column holding class names, in a file without a header.
+    """
+    return any(
+        cell and _parse_number(cell) is None
+        and (second is None or _parse_number(second[j]) is not None)
+        for j, cell in enumerate(first)
+    )
 
 
 def _table_values(table, feature_indices, label_index):
-    """(X, y) straight from pandas, or (None, None) when a cell needs a closer look."""
+    """X and the labels straight from pandas, or (None, None) when a cell needs a closer look.
+
+    The labels are None without a label column, float64 (``UNLABELED`` where empty) when
+    pandas read numbers, and the column's stripped text cells (an object array) when it
+    read text, for :func:`_parse_label_cells`.
+    """
     try:
         frame = _read_frame(*table, as_text=False)
     except ValueError:
@@ -500,7 +523,7 @@ def _table_values(table, feature_indices, label_index):
         return X, None
     y = _numeric_column(frame[label_index])
     if y is None:
-        return None, None
+        return X, frame[label_index].fillna("").astype(str).str.strip().to_numpy(dtype=object)
     empty = np.isnan(y)  # only an empty cell is NaN here (na_values=[""])
     if not np.all(np.isfinite(y[~empty])):
         return None, None
@@ -577,6 +600,18 @@ def _parse_feature_cells(cells, feature_indices, column_names, line_numbers, nam
 
 
 def _parse_label_cells(cells, column, line_numbers, name):
+    """The labels from their text cells: ``(y, None)`` for numbers, ``(codes, names)`` for names.
+
+    Names (every non-empty cell text, none a number) become the classes 0, 1, … in the
+    sorted order of the names, and ``names`` maps each code back to its name. An empty
+    cell is an unlabeled point either way.
+    """
+    given = [cell for cell in cells if cell]
+    if given and all(_parse_number(cell) is None for cell in given):
+        names = sorted({_unquoted_text(cell) for cell in given})
+        codes = {label: float(code) for code, label in enumerate(names)}
+        y = np.array([codes[_unquoted_text(cell)] if cell else float(UNLABELED) for cell in cells])
+        return y, {code: label for label, code in codes.items()}
     y = np.full(len(cells), float(UNLABELED))
     for i, cell in enumerate(cells):
         if not cell:
@@ -585,11 +620,12 @@ def _parse_label_cells(cells, column, line_numbers, name):
         if value is None or not math.isfinite(value):
             raise ValueError(
                 f"{name!r}, line {line_numbers[i]}, label column {column!r}: {cell!r} is "
-                "not a finite number; labels must be numbers such as -1/+1 or 0/1 (leave "
-                "the cell empty for an unlabeled point)."
+                "not a finite number; labels must be numbers such as -1/+1 or 0/1 in every "
+                "cell, or names such as cat / dog in every cell (leave the cell empty for an "
+                "unlabeled point)."
             )
         y[i] = value
-    return y
+    return y, None
 
 
 # --------------------------------------------------------------------------- writing
@@ -614,8 +650,8 @@ def _text_cell(text):
     return text
 
 
-def _header_name(cell):
-    """A header cell as read: without the quote :func:`_text_cell` put before a formula."""
+def _unquoted_text(cell):
+    """A text cell as read: without the quote :func:`_text_cell` put before a formula."""
     unquoted = cell[len(_SPREADSHEET_QUOTE):]
     if cell.startswith(_SPREADSHEET_QUOTE) and unquoted.startswith(_FORMULA_STARTS):
         return unquoted
@@ -629,8 +665,12 @@ def to_csv(ds: Dataset) -> str:
     every point when ``ds.y is None``). Numbers are written with ``repr``, the shortest
     text that reads back to the same float.
 
-    A feature name a spreadsheet would run as a formula (``=…``, ``+…``, ``-…``,
-    ``@…``) is written with a leading single quote, so that it shows as text;
+    With ``ds.class_names`` the label cells hold the class names instead of the
+    numbers; :func:`read` gives the names back, with the codes 0, 1, … in the names'
+    sorted order (which may differ from the codes written).
+
+    A feature or class name a spreadsheet would run as a formula (``=…``, ``+…``,
+    ``-…``, ``@…``) is written with a leading single quote, so that it shows as text;
     :func:`read` removes that quote again, so the names read back unchanged. A name
     with line breaks or tabs, or with spaces around it, reads back with those turned
     into single spaces and trimmed (see :func:`_text_cell`).
@@ -639,11 +679,35 @@ def to_csv(ds: Dataset) -> str:
     csv.writer(header, lineterminator="").writerow(
         [*map(_text_cell, ds.feature_names), "label"])
     lines = [header.getvalue()]
-    labels = ds.y if ds.y is not None else np.full(ds.n, float(UNLABELED))
-    for point, label in zip(ds.X.tolist(), labels.tolist()):
-        label_cell = "" if label == UNLABELED else format_label(label)
-        lines.append(",".join(map(repr, point)) + "," + label_cell)
+    label_cells = _label_cells(ds)
+    for point, label in zip(ds.X.tolist(), label_cells):
+        lines.append(",".join(map(repr, point)) + "," + label)
     return "\n".join(lines) + "\n"
+
+
+def _label_cells(ds):
+    """The label column of :func:`to_csv`: numbers, or class names; empty when unlabeled."""
+    labels = ds.y if ds.y is not None else np.full(ds.n, float(UNLABELED))
+    if ds.class_names is None:
+        return ["" if label == UNLABELED else format_label(label) for label in labels.tolist()]
+    names = {label: _text_cell(name) for label, name in ds.class_names.items()}
+    for label, text in names.items():
+        # read() takes a column of names only if none is empty or a number
+        if not text or _parse_number(text) is not None:
+            raise ValueError(
+                f"The class name {ds.class_names[label]!r} (class {format_label(label)}) cannot be "
+                "written as a name: a number or an empty name would read back as a number or "
+                "as unlabeled. Rename the class."
+            )
+    cells = {label: _quoted_csv_cell(text) for label, text in names.items()}
+    return ["" if label == UNLABELED else cells[label] for label in labels.tolist()]
+
+
+def _quoted_csv_cell(text):
+    """``text`` as one CSV cell, quoted when it holds a comma or a quote."""
+    cell = io.StringIO()
+    csv.writer(cell, lineterminator="").writerow([text])
+    return cell.getvalue()
 
 
 def to_libsvm(ds: Dataset) -> str:
@@ -651,7 +715,8 @@ def to_libsvm(ds: Dataset) -> str:
 
     Zeros are left out, as usual. An unlabeled point is written without a label (its
     line starts with ``index:value``); LIBSVM itself cannot train on such a line, but
-    kernelviz reads it back as unlabeled. Feature names are not kept.
+    kernelviz reads it back as unlabeled. Feature names are not kept, nor class names:
+    LIBSVM labels are numbers, so the codes of ``ds.class_names`` are written.
     """
     n, d = ds.X.shape
     labels = ds.y if ds.y is not None else np.full(n, float(UNLABELED))
