@@ -331,7 +331,8 @@ def check_output(path):
     """Refuse an ``--out`` that cannot be written, before any work: a directory (for the
     JSON or for the CSV beside it), a folder that is a file, a place without permission.
 
-    Files the check creates are removed again; an existing file is left as it was.
+    Files the check creates are removed again and an existing file is left as it was;
+    missing folders are created, as the outputs will need them.
     """
     for target in (path, path.with_suffix(".csv")):
         if target.is_dir():
