@@ -4,7 +4,8 @@
 kernels, writes the scores (JSON, with a CSV beside it) and prints the best score and
 the P_f AUC of each kernel; ``kernelviz app`` starts the Streamlit app.
 
-``grid`` checks everything it can before the long part starts: the labels, the number
+``grid`` checks everything it can before the long part starts: every numeric option and the
+output path (naming the option that is wrong), the labels, the number
 of folds against the smallest class, the grids, and the unsupervised fit of every
 kernel. If a kernel's grid search still fails later, the kernels finished before it
 are printed and written (marked incomplete) and the command exits with code 2 naming
@@ -30,6 +31,7 @@ from tqdm import tqdm
 from . import data as _data
 from . import evaluation as _evaluation
 from . import kernels as _kernels
+from .reproduce import command as _reproduce
 
 #: app.py sits at the top of the repository, next to the package directory.
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
@@ -38,6 +40,16 @@ EXIT_ERROR = 2
 
 #: How long to wait for a Dask scheduler to answer before giving up.
 SCHEDULER_TIMEOUT = "10s"
+
+#: Most values on one axis of the (C, γ) grid: a finer log grid tells nothing more, and the
+#: scores (one per cell and fold) of a much larger one would not fit in memory.
+MAX_GRID_VALUES = 100
+
+#: libsvm counts iterations in a C int, and partitions take their number of components as one.
+MAX_C_INT = 2**31 - 1
+
+#: Seeds go to numpy and scikit-learn, which take 0 to 2³² − 1.
+MAX_SEED = 2**32 - 1
 
 
 class CommandError(Exception):
@@ -63,14 +75,23 @@ def log_grid(text):
             start, stop, count = float(start), float(stop), int(count)
             if start <= 0 or stop <= 0 or count < 1:
                 raise ValueError
-            values = np.logspace(np.log10(start), np.log10(stop), count)
         else:
-            values = np.array([float(value) for value in text.split(",")])
+            values = [float(value) for value in text.split(",")]
+            count = len(values)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a grid: use start:stop:count with positive start and stop (e.g. 1e-2:1e4:7), "
             "or a comma-separated list of positive numbers."
         ) from None
+    if count > MAX_GRID_VALUES:  # checked before the values are made: 10⁸ of them exhaust memory
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has {count:,} values; use at most {MAX_GRID_VALUES} per axis (the search fits "
+            "every cell of the grid once per fold)."
+        )
+    if ":" in text:
+        values = np.logspace(np.log10(start), np.log10(stop), count)
+    else:
+        values = np.array(values)
     if not np.all(np.isfinite(values)) or np.any(values <= 0):
         raise argparse.ArgumentTypeError(f"{text!r}: every grid value must be a positive number.")
     return values
@@ -87,19 +108,25 @@ def kernel_list(text):
     return names
 
 
-def _whole_number(text, minimum, complaint):
-    """An integer ≥ ``minimum`` read from ``text``, or argparse's error ``complaint``."""
+def _whole_number(text, minimum, complaint, maximum=MAX_C_INT):
+    """An integer from ``minimum`` to ``maximum`` read from ``text``, or argparse's error.
+
+    ``complaint`` is the error for text that is not a whole number or is below
+    ``minimum``; a value above ``maximum`` gets its own.
+    """
     try:
         value = int(text)
     except ValueError:
         value = minimum - 1
     if value < minimum:
         raise argparse.ArgumentTypeError(complaint)
+    if value > maximum:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {maximum:,}, the largest value this option takes.")
     return value
 
 
 def positive_int(text):
-    """argparse type: an integer ≥ 1."""
+    """argparse type: an integer from 1 to 2³¹ − 1 (libsvm's and the partitions' C int)."""
     return _whole_number(text, 1, f"{text!r} is not a positive integer.")
 
 
@@ -108,11 +135,34 @@ def fold_count(text):
     return _whole_number(text, 2, f"{text!r} is not a number of folds: use a whole number of at least 2.")
 
 
+def seed(text):
+    """argparse type: a seed for numpy and scikit-learn, an integer from 0 to 2³² − 1."""
+    complaint = f"{text!r} is not a seed: use a whole number from 0 to {MAX_SEED}."
+    return _whole_number(text, 0, complaint, maximum=MAX_SEED)
+
+
+def worker_count(text):
+    """argparse type: joblib's ``n_jobs``, 1 to the number of cores, or negative (-1: all cores)."""
+    cores = joblib.cpu_count()
+    complaint = (f"{text!r} is not a number of workers: use 1 to {cores} (this machine's cores), or -1 for all "
+                 "of them (-2 for all but one, ...).")
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(complaint) from None
+    if value == 0:
+        raise argparse.ArgumentTypeError(complaint)
+    if value > cores:  # each worker is a process; more than the cores only slows the search down
+        raise argparse.ArgumentTypeError(
+            f"{value} workers is more than this machine's {cores} cores; use at most {cores}, or -1 for all.")
+    return value
+
+
 def build_parser():
     """The argparse parser with the ``grid`` and ``app`` commands."""
     parser = argparse.ArgumentParser(prog="kernelviz",
                                      description="See data-dependent SVM kernels at work.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{grid,app}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{grid,app,reproduce}")
 
     grid = commands.add_parser(
         "grid", help="cross-validated (C, gamma) grid searches and the P_f AUC table",
@@ -130,10 +180,10 @@ def build_parser():
                       help="number of stratified folds, at least 2 (default: 10)")
     grid.add_argument("--scale", choices=["none", "minmax", "zscore"], default="minmax",
                       help="feature scaling, fitted on all points (default: minmax)")
-    grid.add_argument("--seed", type=int, default=0, help="seed of the folds and of the partitions (default: 0)")
+    grid.add_argument("--seed", type=seed, default=0, help="seed of the folds and of the partitions (default: 0)")
     grid.add_argument("--out", type=Path, metavar="FILE.json",
                       help="write the results as JSON here, and as CSV with the same name")
-    grid.add_argument("--n-jobs", type=int, default=-1,
+    grid.add_argument("--n-jobs", type=worker_count, default=-1,
                       help="local parallel workers, -1 for all cores (default: -1); with --scheduler every "
                            "cluster worker is used")
     grid.add_argument("--scheduler", metavar="ADDRESS",
@@ -149,6 +199,7 @@ def build_parser():
                               description="Start the kernelviz app in the browser; extra options (e.g. "
                                           "--server.port 8600) go to 'streamlit run'.")
     app.set_defaults(streamlit_args=[])
+    _reproduce.add_parser(commands)
     return parser
 
 
@@ -278,6 +329,31 @@ def write_outputs(path, ds, args, results, auc_table, alpha0, n_labeled, n_unlab
     return csv_path
 
 
+def check_output(path):
+    """Refuse an ``--out`` that cannot be written, before any work: a directory (for the
+    JSON or for the CSV beside it), a folder that is a file, a place without permission.
+
+    Files the check creates are removed again and an existing file is left as it was;
+    missing folders are created, as the outputs will need them.
+    """
+    for target in (path, path.with_suffix(".csv")):
+        if target.is_dir():
+            raise CommandError(f"--out: {str(target)!r} is a directory; name a .json file (the CSV is written "
+                               "beside it).")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise CommandError(f"--out: cannot write {str(path)!r}: {str(path.parent)!r} is a file, not a folder.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for target in (path, path.with_suffix(".csv")):
+            existed = target.exists()
+            with target.open("a"):  # "a": an existing file is not emptied by the check
+                pass
+            if not existed:
+                target.unlink()
+    except OSError as exc:
+        raise CommandError(f"--out: cannot write {str(path)!r}: {exc.strerror or exc}.") from None
+
+
 def command_grid(args):
     """``kernelviz grid``: grid searches, the summary table, and the output files.
 
@@ -285,8 +361,10 @@ def command_grid(args):
     their progress bar): the output name, the data and its labels, the folds against
     the smallest class, the grids, the scheduler, and every kernel's unsupervised fit.
     """
-    if args.out is not None and args.out.suffix.lower() == ".csv":
-        raise CommandError("--out names the JSON file (the CSV is written beside it); use a .json name.")
+    if args.out is not None:
+        if args.out.suffix.lower() == ".csv":
+            raise CommandError("--out names the JSON file (the CSV is written beside it); use a .json name.")
+        check_output(args.out)
     ds = load_dataset(args.data)
     if ds.y is None or not ds.labeled_mask.any():
         raise CommandError(f"{args.data!r} has no labels; a grid search needs labeled points.")
@@ -364,7 +442,7 @@ def main(argv=None):
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_request:  # --help, or argparse already printed the usage error
         return exit_request.code
-    commands = {"grid": command_grid, "app": command_app}
+    commands = {"grid": command_grid, "app": command_app, "reproduce": _reproduce.run}
     try:
         return commands[args.command](args)
     except KeyboardInterrupt:

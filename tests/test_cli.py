@@ -1,6 +1,7 @@
 """Tests of the ``kernelviz`` command line (kernelviz.cli)."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -68,6 +69,49 @@ def test_bad_input_exits_2_with_a_message(argv, message, capsys):
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert any(part in err for part in message.split("|")), err
+
+
+@pytest.fixture
+def no_search(monkeypatch):
+    """Make reaching the kernel fits or the grid search a test failure."""
+    def started(*args, **kwargs):
+        raise AssertionError("the search started")
+    monkeypatch.setattr(cli, "fit_kernels", started)
+    monkeypatch.setattr(cli, "run_grids", started)
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--seed", "-1"], "argument --seed: '-1' is not a seed"),
+    (["--seed", "4294967296"], "argument --seed: '4294967296' is more than 4,294,967,295"),
+    (["--n-jobs", "0"], "argument --n-jobs: '0' is not a number of workers"),
+    (["--n-jobs", "100000"], "argument --n-jobs: 100000 workers"),
+    (["--C", "1e-2:1e4:100000000"], "argument --C: '1e-2:1e4:100000000' has 100,000,000 values"),
+    (["--gamma", ",".join(["1"] * 101)], "argument --gamma: .* has 101 values"),
+    (["--max-iter", "10000000000"], "argument --max-iter: '10000000000' is more than"),
+    (["--n-components", "10000000000"], "argument --n-components: '10000000000' is more than"),
+])
+def test_bad_numbers_are_refused_before_the_search_naming_the_option(options, message, no_search, capsys):
+    assert cli.main(["grid", "ripley", *SMALL_GRID, *options]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err), err
+    assert "Traceback" not in err and "the search started" not in err
+
+
+def test_out_naming_a_directory_or_an_unwritable_place_is_refused_first(tmp_path, no_search, capsys):
+    folder = tmp_path / "results.json"
+    folder.mkdir()
+    assert cli.main(["grid", "ripley", *SMALL_GRID, "--out", str(folder)]) == 2
+    assert f"--out: {str(folder)!r} is a directory" in capsys.readouterr().err
+    csv_folder = tmp_path / "beside.csv"  # where the CSV beside the JSON would go
+    csv_folder.mkdir()
+    assert cli.main(["grid", "ripley", *SMALL_GRID, "--out", str(tmp_path / "beside.json")]) == 2
+    assert f"--out: {str(csv_folder)!r} is a directory" in capsys.readouterr().err
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("not a folder")
+    assert cli.main(["grid", "ripley", *SMALL_GRID, "--out", str(a_file / "scores.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"--out: cannot write {str(a_file / 'scores.json')!r}" in err and "the search started" not in err
+    assert not (tmp_path / "beside.json").exists()  # the check leaves nothing behind
 
 
 def test_unreadable_file_exits_2_without_traceback(tmp_path, capsys):

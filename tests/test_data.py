@@ -1,5 +1,6 @@
 """Tests for kernelviz.data: samples, generators, readers/writers, scaling, label selection."""
 
+import csv
 import io
 
 import numpy as np
@@ -213,6 +214,114 @@ def test_round_trip_keeps_odd_feature_names_and_samples():
     assert np.array_equal(back.X, heart.X) and np.array_equal(back.y, heart.y)
 
 
+FORMULA_NAMES = ["=1+1", "+cmd", "-2+3", "@SUM(A1)"]
+
+
+def test_csv_header_cells_cannot_run_as_spreadsheet_formulas():
+    # OWASP's CSV-injection advice: a text cell starting with = + - @ (tab and CR
+    # included) is written with a leading single quote, so a spreadsheet shows it as text.
+    names = [*FORMULA_NAMES, "\t=HYPERLINK(x)", "\r-x", "plain", "-1.5"]
+    ds = Dataset(np.ones((2, len(names))), [1, -1], feature_names=names)
+    text = data.to_csv(ds)
+    header = next(csv.reader(io.StringIO(text, newline="")))
+    assert header == ["'=1+1", "'+cmd", "'-2+3", "'@SUM(A1)", "'=HYPERLINK(x)", "'-x", "plain",
+                      "-1.5", "label"]
+    assert text.splitlines()[2].endswith(",-1")  # numbers keep their sign: -1 is a label
+
+
+def test_quoted_formula_names_read_back_as_they_were():
+    names = [*FORMULA_NAMES, "a\nb\u2028c", " padded "]
+    ds = Dataset(np.ones((2, len(names))), [1, -1], feature_names=names)
+    # line breaks inside a name become spaces (read() takes one row per line) and the
+    # spaces around a name go, as read() strips every cell anyway
+    assert read_text(data.to_csv(ds)).feature_names == [*FORMULA_NAMES, "a b c", "padded"]
+    # a quote that to_csv did not add (not followed by = + - @) is kept
+    assert read_text("'a,'+b,label\n1,2,0\n3,4,1\n").feature_names == ["'a", "+b"]
+
+
+IRIS_LIKE = """sepal_length,sepal_width,species
+5.1,3.5,setosa
+7.0,3.2,versicolor
+6.3,3.3,virginica
+4.9,3.0,setosa
+5.5,2.3,
+"""
+
+
+def test_text_labels_are_classes_with_their_names_kept():
+    ds = read_text(IRIS_LIKE)
+    # codes 0, 1, … in the sorted order of the names; an empty cell is still unlabeled
+    assert ds.class_names == {0.0: "setosa", 1.0: "versicolor", 2.0: "virginica"}
+    assert ds.y.tolist() == [0.0, 1.0, 2.0, 0.0, UNLABELED]
+    assert [ds.class_names[c] for c in ds.classes] == ["setosa", "versicolor", "virginica"]
+    np.testing.assert_array_equal(ds.X[:, 0], [5.1, 7.0, 6.3, 4.9, 5.5])
+    # quoted names and names around spaces, with the label column anywhere
+    ds = read_text('animal,w\n "dog" ,1\ncat,2\n', label_column="animal")
+    assert ds.class_names == {0.0: "cat", 1.0: "dog"} and ds.y.tolist() == [1.0, 0.0]
+
+
+def test_numeric_labels_have_no_class_names():
+    assert read_text("x,label\n1,-1\n2,1\n").class_names is None
+    assert data.load("ripley").class_names is None
+    assert read_text("x,label\n1,cat\n2,\n").y.tolist() == [0.0, UNLABELED]
+    assert read_text("x,label\n1,\n2,\n").class_names is None  # no labels at all
+
+
+def test_text_labels_round_trip_through_csv_names_first():
+    ds = Dataset([[1.0], [2.0], [3.0]], [1, 0, UNLABELED],
+                 class_names={0: "=cmd", 1: "dog"})
+    text = data.to_csv(ds)
+    assert text.splitlines()[1:] == ["1.0,dog", "2.0,'=cmd", "3.0,"]
+    back = read_text(text)
+    assert back.class_names == {0.0: "=cmd", 1.0: "dog"} and back.y.tolist() == [1.0, 0.0, UNLABELED]
+    # the names come back with every point; the codes follow the names' sorted order
+    renamed = read_text(data.to_csv(Dataset([[1.0], [2.0]], [0, 1], class_names={0: "z", 1: "a"})))
+    assert [renamed.class_names[c] for c in renamed.y] == ["z", "a"]
+
+
+def test_class_names_with_commas_quotes_and_no_header():
+    ds = Dataset([[1.0], [2.0]], [0, 1], class_names={0: 'big, "red"', 1: "small"})
+    assert read_text(data.to_csv(ds)).class_names == {0.0: 'big, "red"', 1.0: "small"}
+    # without a header, a first row whose only text is a class name is data
+    headless = read_text("5.1,3.5,setosa\n7.0,3.2,versicolor\n")
+    assert headless.n == 2 and headless.class_names == {0.0: "setosa", 1.0: "versicolor"}
+
+
+@pytest.mark.parametrize("name", ["1", "-2.5", "  ", "nan"])
+def test_to_csv_refuses_class_names_that_would_not_read_back_as_names(name):
+    ds = Dataset([[1.0], [2.0]], [0, 1], class_names={0: name, 1: "dog"})
+    with pytest.raises(ValueError, match="cannot be written as a name.*Rename the class"):
+        data.to_csv(ds)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x,label\n1,cat\n2,1\n", "line 2, label column 'label': 'cat' is not a finite number.*"
+                               "or names such as cat / dog in every cell"),
+    ("x,label\n1,1\n2,dog\n", "line 3, label column 'label': 'dog' is not a finite"),
+])
+def test_labels_mixing_numbers_and_names_are_refused(text, message):
+    with pytest.raises(ValueError, match=message):
+        read_text(text)
+
+
+def test_dataset_checks_its_class_names():
+    with pytest.raises(ValueError, match="class 1 has no name in class_names"):
+        Dataset([[1.0], [2.0]], [0, 1], class_names={0: "cat"})
+    with pytest.raises(ValueError, match="the name 'cat' is given to more than one class"):
+        Dataset([[1.0], [2.0]], [0, 1], class_names={0: "cat", 1: "cat"})
+    with pytest.raises(ValueError, match="class_names must map each class .* to a name"):
+        Dataset([[1.0], [2.0]], [0, 1], class_names=["cat", "dog"])
+    with pytest.raises(ValueError, match="class_names given, but the data set has no labels"):
+        Dataset([[1.0], [2.0]], None, class_names={0: "cat"})
+
+
+def test_libsvm_comment_cannot_smuggle_in_a_data_line():
+    ds = Dataset([[1.0], [2.0]], [1, -1], name="evil\n1 1:99\r-1 1:7")
+    back = read_text(data.to_libsvm(ds))
+    np.testing.assert_array_equal(back.X, ds.X)
+    np.testing.assert_array_equal(back.y, ds.y)
+
+
 def test_libsvm_output_is_plain_libsvm_for_labeled_points():
     text = data.to_libsvm(Dataset([[0.5, 0.0], [0.0, 0.0]], [1, -1]))
     assert text.splitlines()[1:] == ["1 1:0.5 2:0", "-1"]
@@ -315,7 +424,20 @@ BAD_TEXT = [
     ("1 1:0.5 1:2\n-1 1:1\n", "line 1: feature index 1 appears twice"),
     ("1\n-1\n", "single column"),
     ("1 1:1\n-1 99999999:1\n", "2 rows × 99,999,999 features, too many to hold as a dense"),
+    # pandas would fill a short row's missing label with NaN, i.e. "unlabeled", silently
+    ("x,y,label\n1,2,0\n3,4\n5,6,1\n", "line 3 has 2 values but line 1 has 3"),
+    # ... and read True / False as booleans, which are not numbers here
+    ("x,y,label\n1,True,0\n3,False,1\n", "line 2, column 'y': 'True' is not a number"),
+    ('x,y,label\n1,"2,0\n3,4,1\n', "line 2 has 2 values but line 1 has 3"),
+    ('x,y,label\n1,2,0\n3,4,"1\n', "quotes .*every \" needs its partner"),
 ]
+
+
+def test_quoted_cells_may_hold_the_separator_and_numbers():
+    ds = read_text('"x, first",y,label\n"1.5",2,0\n3," 4 ",1\n')
+    assert ds.feature_names == ["x, first", "y"]
+    np.testing.assert_array_equal(ds.X, [[1.5, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(ds.y, [0.0, 1.0])
 
 
 @pytest.mark.parametrize("text, message", BAD_TEXT)
@@ -403,9 +525,13 @@ def test_read_never_fails_with_anything_but_value_error(content):
 # --------------------------------------------------------------------------- Dataset
 
 
-def test_datasets_compare_by_identity():
-    ds = data.load("ripley")
-    assert ds == ds and ds != data.load("ripley")
+def test_datasets_compare_by_identity_not_by_their_arrays():
+    # A dataclass's own __eq__ would compare the X arrays element-wise (and raise on
+    # their truth value) and make Dataset unhashable; identity is what the app needs.
+    ds, twin = data.load("ripley"), data.load("ripley")
+    assert np.array_equal(ds.X, twin.X) and np.array_equal(ds.y, twin.y)
+    assert (ds == twin) is False and (ds != twin) is True
+    assert len({ds, twin}) == 2 and {ds: "first"}[ds] == "first"
 
 
 def test_dataset_validates_its_arrays():
