@@ -11,7 +11,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
 import live_drag  # noqa: E402  (a helper beside the test apps, shared with benchmarks/bench_live.py)
-from test_browser import browser, page  # noqa: E402,F401  (the suite's Chromium fixtures)
 
 pytestmark = pytest.mark.browser
 
