@@ -21,6 +21,7 @@ import streamlit as st
 
 import kernelviz as kv
 from kernelviz import figures as fg
+from kernelviz import registry
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.views import NoDataYet, Prepared
@@ -410,13 +411,22 @@ def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, 
 def number_input(label: str, name: str, where=None, **kwargs):
     """A number input bounded like its setting (``kvstate.bounds``), so the link can always hold its value."""
     lo, hi = kvstate.bounds(name)
-    return (where or st).number_input(label, min_value=lo, max_value=hi, key=name, **kwargs)
+    return (where or st).number_input(label, min_value=lo, max_value=hi, key=name,
+                                      help=kvstate.BY_NAME[name].widget_help(), **kwargs)
 
 
 def slider(label: str, name: str, where=None, **kwargs):
     """A slider (a range slider for a range setting) spanning its setting's bounds."""
     lo, hi = kvstate.bounds(name)
-    return (where or st).slider(label, lo, hi, key=name, **kwargs)
+    return (where or st).slider(label, lo, hi, key=name, help=kvstate.BY_NAME[name].widget_help(), **kwargs)
+
+
+def choice(widget: str, label: str, name: str, where=None, **kwargs):
+    """A radio, select box, multiselect or segmented control over a setting's choices,
+    labeled and explained as ``kernelviz.registry`` says."""
+    setting = kvstate.BY_NAME[name]
+    return getattr(where or st, widget)(label, setting.choices(), key=name, format_func=setting.label,
+                                        help=setting.widget_help(), **kwargs)
 
 
 def sidebar(values: dict) -> None:
@@ -425,12 +435,12 @@ def sidebar(values: dict) -> None:
     sb.caption("See data-dependent SVM kernels at work.")
 
     with sb.expander("**Data**", expanded=True):
-        st.radio("Source", ("generator", "sample", "upload", "drawn"), key="source", horizontal=True,
-                 format_func={"generator": "generate", "sample": "sample", "upload": "upload", "drawn": "draw"}.get)
+        choice("radio", "Source", "source", horizontal=True)
         source = st.session_state["source"]
         if source == "generator":
+            descriptions = "\n".join(f"- **{k}**: {v}" for k, v in kv.data.GENERATOR_DESCRIPTIONS.items())
             st.selectbox("Generator", tuple(kv.data.GENERATORS), key="generator",
-                         help="; ".join(f"{k}: {v}" for k, v in kv.data.GENERATOR_DESCRIPTIONS.items()))
+                         help=f"{kvstate.BY_NAME['generator'].help}\n\n{descriptions}")
             generator = st.session_state["generator"]
             st.caption(kv.data.GENERATOR_DESCRIPTIONS.get(generator, ""))
             defaults = kv.data.GENERATORS[generator]
@@ -441,7 +451,8 @@ def sidebar(values: dict) -> None:
                 cols[i % 2].number_input(param.replace("_", " "), key=key, **kvviews.generator_param_bounds(param))
             number_input("Seed", "data_seed", step=1)
         elif source == "sample":
-            st.selectbox("Sample", kvstate.BY_NAME["sample"].choices(), key="sample")
+            st.selectbox("Sample", kvstate.BY_NAME["sample"].choices(), key="sample",
+                         help=kvstate.BY_NAME["sample"].help)
             desc = kv.data.SAMPLES.get(st.session_state["sample"], {}).get(
                 "description", "Iris, setosa vs versicolor (4 features; scikit-learn's copy).")
             st.caption(desc)
@@ -450,12 +461,8 @@ def sidebar(values: dict) -> None:
                              type=None, accept_multiple_files=False)
         else:
             st.caption("Click on the canvas in the **Data** view to add points.")
-        st.selectbox("Scaling", ("none", "minmax", "zscore"), key="scaling",
-                     format_func={"none": "none", "minmax": "min-max to [0, 1]", "zscore": "z-score"}.get)
-        st.selectbox("Labeled points", ("all", "fraction", "per_class", "dense_per_class"), key="label_how",
-                     format_func={"all": "all", "fraction": "a fraction", "per_class": "k per class (random)",
-                                  "dense_per_class": "k per class (dense regions)"}.get,
-                     help="The others become unlabeled: only the unsupervised parts (partition, density, graph) see them.")
+        choice("selectbox", "Scaling", "scaling")
+        choice("selectbox", "Labeled points", "label_how")
         how = st.session_state["label_how"]
         if how == "fraction":
             slider("Fraction labeled", "label_fraction", step=0.01)
@@ -463,45 +470,32 @@ def sidebar(values: dict) -> None:
             number_input("k per class", "label_per_class", step=1)
         if how != "all":
             number_input("Seed of the labeled subset", "label_seed", step=1)
-        slider("Held out for testing", "test_fraction", step=0.05,
-               help="Share of the labeled points kept out of training to measure test accuracy.")
+        slider("Held out for testing", "test_fraction", step=0.05)
         prep = st.session_state.get("_last_good_data")
         if prep is not None and prep.d > 2:
-            st.radio("Fit on", ("projection", "full"), key="fit_on", horizontal=True,
-                     format_func={"projection": "2-D projection", "full": "all features"}.get,
-                     help="Plots always show the first two principal components.")
+            choice("radio", "Fit on", "fit_on", horizontal=True)
 
     with sb.expander("**Partition**", expanded=True):
-        st.radio("Method", ("kmeans", "gmm", "vi"), key="partition", horizontal=True,
-                 format_func={"kmeans": "k-means", "gmm": "GMM", "vi": "VI"}.get,
-                 help="Used by the Partition view and by the CkRBF, GMM and RWM kernels.")
+        choice("radio", "Method", "partition", horizontal=True)
         c1, c2 = st.columns(2)
         number_input("Clusters" if st.session_state["partition"] != "vi" else "Max. components", "n_components",
                      step=1, where=c1)
         number_input("Seed", "partition_seed", step=1, where=c2)
         if st.session_state["partition"] == "vi":
-            st.selectbox("Weight prior", ("dirichlet_process", "dirichlet_distribution"), key="vi_prior_type",
-                         format_func=lambda s: s.replace("_", " "))
+            choice("selectbox", "Weight prior", "vi_prior_type")
             c1, c2, c3 = st.columns(3)
             number_input("α₀", "vi_alpha0", format="%.3g", where=c1)
             number_input("β₀", "vi_beta0", format="%.3g", where=c2)
-            number_input("w₀", "vi_w0", format="%.3g", where=c3,
-                         help="Covariance prior w₀·I; 0 uses the data's covariance.")
+            number_input("w₀", "vi_w0", format="%.3g", where=c3)
 
     with sb.expander("**Kernels and SVM**", expanded=True):
-        st.multiselect("Kernels to compare", kvstate.KERNEL_NAMES, key="kernels", format_func=fg.kernel_label)
-        st.multiselect("Other models (Decision boundaries)", kvstate.MODEL_NAMES, key="models",
-                       help="Classifiers built around the kernels (cluster SVMs, minimax machines, discriminants); "
-                            "the Theory view describes each.")
-        slider("log₁₀ γ", "log_gamma", step=0.1, format="%.1f",
-               help="Kernel width: larger γ means more local similarity.")
+        choice("multiselect", "Kernels to compare", "kernels")
+        choice("multiselect", "Other models (Decision boundaries)", "models")
+        slider("log₁₀ γ", "log_gamma", step=0.1, format="%.1f")
         st.caption(f"γ = {10 ** st.session_state['log_gamma']:.3g}")
-        slider("log₁₀ C", "log_C", step=0.1, format="%.1f",
-               help="SVM penalty: larger C fits the training points harder.")
+        slider("log₁₀ C", "log_C", step=0.1, format="%.1f")
         st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
-        st.radio("CkRBF scale", ("paper", "unit"), key="normalize", horizontal=True,
-                 format_func={"paper": "as in the paper", "unit": "unit"}.get,
-                 help="The paper's CkRBF is multiplied by det(Σx+Σy)^(−½), a large constant; 'unit' divides it out.")
+        choice("radio", "CkRBF scale", "normalize", horizontal=True)
 
     with sb.expander("Share this view"):
         st.caption("The address bar holds every setting (and drawn points): copy it to reopen this exact view.")
@@ -515,9 +509,6 @@ def html_download(fig, name: str, label: str = "Download figure (HTML)") -> None
     """An interactive, self-contained HTML file (PNG export would need kaleido), built only when clicked."""
     st.download_button(label, lambda: fig.to_html(include_plotlyjs=True, full_html=True), file_name=f"{name}.html",
                        mime="text/html", key=f"html_{name}", on_click="ignore")
-
-
-SCALING_NAMES = {"none": "unscaled", "minmax": "min-max scaled to [0, 1]", "zscore": "z-scored"}
 
 
 def data_summary(prep: Prepared) -> str:
@@ -554,7 +545,7 @@ def view_data(prep: Prepared, values: dict) -> None:
         else:
             fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.classes,
                                  axis_titles=prep.axis_titles,
-                                 title=f"{prep.name}, {SCALING_NAMES[values['scaling']]}: what the models see")
+                                 title=f"{prep.name}, {registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
             st.plotly_chart(fig, key="data_chart", config={"displaylogo": False})
             html_download(fig, "data")
 
@@ -605,7 +596,7 @@ def view_partition(prep: Prepared, values: dict) -> None:
     means, covs = prep.view_gaussians(part.means_, part.covariances_)
     R_grid = part.predict_proba(prep.to_model(grid.points))
     R_points = part.predict_proba(prep.X_model)
-    method = {"kmeans": "k-means", "gmm": "GMM", "vi": "variational GMM"}[part.method]
+    method = registry.label(registry.PARTITIONS, part.method)
     fig = fg.partition_figure(prep.X_view, prep.y, prep.labeled, means, covs, grid, R_grid, R_points,
                               classes=prep.classes,
                               title=f"{method}: {part.n_components_} component{'s' if part.n_components_ > 1 else ''} "
@@ -660,8 +651,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
         # Their inputs are not drawn yet in this run, so they can be set directly.
         st.session_state.update(centre_reference(prep))
     c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-    c1.radio("Show", ("dissimilarity", "similarity"), key="sim_mode", horizontal=True,
-             format_func={"dissimilarity": "dissimilarity (level curves)", "similarity": "similarity (shaded)"}.get)
+    choice("radio", "Show", "sim_mode", where=c1, horizontal=True)
     number_input("reference x", "ref_x", where=c2, step=0.1, format="%.3f")
     number_input("reference y", "ref_y", where=c3, step=0.1, format="%.3f")
     if c4.button("Centre point", help="Put the reference on the data point nearest the centre."):
@@ -804,8 +794,8 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
 
 def grid_controls() -> None:
     c1, c2, c3, c4, c5 = st.columns([3, 3, 1.4, 1, 1])
-    slider("log₁₀ C range", "grid_log_C", where=c1, help="Equal ends search a single C.")
-    slider("log₁₀ γ range", "grid_log_gamma", where=c2, help="Equal ends search a single γ.")
+    slider("log₁₀ C range", "grid_log_C", where=c1)
+    slider("log₁₀ γ range", "grid_log_gamma", where=c2)
     number_input("steps per axis", "grid_steps", step=1, where=c3)
     number_input("CV folds", "cv", step=1, where=c4)
     number_input("fold seed", "cv_seed", step=1, where=c5)
@@ -948,14 +938,14 @@ def view_theory() -> None:
             c2.button("Open the figure", key=f"preset_{key}", on_click=set_preset, args=(key,),
                       width="stretch", type="primary")
     st.markdown(theory.KERNELS_HEADING)
-    for name in kvstate.KERNEL_NAMES:
+    for name in registry.KERNELS:
         formula, text = theory.KERNELS[name]
         with st.container(border=True):
             st.markdown(f"**{fg.kernel_label(name)}**")
             st.latex(formula)
             st.markdown(text)
     st.markdown(theory.MODELS_HEADING)
-    st.markdown("\n".join(f"- **{name}** — {theory.MODELS[name]}" for name in kvstate.MODEL_NAMES))
+    st.markdown("\n".join(f"- **{name}** — {theory.MODELS[name]}" for name in registry.MODELS))
     st.markdown(theory.SCALE_MATTERS)
 
 
@@ -995,7 +985,7 @@ def run_view(view: str, values: dict) -> None:
             fail_and_restore("grid", GRID_SETTINGS, err)
         st.error(str(err))
     except Exception as err:  # noqa: BLE001 - the page must never show a traceback
-        st.error(f"Something went wrong in the {kvstate.VIEW_TITLES[view]} view ({type(err).__name__}). "
+        st.error(f"Something went wrong in the {registry.label(registry.VIEWS, view)} view ({type(err).__name__}). "
                  "The settings are kept; try another value.")
         with st.expander("Details for a bug report"):
             st.code(traceback.format_exc(), language=None)
@@ -1018,8 +1008,7 @@ def main() -> None:
     shown = list(st.session_state["_flash"])
     for message in shown:
         st.error(message)
-    st.segmented_control("View", kvstate.VIEWS, key="view", format_func=kvstate.VIEW_TITLES.get, required=True,
-                         label_visibility="collapsed")
+    choice("segmented_control", "View", "view", required=True, label_visibility="collapsed")
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.

@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import kernelviz as kv
+from kernelviz import registry
 from kernelviz import state as kvstate
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -107,11 +108,11 @@ def test_every_view_renders_for_each_bundled_sample(sample):
 
 
 def test_every_kernel_renders_in_the_kernel_views():
-    at = make_app(gen_params="n_samples:60", kernels=",".join(kvstate.KERNEL_NAMES), view="boundaries")
+    at = make_app(gen_params="n_samples:60", kernels=",".join(tuple(registry.KERNELS)), view="boundaries")
     assert_clean(at)
     (fig,) = charts(at)
     titles = " ".join(a["text"] for a in fig["layout"]["annotations"])
-    for name in kvstate.KERNEL_NAMES:
+    for name in tuple(registry.KERNELS):
         assert kv.figures.kernel_label(name) in titles
     for view in ("similarity", "kernel"):
         show(at, view)
@@ -120,23 +121,23 @@ def test_every_kernel_renders_in_the_kernel_views():
 
 
 def test_every_model_gets_a_boundary_panel():
-    at = make_app(gen_params="n_samples:60", kernels="rbf", models=",".join(kvstate.MODEL_NAMES), view="boundaries")
+    at = make_app(gen_params="n_samples:60", kernels="rbf", models=",".join(tuple(registry.MODELS)), view="boundaries")
     assert_clean(at)
     titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
-    for name in kvstate.MODEL_NAMES:
+    for name in tuple(registry.MODELS):
         assert name in titles
     assert "worst-case accuracy bound" in titles
 
 
 def test_every_model_draws_a_multiclass_boundary_on_three_classes():
     at = make_app(gen_params="n_classes:3,n_samples:90", generator="blobs", kernels="rbf",
-                  models=",".join(kvstate.MODEL_NAMES), view="boundaries")
+                  models=",".join(tuple(registry.MODELS)), view="boundaries")
     assert_clean(at)
     assert not at.info and not at.warning
     (fig,) = charts(at)
     titles = [a["text"] for a in fig["layout"]["annotations"]]
-    assert len(titles) == 1 + len(kvstate.MODEL_NAMES)
-    for name in kvstate.MODEL_NAMES:
+    assert len(titles) == 1 + len(tuple(registry.MODELS))
+    for name in tuple(registry.MODELS):
         (title,) = [t for t in titles if t.startswith(f"<b>{name}</b>")]
         # the two-class models say how they were extended; the others are multi-class already
         assert ("one-vs-one over 3 classes" in title) == kv.models.MODELS[name][2], title
@@ -279,6 +280,28 @@ def test_every_numeric_widget_is_bounded_like_its_setting():
                 seen.add("gen_params")
     numeric = {s.name for s in kvstate.SETTINGS if s.kind in ("int", "float", "optfloat", "range")}
     assert numeric <= seen, numeric - seen
+
+
+def test_every_settings_widget_shows_its_settings_help_and_registry_labels():
+    shown = set()
+    for query in ({"label_how": "fraction", "partition": "vi", "view": "similarity", "sample": "heart",
+                   "source": "sample"}, {"view": "grid", "kernels": "rbf", "cv": "2", "gen_params": "n_samples:40",
+                   "label_how": "per_class"}):
+        at = make_app(**query)
+        assert_clean(at)
+        for kind in ("number_input", "slider", "selectbox", "radio", "multiselect", "segmented_control"):
+            for w in getattr(at, kind):
+                if w.key in kvstate.BY_NAME:
+                    setting = kvstate.BY_NAME[w.key]
+                    expected = setting.widget_help() if not callable(setting.allowed) else None
+                    if expected is not None:
+                        assert w.help == expected, w.key
+                    assert w.help, w.key
+                    shown.add(w.key)
+    # every setting with a widget of its own (not the data behind the canvas or a generator's parameters)
+    assert {s.name for s in kvstate.SETTINGS} - {"points", "gen_params"} <= shown, \
+        {s.name for s in kvstate.SETTINGS} - {"points", "gen_params"} - shown
+    assert widget(at, "partition").options == [registry.PARTITIONS[m].label for m in registry.PARTITIONS]
 
 
 # ----------------------------------------------------------------------------- bad input keeps the state
@@ -545,7 +568,7 @@ def _unlabeled_accuracy(title: str) -> float:
 def _open_preset(key: str) -> AppTest:
     at = make_app(view="theory", kernels="lap", log_gamma="2", scaling="none")  # far from every preset
     assert_clean(at)
-    assert len(at.get("latex")) == len(kvstate.KERNEL_NAMES)
+    assert len(at.get("latex")) == len(tuple(registry.KERNELS))
     next(b for b in at.button if b.key == f"preset_{key}").click()
     at.run()
     assert_clean(at)
