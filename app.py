@@ -11,7 +11,6 @@ Run it with ``streamlit run app.py`` (or ``kernelviz app``).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import traceback
 
@@ -24,6 +23,7 @@ from kernelviz import figures as fg
 from kernelviz import registry
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
+from kernelviz.session import Session, describe_values
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -53,44 +53,30 @@ def set_generator_params(generator: str, params: dict) -> list[str]:
     return problems
 
 
-def init_state() -> None:
-    """First run of a session: settings from the URL (defaults where absent or unreadable)."""
-    if st.session_state.get("_initialised"):
-        return
-    values, problems = kvstate.parse(st.query_params.to_dict())
-    for name, value in values.items():
-        st.session_state[name] = value
-    problems += set_generator_params(values["generator"], values["gen_params"])
-    st.session_state["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
-    st.session_state["_flash"] = list(problems)
-    st.session_state["_pending"] = {}
-    st.session_state["_last_good"] = {}
-    st.session_state["_initialised"] = True
-
-
 # Widgets drawn on every completed run (the view switcher and the sidebar's unconditional
-# controls). They must NOT be written back in carry_over_state: a script-side write makes
-# Streamlit push the run's (older) value to the browser, which loses slider steps that
-# the user made while the view was computing.
+# controls): the session never writes them back (see kernelviz.session).
 ALWAYS_DRAWN = frozenset({"view", "source", "scaling", "label_how", "test_fraction", "partition", "n_components",
                           "partition_seed", "kernels", "models", "log_gamma", "log_C", "normalize"})
 
 
-def carry_over_state() -> None:
-    """Apply values queued by the previous run, and keep every setting alive.
+def is_setting(key: str) -> bool:
+    """Settings and the generators' parameter widgets: what must survive runs that do not draw them."""
+    return key in kvstate.BY_NAME or str(key).startswith("gp:")
 
-    Streamlit forgets a widget's value when the widget is not drawn in a completed run;
-    writing each such setting back to itself keeps the settings of views that are not open.
-    """
-    pending = st.session_state["_pending"]
-    for name, value in pending.items():
-        st.session_state[name] = value
-    pending.clear()
-    for key in list(st.session_state.keys()):
-        if key in ALWAYS_DRAWN:
-            continue
-        if key in kvstate.BY_NAME or str(key).startswith("gp:"):
-            st.session_state[key] = st.session_state[key]
+
+def session() -> Session:
+    return Session(st.session_state, is_setting=is_setting, always_drawn=ALWAYS_DRAWN)
+
+
+def start_session() -> None:
+    """First run of a session: settings from the URL (defaults where absent or unreadable)."""
+    if session().started:
+        return
+    values, problems = kvstate.parse(st.query_params.to_dict())
+    values["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
+    session().start(values, problems)
+    for problem in set_generator_params(values["generator"], values["gen_params"]):
+        session().flash(problem)
 
 
 def current_settings() -> dict:
@@ -109,39 +95,25 @@ def current_settings() -> dict:
 
 def queue_and_rerun(values: dict, message: str | None = None) -> None:
     """Set widget-backed settings on the next run (they cannot change after their widget is drawn)."""
-    st.session_state["_pending"].update(values)
-    if message:
-        st.session_state["_flash"].append(message)
+    session().queue(values, message)
     st.rerun()
 
 
 def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> None:
-    """An impossible setting: say why, and go back to the last settings that worked.
+    """An impossible setting: say why, and set back the settings of ``names`` that changed since
+    ``stage`` last worked — only those, never another stage's.
 
     Before anything has worked in this session (a damaged link opened cold), "the last
     settings that worked" are the defaults. Falls through (the caller shows the error in
     place) when there is nothing different to go back to, so a failure can never loop.
     """
-    last_good = st.session_state["_last_good"].get(stage) or kvstate.defaults()
-    if last_good:
-        restore = {n: last_good[n] for n in names if n in last_good and not _same(st.session_state.get(n), last_good[n])}
-        if restore:
-            shown = ", ".join(f"{n.rsplit(':', 1)[-1]} = {_show(v)}" for n, v in restore.items())
-            queue_and_rerun(restore, f"{error} — restored {shown}.")
+    restore = session().to_restore(stage, names, kvstate.defaults())
+    if restore:
+        queue_and_rerun(restore, f"{error} — restored {describe_values(restore)}.")
 
 
 def remember_good(stage: str, names: tuple[str, ...]) -> None:
-    st.session_state["_last_good"][stage] = {n: copy.deepcopy(st.session_state.get(n)) for n in names}
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return list(a) == list(b)
-    return a == b
-
-
-def _show(value) -> str:
-    return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    session().remember_good(stage, names)
 
 
 def write_url(values: dict) -> None:
@@ -194,7 +166,7 @@ def handle_upload() -> None:
     try:
         kvviews.check_upload(uploaded(digest, file.name, raw), file.name)
     except Exception as err:  # noqa: BLE001 - any failure to read a user's file is shown, never raised
-        st.session_state["_flash"].append(f"Could not use {file.name!r}: {err} The previous data are kept.")
+        session().flash(f"Could not use {file.name!r}: {err} The previous data are kept.")
         return
     st.session_state["_upload"] = (digest, file.name, raw)
 
@@ -237,19 +209,19 @@ def load_prepared(values: dict) -> Prepared:
         prep = prepare(dataset_key(values), ds, values["scaling"], values["fit_on"], values["label_how"],
                        float(label_value), values["label_seed"], values["test_fraction"])
     except NoDataYet as err:
-        previous = st.session_state.get("_last_good_data")
+        previous = session().last_good_data
         if previous is None or (values["source"] == "drawn" and values["view"] == "data"):
             raise
         st.info(f"{err} Meanwhile the views show the previous data ({previous.name}).")
         return previous
     except ValueError as err:
         fail_and_restore("data", data_settings(values), err)
-        previous = st.session_state.get("_last_good_data")
+        previous = session().last_good_data
         if previous is None:
             raise
         st.error(f"{err} Showing the last data that worked ({previous.name}).")
         return previous
-    st.session_state["_last_good_data"] = prep
+    session().remember_good_data(prep)
     remember_good("data", data_settings(values))
     return prep
 
@@ -471,7 +443,7 @@ def sidebar(values: dict) -> None:
         if how != "all":
             number_input("Seed of the labeled subset", "label_seed", step=1)
         slider("Held out for testing", "test_fraction", step=0.05)
-        prep = st.session_state.get("_last_good_data")
+        prep = session().last_good_data
         if prep is not None and prep.d > 2:
             choice("radio", "Fit on", "fit_on", horizontal=True)
 
@@ -1000,12 +972,10 @@ PAGE_STYLE = """<style>
 
 def main() -> None:
     st.markdown(PAGE_STYLE, unsafe_allow_html=True)
-    init_state()
-    carry_over_state()
+    start_session()
+    session().begin_run()
     handle_upload()
-    # Messages stay queued until a run completes: a view that reruns the script (to set a
-    # widget it has drawn) would otherwise take them off the page before anyone read them.
-    shown = list(st.session_state["_flash"])
+    shown = session().messages()
     for message in shown:
         st.error(message)
     choice("segmented_control", "View", "view", required=True, label_visibility="collapsed")
@@ -1013,7 +983,7 @@ def main() -> None:
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.
     run_view(values["view"], values)
-    del st.session_state["_flash"][:len(shown)]
+    session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())
 
