@@ -21,6 +21,7 @@ import streamlit as st
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import registry
+from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values
@@ -160,9 +161,10 @@ def handle_upload() -> None:
         return
     raw = file.getvalue()
     digest = hashlib.sha1(raw).hexdigest()
-    if st.session_state.get("_upload_digest") == digest:
+    # the name belongs to the upload as much as the bytes: the same bytes under a new name are a new upload
+    if st.session_state.get("_upload_seen") == (digest, file.name):
         return
-    st.session_state["_upload_digest"] = digest
+    st.session_state["_upload_seen"] = (digest, file.name)
     try:
         kvviews.check_upload(uploaded(digest, file.name, raw), file.name)
     except Exception as err:  # noqa: BLE001 - any failure to read a user's file is shown, never raised
@@ -197,7 +199,10 @@ def dataset_key(values: dict) -> str:
     if source == "sample":
         return f"sample:{values['sample']}"
     if source == "upload":
-        return f"upload:{st.session_state['_upload'][0]}"
+        # keyed by the file's name too: the caches are shared by every session, and one
+        # session uploading another's bytes under its own name must see its own name
+        digest, file_name, _ = st.session_state["_upload"]
+        return f"upload:{digest}:{file_name}"
     return "drawn:" + hashlib.sha1(np.asarray(values["points"], dtype=float).tobytes()).hexdigest()
 
 
@@ -212,14 +217,14 @@ def load_prepared(values: dict) -> Prepared:
         previous = session().last_good_data
         if previous is None or (values["source"] == "drawn" and values["view"] == "data"):
             raise
-        st.info(f"{err} Meanwhile the views show the previous data ({previous.name}).")
+        st.info(escape(f"{err} Meanwhile the views show the previous data ({previous.name})."))
         return previous
     except ValueError as err:
         fail_and_restore("data", data_settings(values), err)
         previous = session().last_good_data
         if previous is None:
             raise
-        st.error(f"{err} Showing the last data that worked ({previous.name}).")
+        st.error(escape(f"{err} Showing the last data that worked ({previous.name})."))
         return previous
     session().remember_good_data(prep)
     remember_good("data", data_settings(values))
@@ -485,7 +490,7 @@ def html_download(fig, name: str, label: str = "Download figure (HTML)") -> None
 
 def data_summary(prep: Prepared) -> str:
     names = fg.class_names(prep.classes)
-    lines = [f"**{prep.name}**", f"{len(prep.y)} points · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
+    lines = [f"**{escape(prep.name)}**", f"{len(prep.y)} points · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
     for c in prep.classes:
         train, test = int(np.sum(prep.train & (prep.y == c))), int(np.sum(prep.test & (prep.y == c)))
         lines.append(f"- {names[c]}: {train} train" + (f", {test} test" if test else ""))
@@ -516,8 +521,8 @@ def view_data(prep: Prepared, values: dict) -> None:
             draw_canvas(values)
         else:
             fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.classes,
-                                 axis_titles=prep.axis_titles,
-                                 title=f"{prep.name}, {registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
+                                 axis_titles=tuple(map(plotly_text, prep.axis_titles)),
+                                 title=f"{plotly_text(prep.name)}, {registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
             st.plotly_chart(fig, key="data_chart", config={"displaylogo": False})
             html_download(fig, "data")
 
@@ -608,7 +613,7 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     if names and not panels:
         raise ValueError(" ".join(f"{label(n)}: {r}" for n, r in reasons.items()))
     for name, reason in reasons.items():
-        st.warning(f"**{label(name)}** is left out: {reason}")
+        st.warning(f"**{label(name)}** is left out: {escape(reason)}")
     return list(panels.values())
 
 
@@ -779,7 +784,7 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
         kvviews.check_folds(prep, values["cv"])
     except ValueError as err:
         fail_and_restore("grid", GRID_SETTINGS, err)
-        st.error(str(err))
+        st.error(escape(str(err)))
         return False
     remember_good("grid", GRID_SETTINGS)
     return True
@@ -790,7 +795,7 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
         return {}
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
-        st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {reason}")
+        st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {escape(reason)}")
     missing = [n for n in names if n not in grids and n not in failures]
     if missing:
         log_Cs, log_gammas = grid_axes(values)
@@ -881,7 +886,7 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
     other_values = {**values, "normalize": "unit" if values["normalize"] == "paper" else "paper"}
     other = grid_store().get(grid_key(name, prep, other_values))
     other_scores = None if other is None or isinstance(other, kvviews.GridFailure) else other[0].scores
-    return kvviews.scale_sentence(prep.name, values["normalize"], normaliser, result.scores, other_scores)
+    return kvviews.scale_sentence(escape(prep.name), values["normalize"], normaliser, result.scores, other_scores)
 
 
 # ----------------------------------------------------------------------------- theory
@@ -947,7 +952,7 @@ def run_view(view: str, values: dict) -> None:
         if view in ("boundaries", "similarity", "kernel"):
             remember_good("model", MODEL_SETTINGS)
     except NoDataYet as err:
-        st.info(str(err))
+        st.info(escape(str(err)))
         if view == "data" and values["source"] == "drawn":
             draw_canvas(values)
     except ValueError as err:
@@ -955,7 +960,7 @@ def run_view(view: str, values: dict) -> None:
             fail_and_restore("model", MODEL_SETTINGS, err)
         if view in ("grid", "pf"):
             fail_and_restore("grid", GRID_SETTINGS, err)
-        st.error(str(err))
+        st.error(escape(str(err)))
     except Exception as err:  # noqa: BLE001 - the page must never show a traceback
         st.error(f"Something went wrong in the {registry.label(registry.VIEWS, view)} view ({type(err).__name__}). "
                  "The settings are kept; try another value.")
@@ -977,7 +982,7 @@ def main() -> None:
     handle_upload()
     shown = session().messages()
     for message in shown:
-        st.error(message)
+        st.error(escape(message))
     choice("segmented_control", "View", "view", required=True, label_visibility="collapsed")
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +35,12 @@ def make_app(**query) -> AppTest:
 
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [unescaped(e.value) for e in at.error]
+
+
+def unescaped(text: str) -> str:
+    """What a person reads: Markdown's backslash escapes removed."""
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def charts(at: AppTest) -> list[dict]:
@@ -77,7 +83,7 @@ def sweep_views(at: AppTest) -> None:
         assert_clean(at)
         if view == "grid":
             if not charts(at):  # not searched yet in this process (the grid store is shared)
-                assert any("not searched yet" in i.value for i in at.info)
+                assert any("not searched yet" in unescaped(i.value) for i in at.info)
                 run_grid_search(at)
                 assert_clean(at)
             (fig,) = charts(at)
@@ -244,7 +250,7 @@ def test_the_url_round_trips_every_setting_it_holds():
 @pytest.mark.parametrize("view", ["partition", "similarity"])
 def test_a_damaged_link_opens_with_defaults_and_says_why(view):
     at = make_app(log_gamma="abc", n_components="0", kernels="rbf,nope", ref_x="5e6", view=view)
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     for name in ("log_gamma", "n_components", "kernels", "ref_x"):
         assert f"link's {name}" in messages, (name, messages)
     assert at.session_state["log_gamma"] == 0.0
@@ -335,10 +341,10 @@ def test_a_bad_upload_shows_an_error_and_keeps_the_previous_data(case):
     good_chart = charts(at)[0]
     _upload(at, f"{case}.csv", BAD_UPLOADS[case])
     assert not at.exception
-    assert any("Could not use" in e.value for e in at.error), [e.value for e in at.error]
+    assert any("Could not use" in unescaped(e.value) for e in at.error), [unescaped(e.value) for e in at.error]
     expected = {"text in a numeric column": "'abc' is not a number", "identical points": "same spot",
                 "two columns": "reads the labels from the last column"}.get(case, "")
-    assert any(expected in e.value for e in at.error), [e.value for e in at.error]
+    assert any(expected in unescaped(e.value) for e in at.error), [unescaped(e.value) for e in at.error]
     assert any("**good**" in m.value for m in at.markdown)
     assert charts(at)[0] == good_chart
     assert at.session_state["source"] == "upload"
@@ -351,13 +357,13 @@ def test_values_too_large_to_scale_keep_the_previous_data():
     good_chart = charts(at)[0]
     _upload(at, "huge.csv", b"a,b,label\n1e308,2,0\n-1e308,4,1\n5,6,0\n7,8,1\n")
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     assert "too large" in messages and "Showing the last data that worked (good)" in messages, messages
     assert charts(at)[0] == good_chart
     for view in ("partition", "boundaries"):
         show(at, view)
         assert not at.exception and charts(at)
-        assert "contains NaN" not in " ".join(e.value for e in at.error)
+        assert "contains NaN" not in " ".join(unescaped(e.value) for e in at.error)
 
 
 def test_a_generator_parameter_that_fails_is_restored():
@@ -369,7 +375,7 @@ def test_a_generator_parameter_that_fails_is_restored():
     n_samples.set_value(2)  # fewer points than classes
     at.run()
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     assert "too few for 3 classes" in messages and "restored n_samples = 300" in messages, messages
     assert at.session_state["gp:blobs:n_samples"] == 300
     assert at.query_params["gen_params"] in ("n_classes:3", ["n_classes:3"])
@@ -379,13 +385,13 @@ def test_a_generator_parameter_that_fails_is_restored():
 def test_a_link_with_an_impossible_generator_parameter_uses_its_default():
     at = make_app(generator="blobs", gen_params="n_samples:0,noise:0.25,factor:2")
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     assert "gen_params n_samples=0" in messages and "gen_params factor" in messages, messages
     assert at.session_state["gp:blobs:n_samples"] == 300 and at.session_state["gp:blobs:noise"] == 0.25
     assert at.query_params["gen_params"] in ("noise:0.25", ["noise:0.25"])
     assert charts(at)
     at = make_app(generator="blobs", gen_params="n_samples:2,n_classes:3")  # each fine, together impossible
-    assert "too few for 3 classes" in " ".join(e.value for e in at.error)
+    assert "too few for 3 classes" in " ".join(unescaped(e.value) for e in at.error)
     assert at.session_state["gp:blobs:n_samples"] == 300 and at.session_state["gp:blobs:n_classes"] == 2
     assert charts(at)
 
@@ -396,7 +402,7 @@ def test_more_clusters_than_points_is_refused_and_the_setting_restored():
     widget(at, "n_components").set_value(20)
     at.run()
     assert not at.exception
-    assert any("More clusters" in e.value for e in at.error)
+    assert any("More clusters" in unescaped(e.value) for e in at.error)
     assert at.session_state["n_components"] == 2
     assert charts(at)
 
@@ -405,7 +411,7 @@ def test_a_link_with_more_clusters_than_points_opens_on_the_default():
     """Nothing has worked yet in a session opened from a damaged link: fall back to the defaults."""
     at = make_app(view="partition", gen_params="n_samples:12", n_components="20")
     assert not at.exception
-    assert any("More clusters" in e.value for e in at.error)
+    assert any("More clusters" in unescaped(e.value) for e in at.error)
     assert at.session_state["n_components"] == 2
     assert charts(at)
 
@@ -413,7 +419,7 @@ def test_a_link_with_more_clusters_than_points_opens_on_the_default():
 def test_a_one_class_labeling_explains_instead_of_failing():
     at = make_app(view="boundaries", source="drawn", points="1_0.5_1~0_1_1~0.5_0.5_0")
     assert_clean(at)
-    assert any("two classes" in i.value for i in at.info)
+    assert any("two classes" in unescaped(i.value) for i in at.info)
 
 
 def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
@@ -426,7 +432,7 @@ def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
             run_grid_search(at)
         assert_clean(at)
         (warning,) = at.warning
-        assert "Laplacian (LAP)" in warning.value and "needs more than" in warning.value, warning.value
+        assert "Laplacian (LAP)" in unescaped(warning.value) and "needs more than" in unescaped(warning.value), warning.value
         fig = charts(at)[0]
         if view == "pf":
             names = " ".join(t.get("name", "") for t in fig["data"])
@@ -461,7 +467,7 @@ def test_cv_is_checked_against_the_smallest_class_and_restored():
     widget(at, "cv").set_value(5)
     at.run()
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     assert "5-fold cross-validation needs at least 5 labeled points in every class" in messages, messages
     assert "choose at most 3 folds" in messages and "restored cv = 2" in messages
     assert at.session_state["cv"] == 2
@@ -474,7 +480,7 @@ def test_an_equal_grid_range_searches_a_single_value_and_round_trips():
     at = make_app(view="grid", kernels="rbf", grid_steps="3", cv="2", gen_params="n_samples:60")
     widget(at, "grid_log_C").set_value((1, 1))
     at.run()
-    assert any("(6 SVM fits)" in i.value for i in at.info)  # 1 C × 3 γ × 2 folds
+    assert any("(6 SVM fits)" in unescaped(i.value) for i in at.info)  # 1 C × 3 γ × 2 folds
     run_grid_search(at)
     assert_clean(at)
     heat = next(t for t in charts(at)[0]["data"] if t["type"] == "heatmap")
@@ -541,7 +547,7 @@ def test_grid_search_then_pf_with_the_scale_switch():
     next(b for b in at.button if b.label.startswith("Switch CkRBF")).click()
     at.run()
     assert at.session_state["normalize"] == "unit"
-    assert any("CkRBF: not searched yet" in i.value for i in at.info)  # RBF's grid is reused
+    assert any("CkRBF: not searched yet" in unescaped(i.value) for i in at.info)  # RBF's grid is reused
     next(b for b in at.button if b.label == "Run grid search").click()
     at.run()
     assert_clean(at)
@@ -683,3 +689,59 @@ def test_fitting_on_all_features_maps_the_plane_back_through_the_pca():
     at.run()
     assert_clean(at)
     assert at.query_params.get("fit_on") is None  # back to the default, so not in the link
+
+
+# ----------------------------------------------------------------------------- user text is shown as text
+
+# Markdown that would render as a link, an image, an autolink or HTML — unless escaped.
+LIVE_MARKUP = re.compile(r"(?<!\\)\[[^\]]*(?<!\\)\]\s*(?<!\\)\(|(?<!\\)<[a-zA-Z/!]|https?://|www\.|(?<!\\):[a-z]+\[")
+
+
+def markdown_on_the_page(at: AppTest) -> list[str]:
+    """Every Markdown text on the page but the app's own style sheet (the one element allowed HTML)."""
+    elements = [*at.error, *at.warning, *at.info, *at.success, *at.markdown, *at.caption]
+    return [el.value for el in elements if not getattr(el.proto, "allow_html", False)]
+
+
+@pytest.mark.parametrize("name, value", [
+    ("log_gamma", "[click here](https://example.com)"),
+    ("sample", "![x](http://127.0.0.1:9/t.png)"),
+    ("kernels", "<img src=http://127.0.0.1:9/t.png>"),
+    ("generator", ":red[alarm] www.example.com"),
+])
+def test_a_links_rejected_value_is_shown_as_text_never_as_markup(name, value):
+    at = make_app(**{name: value})
+    assert at.error
+    for text in markdown_on_the_page(at):
+        assert not LIVE_MARKUP.search(text), text
+    # the person still reads the value that was refused
+    assert any(value in unescaped(e.value) for e in at.error), [unescaped(e.value) for e in at.error]
+
+
+@pytest.mark.parametrize("file_name", ["[x](https://example.com).csv", "![x](http://127.0.0.1:9/t.png).csv"])
+def test_an_uploaded_file_name_is_shown_as_text_in_the_summary_and_in_errors(file_name):
+    at = make_app(source="upload")
+    _upload(at, file_name, GOOD_CSV)
+    assert_clean(at)
+    stem = file_name.rsplit(".", 1)[0]
+    assert any(stem in unescaped(m.value) for m in at.markdown)
+    _upload(at, "bad " + file_name, BAD_UPLOADS["one class"])
+    assert any("Could not use" in unescaped(e.value) for e in at.error)
+    for text in markdown_on_the_page(at):
+        assert not LIVE_MARKUP.search(text), text
+    for fig in charts(at):  # Plotly renders <a href> in titles: names go in as text
+        assert "<a " not in json.dumps(fig.get("layout", {})), fig["layout"]
+
+
+def test_two_sessions_uploading_the_same_bytes_each_see_their_own_file_name():
+    content = GOOD_CSV + b"0,1,1\n"  # bytes no other test uploads, so no earlier run has cached them
+    first, second = make_app(source="upload"), make_app(source="upload")
+    _upload(first, "alice-private.csv", content)
+    _upload(second, "bob.csv", content)
+    for at, own, other in ((first, "alice-private", "bob"), (second, "bob", "alice-private")):
+        assert_clean(at)
+        page = " ".join(unescaped(m.value) for m in at.markdown) + json.dumps(charts(at))
+        assert own in page and other not in page
+    # and within one session, the same bytes under a new name take the new name
+    _upload(first, "renamed.csv", content)
+    assert any("renamed" in unescaped(m.value) for m in first.markdown)
