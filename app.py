@@ -783,7 +783,8 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     try:
         kvviews.check_folds(prep, values["cv"])
     except ValueError as err:
-        fail_and_restore("grid", GRID_SETTINGS, err)
+        # the folds are what the labeled points cannot fill: the other grid settings stay
+        fail_and_restore("grid", ("cv",), err)
         st.error(escape(str(err)))
         return False
     remember_good("grid", GRID_SETTINGS)
@@ -938,6 +939,11 @@ VIEW_FUNCTIONS = {
     "pf": view_pf,
 }
 NEEDS_PARTITION = ("similarity", "boundaries", "kernel", "grid", "pf")
+#: The stage (and its settings) a failure in a view's own body is blamed on: the kernel views
+#: fail on the kernels, γ, C and scale; the grid views on the grid's settings (a kernel that
+#: cannot be searched is left out there, never the cause of the view's failure).
+VIEW_STAGES = {"similarity": ("model", MODEL_SETTINGS), "boundaries": ("model", MODEL_SETTINGS),
+               "kernel": ("model", MODEL_SETTINGS), "grid": ("grid", GRID_SETTINGS), "pf": ("grid", GRID_SETTINGS)}
 
 
 def run_view(view: str, values: dict) -> None:
@@ -946,20 +952,23 @@ def run_view(view: str, values: dict) -> None:
         if view == "theory":
             view_theory()
             return
+        # the data and partition stages restore their own settings where they fail
         prep = load_prepared(values)
         partition = current_partition(prep, values) if view in NEEDS_PARTITION else None
-        VIEW_FUNCTIONS[view](prep, values, partition)
-        if view in ("boundaries", "similarity", "kernel"):
-            remember_good("model", MODEL_SETTINGS)
+        stage = VIEW_STAGES.get(view)
+        try:
+            VIEW_FUNCTIONS[view](prep, values, partition)
+        except ValueError as err:
+            if stage is not None:
+                fail_and_restore(*stage, err)
+            raise
+        if stage is not None and stage[0] == "model":
+            remember_good(*stage)
     except NoDataYet as err:
         st.info(escape(str(err)))
         if view == "data" and values["source"] == "drawn":
             draw_canvas(values)
     except ValueError as err:
-        if view in ("boundaries", "similarity", "kernel", "grid", "pf"):
-            fail_and_restore("model", MODEL_SETTINGS, err)
-        if view in ("grid", "pf"):
-            fail_and_restore("grid", GRID_SETTINGS, err)
         st.error(escape(str(err)))
     except Exception as err:  # noqa: BLE001 - the page must never show a traceback
         st.error(f"Something went wrong in the {registry.label(registry.VIEWS, view)} view ({type(err).__name__}). "

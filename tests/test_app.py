@@ -455,7 +455,7 @@ def test_a_model_that_fails_leaves_the_other_panels(monkeypatch):
     at = make_app(view="boundaries", kernels="rbf", models="KFD,MPM", gen_params="n_samples:53")
     assert_clean(at)
     (warning,) = at.warning
-    assert warning.value == "**KFD** is left out: KFD cannot be fitted here."
+    assert unescaped(warning.value) == "**KFD** is left out: KFD cannot be fitted here."
     titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
     assert "<b>RBF</b>" in titles and "<b>MPM</b>" in titles and "KFD" not in titles
 
@@ -745,3 +745,31 @@ def test_two_sessions_uploading_the_same_bytes_each_see_their_own_file_name():
     # and within one session, the same bytes under a new name take the new name
     _upload(first, "renamed.csv", content)
     assert any("renamed" in unescaped(m.value) for m in first.markdown)
+
+
+# ----------------------------------------------------------------------------- restore only what failed
+
+
+def test_a_partition_that_fails_leaves_the_kernel_list_and_the_grid_settings(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise ValueError("This partition cannot be fitted.")
+
+    monkeypatch.setattr(kv.views, "fit_partition", refuse)
+    # a data seed no other test uses, so no cached partition answers for the refusing one
+    at = make_app(view="grid", kernels="rbf", grid_steps="5", cv="2", data_seed="987654")
+    assert not at.exception
+    assert "This partition cannot be fitted." in " ".join(unescaped(e.value) for e in at.error)
+    assert at.session_state["kernels"] == ["rbf"]
+    assert (at.session_state["grid_steps"], at.session_state["cv"]) == (5, 2)
+
+
+def test_too_many_folds_restore_the_folds_and_nothing_else():
+    at = make_app(view="grid", source="sample", sample="iris-2class", label_how="per_class", label_per_class="3",
+                  kernels="rbf", cv="2", grid_steps="3")
+    assert_clean(at)
+    widget(at, "cv").set_value(5)
+    widget(at, "grid_steps").set_value(4)  # changed in the same run, and fine
+    at.run()
+    messages = " ".join(unescaped(e.value) for e in at.error)
+    assert "restored cv = 2" in messages and "grid_steps" not in messages, messages
+    assert (at.session_state["cv"], at.session_state["grid_steps"]) == (2, 4)
