@@ -24,7 +24,7 @@ from kernelviz import registry
 from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
-from kernelviz.session import Session, describe_values
+from kernelviz.session import Session, describe_values, read_only
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -140,18 +140,18 @@ def data_settings(values: dict) -> tuple[str, ...]:
 @st.cache_resource(show_spinner=False, max_entries=32)
 def generated(kind: str, params: tuple, seed: int) -> kv.data.Dataset:
     X, y = kv.data.make(kind, random_state=seed, **dict(params))
-    return kv.data.Dataset(X, y, name=kind)
+    return read_only(kv.data.Dataset(X, y, name=kind))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def bundled(name: str) -> kv.data.Dataset:
-    return kvviews.bundled_dataset(name)
+    return read_only(kvviews.bundled_dataset(name))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def uploaded(digest: str, file_name: str, _raw: bytes) -> kv.data.Dataset:
     stem = file_name.rsplit(".", 1)[0] or "upload"
-    return kv.data.read(_raw, name=stem)
+    return read_only(kv.data.read(_raw, name=stem))
 
 
 def handle_upload() -> None:
@@ -189,7 +189,7 @@ def raw_dataset(values: dict) -> kv.data.Dataset:
 @st.cache_resource(show_spinner=False, max_entries=32)
 def prepare(ds_key: str, _ds: kv.data.Dataset, scaling: str, fit_on: str, label_how: str, label_value: float,
             label_seed: int, test_fraction: float) -> Prepared:
-    return kvviews.prepare(_ds, ds_key, scaling, fit_on, label_how, label_value, label_seed, test_fraction)
+    return read_only(kvviews.prepare(_ds, ds_key, scaling, fit_on, label_how, label_value, label_seed, test_fraction))
 
 
 def dataset_key(values: dict) -> str:
@@ -257,7 +257,7 @@ def backend_key() -> int:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def fit_partition(data_key: str, part_key: tuple, backend: int, _X: np.ndarray):
     method, n_components, seed, params = part_key
-    return kvviews.fit_partition(_X, method, n_components, seed, params)
+    return read_only(kvviews.fit_partition(_X, method, n_components, seed, params))
 
 
 def current_partition(prep: Prepared, values: dict):
@@ -275,7 +275,7 @@ def current_partition(prep: Prepared, values: dict):
 def fitted_kernel(name: str, data_key: str, part_key: tuple, normalize: str, backend: int, _X: np.ndarray,
                   _partition):
     """The kernel's unsupervised part fitted on every point (labels are never used)."""
-    return kvviews.fit_kernel(name, _X, _partition, normalize)
+    return read_only(kvviews.fit_kernel(name, _X, _partition, normalize))
 
 
 def kernel_key(name: str, values: dict) -> tuple:
@@ -298,7 +298,7 @@ def get_kernel(name: str, prep: Prepared, values: dict, partition):
 def gamma_families(name: str, data_key: str, kkey: tuple, grid_key: tuple, _kernel, _prep: Prepared, _grid_model):
     """γ-free parts of a boundary panel's Gram matrices, computed once per data/partition:
     a γ change then costs one ``exp`` per matrix."""
-    return kvviews.gamma_families(_kernel, _prep, _grid_model)
+    return read_only(kvviews.gamma_families(_kernel, _prep, _grid_model))
 
 
 @st.cache_resource(show_spinner=False, max_entries=96)
@@ -307,29 +307,23 @@ def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_g
     def cached_families(grid_model: np.ndarray) -> dict:
         return gamma_families(name, data_key, kkey, grid_key, _kernel, _prep, grid_model)
 
-    return kvviews.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families)
+    return read_only(kvviews.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
                 _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ and C, on the same grid."""
-    return kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed)
+    return read_only(kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float,
                      reference: tuple, _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.SimilarityPanel:
-    return kvviews.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference)
+    return read_only(kvviews.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference))
 
 
 # ============================================================================ grid search
-
-@st.cache_resource(show_spinner=False)
-def grid_store() -> dict:
-    """Finished grid searches, keyed on everything they depend on (shared across reruns)."""
-    return {}
-
 
 def grid_axes(values: dict) -> tuple[np.ndarray, np.ndarray]:
     steps = values["grid_steps"]
@@ -349,8 +343,7 @@ def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None
 
     The grid's kernels use the very partition the other views show (fitted on every point).
     """
-    store = grid_store()
-    missing = [n for n in names if grid_key(n, prep, values) not in store]
+    missing = [n for n in names if session().stored_grid(grid_key(n, prep, values)) is None]
     if not missing:
         return
     log_Cs, log_gammas = grid_axes(values)
@@ -371,14 +364,15 @@ def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None
     done, reasons = kvviews.each_or_reason(missing, search)
     for name in missing:
         # a kernel that cannot be searched keeps its reason, so it is not searched again in vain
-        store[grid_key(name, prep, values)] = done[name] if name in done else kvviews.GridFailure(reasons[name])
+        session().store_grid(grid_key(name, prep, values),
+                             done[name] if name in done else kvviews.GridFailure(reasons[name]))
     bar.empty()
 
 
 def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, dict]:
     """(name → finished search, name → why it failed) of the kernels searched with these settings."""
-    store = grid_store()
-    found = {n: store[grid_key(n, prep, values)] for n in names if grid_key(n, prep, values) in store}
+    stored = {n: session().stored_grid(grid_key(n, prep, values)) for n in names}
+    found = {n: grid for n, grid in stored.items() if grid is not None}
     return ({n: g for n, g in found.items() if not isinstance(g, kvviews.GridFailure)},
             {n: g for n, g in found.items() if isinstance(g, kvviews.GridFailure)})
 
@@ -488,9 +482,17 @@ def html_download(fig, name: str, label: str = "Download figure (HTML)") -> None
                        mime="text/html", key=f"html_{name}", on_click="ignore")
 
 
+def sample_note(prep: Prepared) -> str:
+    """Says, in plain words, that the views work on a sample of a large data set."""
+    return (f"Showing a stratified sample of {len(prep.y):,} of {prep.n_total:,} points (each class keeps its "
+            "share): the views build n × n matrices, which would not fit in memory for all of them. The command "
+            "line (`kernelviz grid`) and `kv.evaluation` use every point.")
+
+
 def data_summary(prep: Prepared) -> str:
     names = fg.class_names(prep.classes)
-    lines = [f"**{escape(prep.name)}**", f"{len(prep.y)} points · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
+    count = f"{len(prep.y):,} of {prep.n_total:,} points (a sample)" if prep.sampled else f"{len(prep.y)} points"
+    lines = [f"**{escape(prep.name)}**", f"{count} · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
     for c in prep.classes:
         train, test = int(np.sum(prep.train & (prep.y == c))), int(np.sum(prep.test & (prep.y == c)))
         lines.append(f"- {names[c]}: {train} train" + (f", {test} test" if test else ""))
@@ -514,8 +516,8 @@ def view_data(prep: Prepared, values: dict) -> None:
                            mime="text/csv", on_click="ignore", width="stretch")
         st.download_button("Download data (LIBSVM)", lambda: kv.data.to_libsvm(export),
                            file_name=f"{prep.name}.libsvm", mime="text/plain", on_click="ignore", width="stretch")
-        st.caption("Downloads hold the unscaled features; hidden labels are written as unlabeled "
-                   f"({kv.data.UNLABELED}).")
+        st.caption("Downloads hold the unscaled features" + (" of the sample shown" if prep.sampled else "")
+                   + f"; hidden labels are written as unlabeled ({kv.data.UNLABELED}).")
     with main:
         if values["source"] == "drawn":
             draw_canvas(values)
@@ -885,7 +887,7 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
         paper = np.exp(result.fitted_kernel.log_scale_)
         normaliser = (paper * described["normaliser min"], paper * described["normaliser max"])
     other_values = {**values, "normalize": "unit" if values["normalize"] == "paper" else "paper"}
-    other = grid_store().get(grid_key(name, prep, other_values))
+    other = session().stored_grid(grid_key(name, prep, other_values))
     other_scores = None if other is None or isinstance(other, kvviews.GridFailure) else other[0].scores
     return kvviews.scale_sentence(escape(prep.name), values["normalize"], normaliser, result.scores, other_scores)
 
@@ -954,6 +956,8 @@ def run_view(view: str, values: dict) -> None:
             return
         # the data and partition stages restore their own settings where they fail
         prep = load_prepared(values)
+        if prep.sampled:
+            st.caption(sample_note(prep))
         partition = current_partition(prep, values) if view in NEEDS_PARTITION else None
         stage = VIEW_STAGES.get(view)
         try:

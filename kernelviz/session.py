@@ -21,8 +21,11 @@ the tests. Nothing here imports Streamlit.
 from __future__ import annotations
 
 import copy
+import types
 from collections import OrderedDict
 from typing import Any, Callable, Iterable, Mapping, MutableMapping
+
+import numpy as np
 
 _STARTED = "_session_started"
 _PENDING = "_pending"
@@ -158,3 +161,31 @@ def describe_values(values: Mapping[str, Any]) -> str:
         return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
     return ", ".join(f"{name.rsplit(':', 1)[-1]} = {show(value)}" for name, value in values.items())
+
+
+def read_only(obj: Any) -> Any:
+    """Make every NumPy array reachable from ``obj`` read-only, and return ``obj``.
+
+    What the app caches with ``st.cache_resource`` is one object shared by every session:
+    a write into one of its arrays would change another person's view. Arrays are found in
+    attributes, dataclass fields, dicts, lists and tuples (object arrays' items too);
+    modules, classes and functions are not entered.
+    """
+    seen: set[int] = set()
+    pending = [obj]
+    while pending:
+        item = pending.pop()
+        if id(item) in seen or isinstance(item, (type, types.ModuleType, types.FunctionType, types.MethodType)):
+            continue
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            item.flags.writeable = False
+            if item.dtype == object:
+                pending.extend(item.ravel())
+        elif isinstance(item, Mapping):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            pending.extend(item)
+        elif hasattr(item, "__dict__"):
+            pending.extend(vars(item).values())
+    return obj

@@ -82,7 +82,7 @@ def sweep_views(at: AppTest) -> None:
         show(at, view)
         assert_clean(at)
         if view == "grid":
-            if not charts(at):  # not searched yet in this process (the grid store is shared)
+            if not charts(at):  # not searched yet in this session
                 assert any("not searched yet" in unescaped(i.value) for i in at.info)
                 run_grid_search(at)
                 assert_clean(at)
@@ -773,3 +773,50 @@ def test_too_many_folds_restore_the_folds_and_nothing_else():
     messages = " ".join(unescaped(e.value) for e in at.error)
     assert "restored cv = 2" in messages and "grid_steps" not in messages, messages
     assert (at.session_state["cv"], at.session_state["grid_steps"]) == (2, 4)
+
+
+# ----------------------------------------------------------------------------- what sessions share
+
+
+def test_cached_data_shared_by_every_session_are_read_only():
+    at = make_app(view="boundaries", gen_params="n_samples:50", kernels="rbf,ckrbf", data_seed="4242")
+    assert_clean(at)
+    prepared = at.session_state["_last_good_data"]  # the very object the shared cache holds
+    arrays = {name: value for name, value in vars(prepared).items() if isinstance(value, np.ndarray)}
+    assert {"X_raw", "X_model", "X_view", "y", "train"} <= set(arrays)
+    for name, value in arrays.items():
+        assert not value.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            value[...] = 0
+
+
+def test_a_grid_search_belongs_to_the_session_that_ran_it():
+    query = dict(view="grid", gen_params="n_samples:40", kernels="rbf", grid_steps="3", cv="2", data_seed="31337")
+    first = make_app(**query)
+    run_grid_search(first)
+    assert_clean(first)
+    assert charts(first)
+    second = make_app(**query)
+    assert_clean(second)
+    assert not charts(second)
+    assert any("not searched yet" in unescaped(i.value) for i in second.info)
+
+
+def test_a_large_upload_is_shown_as_a_stratified_sample_and_says_so():
+    X, y = kv.data.make("blobs", n_samples=4_500, n_classes=3, random_state=1)
+    content = ("a,b,label\n" + "".join(f"{p:.5f},{q:.5f},{int(c)}\n" for (p, q), c in zip(X, y))).encode()
+    at = make_app(source="upload")
+    _upload(at, "large.csv", content)
+    assert_clean(at)
+    cap = kv.views.VIEW_MAX_POINTS
+    assert cap < 4_500
+    assert any(f"stratified sample of {cap:,} of 4,500 points" in unescaped(c.value) for c in at.caption)
+    assert any(f"{cap:,} of 4,500 points" in unescaped(m.value) for m in at.markdown)
+    prepared = at.session_state["_last_good_data"]
+    assert len(prepared.y) == cap and prepared.n_total == 4_500
+    labels, counts = np.unique(prepared.y, return_counts=True)
+    _, full_counts = np.unique(y, return_counts=True)
+    np.testing.assert_allclose(counts, full_counts * cap / 4_500, atol=1)
+    show(at, "boundaries")
+    assert_clean(at)
+    assert any("stratified sample" in unescaped(c.value) for c in at.caption)

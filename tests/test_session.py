@@ -117,3 +117,29 @@ def test_grids_are_kept_least_recently_used_first_out():
 ])
 def test_restored_values_are_described_by_their_names(values, text):
     assert describe_values(values) == text
+
+
+def test_read_only_reaches_arrays_in_attributes_fields_and_containers():
+    import dataclasses
+
+    import numpy as np
+
+    from kernelviz.session import read_only
+
+    @dataclasses.dataclass(frozen=True)
+    class Panel:
+        values: np.ndarray
+        parts: dict
+
+    class Fitted:
+        def __init__(self):
+            self.means_ = np.zeros(3)
+            self.panels = [Panel(np.ones(2), {"grid": (np.arange(4),)})]
+            self.itself = self  # cycles are fine
+
+    fitted = read_only(Fitted())
+    arrays = [fitted.means_, fitted.panels[0].values, fitted.panels[0].parts["grid"][0]]
+    for array in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 5
+    assert read_only(np) is np and np.zeros(1).flags.writeable  # modules are not entered
