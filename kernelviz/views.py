@@ -37,9 +37,11 @@ FAMILY_MAX_ENTRIES = 3_000_000
 GRAM_MAX_POINTS = 300
 #: The most points the views compute with. Their kernels build n × n matrices (20,000
 #: uploaded points took 410 s and 10.7 GB in the Decision boundaries view); beyond this
-#: many, the views work on a stratified sample (see benchmarks/bench_upload.py for the
-#: measurements behind the number). The CLI and ``kv.evaluation`` use every point.
-VIEW_MAX_POINTS = 3000
+#: many, the views work on a stratified sample. Measured with benchmarks/bench_upload.py
+#: (one session through every view and a grid search, 20,000 uploaded points): a cap of
+#: 3,000 peaked at 860 MB, 2,000 at 575 MB (the Decision boundaries view in 1.7 s).
+#: The CLI and ``kv.evaluation`` use every point.
+VIEW_MAX_POINTS = 2000
 
 
 # ============================================================================ data
