@@ -113,10 +113,6 @@ def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> No
         queue_and_rerun(restore, f"{error} — restored {describe_values(restore)}.")
 
 
-def remember_good(stage: str, names: tuple[str, ...]) -> None:
-    session().remember_good(stage, names)
-
-
 def write_url(values: dict) -> None:
     query = kvstate.encode(values)
     if query != st.query_params.to_dict():
@@ -227,7 +223,7 @@ def load_prepared(values: dict) -> Prepared:
         st.error(escape(f"{err} Showing the last data that worked ({previous.name})."))
         return previous
     session().remember_good_data(prep)
-    remember_good("data", data_settings(values))
+    session().remember_good("data", data_settings(values))
     return prep
 
 
@@ -267,7 +263,7 @@ def current_partition(prep: Prepared, values: dict):
     except ValueError as err:
         fail_and_restore("partition", PARTITION_SETTINGS, err)
         raise
-    remember_good("partition", PARTITION_SETTINGS)
+    session().remember_good("partition", PARTITION_SETTINGS)
     return part
 
 
@@ -524,7 +520,8 @@ def view_data(prep: Prepared, values: dict) -> None:
         else:
             fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.classes,
                                  axis_titles=tuple(map(plotly_text, prep.axis_titles)),
-                                 title=f"{plotly_text(prep.name)}, {registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
+                                 title=f"{plotly_text(prep.name)}, "
+                                       f"{registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
             st.plotly_chart(fig, key="data_chart", config={"displaylogo": False})
             html_download(fig, "data")
 
@@ -789,7 +786,7 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
         fail_and_restore("grid", ("cv",), err)
         st.error(escape(str(err)))
         return False
-    remember_good("grid", GRID_SETTINGS)
+    session().remember_good("grid", GRID_SETTINGS)
     return True
 
 
@@ -967,7 +964,7 @@ def run_view(view: str, values: dict) -> None:
                 fail_and_restore(*stage, err)
             raise
         if stage is not None and stage[0] == "model":
-            remember_good(*stage)
+            session().remember_good(*stage)
     except NoDataYet as err:
         st.info(escape(str(err)))
         if view == "data" and values["source"] == "drawn":

@@ -112,7 +112,8 @@ SETTINGS: tuple[Setting, ...] = (
             "The variational GMM's prior on the components' weights."),
     Setting("vi_alpha0", "float", 0.1, (1e-4, 1e4),
             "Weight concentration prior α₀: smaller values switch more components off."),
-    Setting("vi_beta0", "float", 1.0, (1e-4, 1e4), "Mean precision prior β₀: how strongly means are pulled together."),
+    Setting("vi_beta0", "float", 1.0, (1e-4, 1e4),
+            "Mean precision prior β₀: how strongly means are pulled together."),
     Setting("vi_w0", "float", 0.0, (0.0, 1e4), "Covariance prior w₀·I; 0 uses the data's covariance."),
     # --- kernels and SVM
     Setting("kernels", "list", ("rbf", "mrbf", "ckrbf", "rwm"), registry.KERNELS,
@@ -120,8 +121,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("models", "list", (), registry.MODELS,
             "Classifiers built around the kernels (cluster SVMs, minimax machines, discriminants), shown in the "
             "Decision boundaries view; the Theory view describes each."),
-    Setting("log_gamma", "float", 0.0, (-3.0, 3.0), "log₁₀ of the kernel width γ: larger γ means more local similarity."),
-    Setting("log_C", "float", 0.0, (-2.0, 4.0), "log₁₀ of the SVM penalty C: larger C fits the training points harder."),
+    Setting("log_gamma", "float", 0.0, (-3.0, 3.0),
+            "log₁₀ of the kernel width γ: larger γ means more local similarity."),
+    Setting("log_C", "float", 0.0, (-2.0, 4.0),
+            "log₁₀ of the SVM penalty C: larger C fits the training points harder."),
     Setting("normalize", "str", "paper", registry.CKRBF_SCALES,
             "The paper's CkRBF is multiplied by det(Σx+Σy)^(−½), a large constant; 'unit' divides it out."),
     # --- similarity
@@ -130,7 +133,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("sim_mode", "str", "dissimilarity", registry.SIMILARITY_MODES, "What the similarity maps show."),
     # --- grid search
     Setting("grid_log_C", "range", (-2, 4), (-4, 6), "log₁₀ C range of the grid; equal ends search a single C."),
-    Setting("grid_log_gamma", "range", (-3, 3), (-5, 5), "log₁₀ γ range of the grid; equal ends search a single γ."),
+    Setting("grid_log_gamma", "range", (-3, 3), (-5, 5),
+            "log₁₀ γ range of the grid; equal ends search a single γ."),
     Setting("grid_steps", "int", 7, (3, 15), "Grid points per axis."),
     Setting("cv", "int", 5, (2, 10), "Cross-validation folds: each cell's score is the mean over the folds."),
     Setting("cv_seed", "int", 0, (0, 2**31 - 1), "Seed of the split into folds."),

@@ -432,7 +432,8 @@ def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
             run_grid_search(at)
         assert_clean(at)
         (warning,) = at.warning
-        assert "Laplacian (LAP)" in unescaped(warning.value) and "needs more than" in unescaped(warning.value), warning.value
+        shown = unescaped(warning.value)
+        assert "Laplacian (LAP)" in shown and "needs more than" in shown, shown
         fig = charts(at)[0]
         if view == "pf":
             names = " ".join(t.get("name", "") for t in fig["data"])
