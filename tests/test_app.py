@@ -821,3 +821,13 @@ def test_a_large_upload_is_shown_as_a_stratified_sample_and_says_so():
     show(at, "boundaries")
     assert_clean(at)
     assert any("stratified sample" in unescaped(c.value) for c in at.caption)
+
+
+def test_column_names_reach_the_axis_titles_as_text():
+    content = b"<a href=https://example.com>x</a>,<b>y</b>,label\n" + GOOD_CSV.split(b"\n", 1)[1]
+    at = make_app(source="upload")
+    _upload(at, "columns.csv", content)
+    assert_clean(at)
+    layout = charts(at)[0]["layout"]
+    assert layout["xaxis"]["title"]["text"] == "&lt;a href=https://example.com&gt;x&lt;/a&gt;"
+    assert layout["yaxis"]["title"]["text"] == "&lt;b&gt;y&lt;/b&gt;"
