@@ -11,7 +11,6 @@ Run it with ``streamlit run app.py`` (or ``kernelviz app``).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import traceback
 
@@ -21,8 +20,11 @@ import streamlit as st
 
 import kernelviz as kv
 from kernelviz import figures as fg
+from kernelviz import registry
+from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
+from kernelviz.session import Session, describe_values, read_only
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -52,44 +54,30 @@ def set_generator_params(generator: str, params: dict) -> list[str]:
     return problems
 
 
-def init_state() -> None:
-    """First run of a session: settings from the URL (defaults where absent or unreadable)."""
-    if st.session_state.get("_initialised"):
-        return
-    values, problems = kvstate.parse(st.query_params.to_dict())
-    for name, value in values.items():
-        st.session_state[name] = value
-    problems += set_generator_params(values["generator"], values["gen_params"])
-    st.session_state["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
-    st.session_state["_flash"] = list(problems)
-    st.session_state["_pending"] = {}
-    st.session_state["_last_good"] = {}
-    st.session_state["_initialised"] = True
-
-
 # Widgets drawn on every completed run (the view switcher and the sidebar's unconditional
-# controls). They must NOT be written back in carry_over_state: a script-side write makes
-# Streamlit push the run's (older) value to the browser, which loses slider steps that
-# the user made while the view was computing.
+# controls): the session never writes them back (see kernelviz.session).
 ALWAYS_DRAWN = frozenset({"view", "source", "scaling", "label_how", "test_fraction", "partition", "n_components",
                           "partition_seed", "kernels", "models", "log_gamma", "log_C", "normalize"})
 
 
-def carry_over_state() -> None:
-    """Apply values queued by the previous run, and keep every setting alive.
+def is_setting(key: str) -> bool:
+    """Settings and the generators' parameter widgets: what must survive runs that do not draw them."""
+    return key in kvstate.BY_NAME or str(key).startswith("gp:")
 
-    Streamlit forgets a widget's value when the widget is not drawn in a completed run;
-    writing each such setting back to itself keeps the settings of views that are not open.
-    """
-    pending = st.session_state["_pending"]
-    for name, value in pending.items():
-        st.session_state[name] = value
-    pending.clear()
-    for key in list(st.session_state.keys()):
-        if key in ALWAYS_DRAWN:
-            continue
-        if key in kvstate.BY_NAME or str(key).startswith("gp:"):
-            st.session_state[key] = st.session_state[key]
+
+def session() -> Session:
+    return Session(st.session_state, is_setting=is_setting, always_drawn=ALWAYS_DRAWN)
+
+
+def start_session() -> None:
+    """First run of a session: settings from the URL (defaults where absent or unreadable)."""
+    if session().started:
+        return
+    values, problems = kvstate.parse(st.query_params.to_dict())
+    values["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
+    session().start(values, problems)
+    for problem in set_generator_params(values["generator"], values["gen_params"]):
+        session().flash(problem)
 
 
 def current_settings() -> dict:
@@ -108,39 +96,21 @@ def current_settings() -> dict:
 
 def queue_and_rerun(values: dict, message: str | None = None) -> None:
     """Set widget-backed settings on the next run (they cannot change after their widget is drawn)."""
-    st.session_state["_pending"].update(values)
-    if message:
-        st.session_state["_flash"].append(message)
+    session().queue(values, message)
     st.rerun()
 
 
 def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> None:
-    """An impossible setting: say why, and go back to the last settings that worked.
+    """An impossible setting: say why, and set back the settings of ``names`` that changed since
+    ``stage`` last worked — only those, never another stage's.
 
     Before anything has worked in this session (a damaged link opened cold), "the last
     settings that worked" are the defaults. Falls through (the caller shows the error in
     place) when there is nothing different to go back to, so a failure can never loop.
     """
-    last_good = st.session_state["_last_good"].get(stage) or kvstate.defaults()
-    if last_good:
-        restore = {n: last_good[n] for n in names if n in last_good and not _same(st.session_state.get(n), last_good[n])}
-        if restore:
-            shown = ", ".join(f"{n.rsplit(':', 1)[-1]} = {_show(v)}" for n, v in restore.items())
-            queue_and_rerun(restore, f"{error} — restored {shown}.")
-
-
-def remember_good(stage: str, names: tuple[str, ...]) -> None:
-    st.session_state["_last_good"][stage] = {n: copy.deepcopy(st.session_state.get(n)) for n in names}
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return list(a) == list(b)
-    return a == b
-
-
-def _show(value) -> str:
-    return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    restore = session().to_restore(stage, names, kvstate.defaults())
+    if restore:
+        queue_and_rerun(restore, f"{error} — restored {describe_values(restore)}.")
 
 
 def write_url(values: dict) -> None:
@@ -166,18 +136,18 @@ def data_settings(values: dict) -> tuple[str, ...]:
 @st.cache_resource(show_spinner=False, max_entries=32)
 def generated(kind: str, params: tuple, seed: int) -> kv.data.Dataset:
     X, y = kv.data.make(kind, random_state=seed, **dict(params))
-    return kv.data.Dataset(X, y, name=kind)
+    return read_only(kv.data.Dataset(X, y, name=kind))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def bundled(name: str) -> kv.data.Dataset:
-    return kvviews.bundled_dataset(name)
+    return read_only(kvviews.bundled_dataset(name))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def uploaded(digest: str, file_name: str, _raw: bytes) -> kv.data.Dataset:
     stem = file_name.rsplit(".", 1)[0] or "upload"
-    return kv.data.read(_raw, name=stem)
+    return read_only(kv.data.read(_raw, name=stem))
 
 
 def handle_upload() -> None:
@@ -187,13 +157,14 @@ def handle_upload() -> None:
         return
     raw = file.getvalue()
     digest = hashlib.sha1(raw).hexdigest()
-    if st.session_state.get("_upload_digest") == digest:
+    # the name belongs to the upload as much as the bytes: the same bytes under a new name are a new upload
+    if st.session_state.get("_upload_seen") == (digest, file.name):
         return
-    st.session_state["_upload_digest"] = digest
+    st.session_state["_upload_seen"] = (digest, file.name)
     try:
         kvviews.check_upload(uploaded(digest, file.name, raw), file.name)
     except Exception as err:  # noqa: BLE001 - any failure to read a user's file is shown, never raised
-        st.session_state["_flash"].append(f"Could not use {file.name!r}: {err} The previous data are kept.")
+        session().flash(f"Could not use {file.name!r}: {err} The previous data are kept.")
         return
     st.session_state["_upload"] = (digest, file.name, raw)
 
@@ -214,7 +185,7 @@ def raw_dataset(values: dict) -> kv.data.Dataset:
 @st.cache_resource(show_spinner=False, max_entries=32)
 def prepare(ds_key: str, _ds: kv.data.Dataset, scaling: str, fit_on: str, label_how: str, label_value: float,
             label_seed: int, test_fraction: float) -> Prepared:
-    return kvviews.prepare(_ds, ds_key, scaling, fit_on, label_how, label_value, label_seed, test_fraction)
+    return read_only(kvviews.prepare(_ds, ds_key, scaling, fit_on, label_how, label_value, label_seed, test_fraction))
 
 
 def dataset_key(values: dict) -> str:
@@ -224,7 +195,10 @@ def dataset_key(values: dict) -> str:
     if source == "sample":
         return f"sample:{values['sample']}"
     if source == "upload":
-        return f"upload:{st.session_state['_upload'][0]}"
+        # keyed by the file's name too: the caches are shared by every session, and one
+        # session uploading another's bytes under its own name must see its own name
+        digest, file_name, _ = st.session_state["_upload"]
+        return f"upload:{digest}:{file_name}"
     return "drawn:" + hashlib.sha1(np.asarray(values["points"], dtype=float).tobytes()).hexdigest()
 
 
@@ -236,20 +210,20 @@ def load_prepared(values: dict) -> Prepared:
         prep = prepare(dataset_key(values), ds, values["scaling"], values["fit_on"], values["label_how"],
                        float(label_value), values["label_seed"], values["test_fraction"])
     except NoDataYet as err:
-        previous = st.session_state.get("_last_good_data")
+        previous = session().last_good_data
         if previous is None or (values["source"] == "drawn" and values["view"] == "data"):
             raise
-        st.info(f"{err} Meanwhile the views show the previous data ({previous.name}).")
+        st.info(escape(f"{err} Meanwhile the views show the previous data ({previous.name})."))
         return previous
     except ValueError as err:
         fail_and_restore("data", data_settings(values), err)
-        previous = st.session_state.get("_last_good_data")
+        previous = session().last_good_data
         if previous is None:
             raise
-        st.error(f"{err} Showing the last data that worked ({previous.name}).")
+        st.error(escape(f"{err} Showing the last data that worked ({previous.name})."))
         return previous
-    st.session_state["_last_good_data"] = prep
-    remember_good("data", data_settings(values))
+    session().remember_good_data(prep)
+    session().remember_good("data", data_settings(values))
     return prep
 
 
@@ -279,7 +253,7 @@ def backend_key() -> int:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def fit_partition(data_key: str, part_key: tuple, backend: int, _X: np.ndarray):
     method, n_components, seed, params = part_key
-    return kvviews.fit_partition(_X, method, n_components, seed, params)
+    return read_only(kvviews.fit_partition(_X, method, n_components, seed, params))
 
 
 def current_partition(prep: Prepared, values: dict):
@@ -289,7 +263,7 @@ def current_partition(prep: Prepared, values: dict):
     except ValueError as err:
         fail_and_restore("partition", PARTITION_SETTINGS, err)
         raise
-    remember_good("partition", PARTITION_SETTINGS)
+    session().remember_good("partition", PARTITION_SETTINGS)
     return part
 
 
@@ -297,7 +271,7 @@ def current_partition(prep: Prepared, values: dict):
 def fitted_kernel(name: str, data_key: str, part_key: tuple, normalize: str, backend: int, _X: np.ndarray,
                   _partition):
     """The kernel's unsupervised part fitted on every point (labels are never used)."""
-    return kvviews.fit_kernel(name, _X, _partition, normalize)
+    return read_only(kvviews.fit_kernel(name, _X, _partition, normalize))
 
 
 def kernel_key(name: str, values: dict) -> tuple:
@@ -320,7 +294,7 @@ def get_kernel(name: str, prep: Prepared, values: dict, partition):
 def gamma_families(name: str, data_key: str, kkey: tuple, grid_key: tuple, _kernel, _prep: Prepared, _grid_model):
     """γ-free parts of a boundary panel's Gram matrices, computed once per data/partition:
     a γ change then costs one ``exp`` per matrix."""
-    return kvviews.gamma_families(_kernel, _prep, _grid_model)
+    return read_only(kvviews.gamma_families(_kernel, _prep, _grid_model))
 
 
 @st.cache_resource(show_spinner=False, max_entries=96)
@@ -329,29 +303,23 @@ def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_g
     def cached_families(grid_model: np.ndarray) -> dict:
         return gamma_families(name, data_key, kkey, grid_key, _kernel, _prep, grid_model)
 
-    return kvviews.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families)
+    return read_only(kvviews.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
                 _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ and C, on the same grid."""
-    return kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed)
+    return read_only(kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float,
                      reference: tuple, _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.SimilarityPanel:
-    return kvviews.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference)
+    return read_only(kvviews.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference))
 
 
 # ============================================================================ grid search
-
-@st.cache_resource(show_spinner=False)
-def grid_store() -> dict:
-    """Finished grid searches, keyed on everything they depend on (shared across reruns)."""
-    return {}
-
 
 def grid_axes(values: dict) -> tuple[np.ndarray, np.ndarray]:
     steps = values["grid_steps"]
@@ -371,8 +339,7 @@ def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None
 
     The grid's kernels use the very partition the other views show (fitted on every point).
     """
-    store = grid_store()
-    missing = [n for n in names if grid_key(n, prep, values) not in store]
+    missing = [n for n in names if session().stored_grid(grid_key(n, prep, values)) is None]
     if not missing:
         return
     log_Cs, log_gammas = grid_axes(values)
@@ -393,14 +360,15 @@ def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None
     done, reasons = kvviews.each_or_reason(missing, search)
     for name in missing:
         # a kernel that cannot be searched keeps its reason, so it is not searched again in vain
-        store[grid_key(name, prep, values)] = done[name] if name in done else kvviews.GridFailure(reasons[name])
+        session().store_grid(grid_key(name, prep, values),
+                             done[name] if name in done else kvviews.GridFailure(reasons[name]))
     bar.empty()
 
 
 def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, dict]:
     """(name → finished search, name → why it failed) of the kernels searched with these settings."""
-    store = grid_store()
-    found = {n: store[grid_key(n, prep, values)] for n in names if grid_key(n, prep, values) in store}
+    stored = {n: session().stored_grid(grid_key(n, prep, values)) for n in names}
+    found = {n: grid for n, grid in stored.items() if grid is not None}
     return ({n: g for n, g in found.items() if not isinstance(g, kvviews.GridFailure)},
             {n: g for n, g in found.items() if isinstance(g, kvviews.GridFailure)})
 
@@ -410,13 +378,22 @@ def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, 
 def number_input(label: str, name: str, where=None, **kwargs):
     """A number input bounded like its setting (``kvstate.bounds``), so the link can always hold its value."""
     lo, hi = kvstate.bounds(name)
-    return (where or st).number_input(label, min_value=lo, max_value=hi, key=name, **kwargs)
+    return (where or st).number_input(label, min_value=lo, max_value=hi, key=name,
+                                      help=kvstate.BY_NAME[name].widget_help(), **kwargs)
 
 
 def slider(label: str, name: str, where=None, **kwargs):
     """A slider (a range slider for a range setting) spanning its setting's bounds."""
     lo, hi = kvstate.bounds(name)
-    return (where or st).slider(label, lo, hi, key=name, **kwargs)
+    return (where or st).slider(label, lo, hi, key=name, help=kvstate.BY_NAME[name].widget_help(), **kwargs)
+
+
+def choice(widget: str, label: str, name: str, where=None, **kwargs):
+    """A radio, select box, multiselect or segmented control over a setting's choices,
+    labeled and explained as ``kernelviz.registry`` says."""
+    setting = kvstate.BY_NAME[name]
+    return getattr(where or st, widget)(label, setting.choices(), key=name, format_func=setting.label,
+                                        help=setting.widget_help(), **kwargs)
 
 
 def sidebar(values: dict) -> None:
@@ -425,12 +402,12 @@ def sidebar(values: dict) -> None:
     sb.caption("See data-dependent SVM kernels at work.")
 
     with sb.expander("**Data**", expanded=True):
-        st.radio("Source", ("generator", "sample", "upload", "drawn"), key="source", horizontal=True,
-                 format_func={"generator": "generate", "sample": "sample", "upload": "upload", "drawn": "draw"}.get)
+        choice("radio", "Source", "source", horizontal=True)
         source = st.session_state["source"]
         if source == "generator":
+            descriptions = "\n".join(f"- **{k}**: {v}" for k, v in kv.data.GENERATOR_DESCRIPTIONS.items())
             st.selectbox("Generator", tuple(kv.data.GENERATORS), key="generator",
-                         help="; ".join(f"{k}: {v}" for k, v in kv.data.GENERATOR_DESCRIPTIONS.items()))
+                         help=f"{kvstate.BY_NAME['generator'].help}\n\n{descriptions}")
             generator = st.session_state["generator"]
             st.caption(kv.data.GENERATOR_DESCRIPTIONS.get(generator, ""))
             defaults = kv.data.GENERATORS[generator]
@@ -441,7 +418,8 @@ def sidebar(values: dict) -> None:
                 cols[i % 2].number_input(param.replace("_", " "), key=key, **kvviews.generator_param_bounds(param))
             number_input("Seed", "data_seed", step=1)
         elif source == "sample":
-            st.selectbox("Sample", kvstate.BY_NAME["sample"].choices(), key="sample")
+            st.selectbox("Sample", kvstate.BY_NAME["sample"].choices(), key="sample",
+                         help=kvstate.BY_NAME["sample"].help)
             desc = kv.data.SAMPLES.get(st.session_state["sample"], {}).get(
                 "description", "Iris, setosa vs versicolor (4 features; scikit-learn's copy).")
             st.caption(desc)
@@ -450,12 +428,8 @@ def sidebar(values: dict) -> None:
                              type=None, accept_multiple_files=False)
         else:
             st.caption("Click on the canvas in the **Data** view to add points.")
-        st.selectbox("Scaling", ("none", "minmax", "zscore"), key="scaling",
-                     format_func={"none": "none", "minmax": "min-max to [0, 1]", "zscore": "z-score"}.get)
-        st.selectbox("Labeled points", ("all", "fraction", "per_class", "dense_per_class"), key="label_how",
-                     format_func={"all": "all", "fraction": "a fraction", "per_class": "k per class (random)",
-                                  "dense_per_class": "k per class (dense regions)"}.get,
-                     help="The others become unlabeled: only the unsupervised parts (partition, density, graph) see them.")
+        choice("selectbox", "Scaling", "scaling")
+        choice("selectbox", "Labeled points", "label_how")
         how = st.session_state["label_how"]
         if how == "fraction":
             slider("Fraction labeled", "label_fraction", step=0.01)
@@ -463,45 +437,32 @@ def sidebar(values: dict) -> None:
             number_input("k per class", "label_per_class", step=1)
         if how != "all":
             number_input("Seed of the labeled subset", "label_seed", step=1)
-        slider("Held out for testing", "test_fraction", step=0.05,
-               help="Share of the labeled points kept out of training to measure test accuracy.")
-        prep = st.session_state.get("_last_good_data")
+        slider("Held out for testing", "test_fraction", step=0.05)
+        prep = session().last_good_data
         if prep is not None and prep.d > 2:
-            st.radio("Fit on", ("projection", "full"), key="fit_on", horizontal=True,
-                     format_func={"projection": "2-D projection", "full": "all features"}.get,
-                     help="Plots always show the first two principal components.")
+            choice("radio", "Fit on", "fit_on", horizontal=True)
 
     with sb.expander("**Partition**", expanded=True):
-        st.radio("Method", ("kmeans", "gmm", "vi"), key="partition", horizontal=True,
-                 format_func={"kmeans": "k-means", "gmm": "GMM", "vi": "VI"}.get,
-                 help="Used by the Partition view and by the CkRBF, GMM and RWM kernels.")
+        choice("radio", "Method", "partition", horizontal=True)
         c1, c2 = st.columns(2)
         number_input("Clusters" if st.session_state["partition"] != "vi" else "Max. components", "n_components",
                      step=1, where=c1)
         number_input("Seed", "partition_seed", step=1, where=c2)
         if st.session_state["partition"] == "vi":
-            st.selectbox("Weight prior", ("dirichlet_process", "dirichlet_distribution"), key="vi_prior_type",
-                         format_func=lambda s: s.replace("_", " "))
+            choice("selectbox", "Weight prior", "vi_prior_type")
             c1, c2, c3 = st.columns(3)
             number_input("α₀", "vi_alpha0", format="%.3g", where=c1)
             number_input("β₀", "vi_beta0", format="%.3g", where=c2)
-            number_input("w₀", "vi_w0", format="%.3g", where=c3,
-                         help="Covariance prior w₀·I; 0 uses the data's covariance.")
+            number_input("w₀", "vi_w0", format="%.3g", where=c3)
 
     with sb.expander("**Kernels and SVM**", expanded=True):
-        st.multiselect("Kernels to compare", kvstate.KERNEL_NAMES, key="kernels", format_func=fg.kernel_label)
-        st.multiselect("Other models (Decision boundaries)", kvstate.MODEL_NAMES, key="models",
-                       help="Classifiers built around the kernels (cluster SVMs, minimax machines, discriminants); "
-                            "the Theory view describes each.")
-        slider("log₁₀ γ", "log_gamma", step=0.1, format="%.1f",
-               help="Kernel width: larger γ means more local similarity.")
+        choice("multiselect", "Kernels to compare", "kernels")
+        choice("multiselect", "Other models (Decision boundaries)", "models")
+        slider("log₁₀ γ", "log_gamma", step=0.1, format="%.1f")
         st.caption(f"γ = {10 ** st.session_state['log_gamma']:.3g}")
-        slider("log₁₀ C", "log_C", step=0.1, format="%.1f",
-               help="SVM penalty: larger C fits the training points harder.")
+        slider("log₁₀ C", "log_C", step=0.1, format="%.1f")
         st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
-        st.radio("CkRBF scale", ("paper", "unit"), key="normalize", horizontal=True,
-                 format_func={"paper": "as in the paper", "unit": "unit"}.get,
-                 help="The paper's CkRBF is multiplied by det(Σx+Σy)^(−½), a large constant; 'unit' divides it out.")
+        choice("radio", "CkRBF scale", "normalize", horizontal=True)
 
     with sb.expander("Share this view"):
         st.caption("The address bar holds every setting (and drawn points): copy it to reopen this exact view.")
@@ -517,12 +478,17 @@ def html_download(fig, name: str, label: str = "Download figure (HTML)") -> None
                        mime="text/html", key=f"html_{name}", on_click="ignore")
 
 
-SCALING_NAMES = {"none": "unscaled", "minmax": "min-max scaled to [0, 1]", "zscore": "z-scored"}
+def sample_note(prep: Prepared) -> str:
+    """Says, in plain words, that the views work on a sample of a large data set."""
+    return (f"Showing a stratified sample of {len(prep.y):,} of {prep.n_total:,} points (each class keeps its "
+            "share): the views build n × n matrices, which would not fit in memory for all of them. The command "
+            "line (`kernelviz grid`) and `kv.evaluation` use every point.")
 
 
 def data_summary(prep: Prepared) -> str:
     names = fg.class_names(prep.classes)
-    lines = [f"**{prep.name}**", f"{len(prep.y)} points · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
+    count = f"{len(prep.y):,} of {prep.n_total:,} points (a sample)" if prep.sampled else f"{len(prep.y)} points"
+    lines = [f"**{escape(prep.name)}**", f"{count} · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
     for c in prep.classes:
         train, test = int(np.sum(prep.train & (prep.y == c))), int(np.sum(prep.test & (prep.y == c)))
         lines.append(f"- {names[c]}: {train} train" + (f", {test} test" if test else ""))
@@ -546,15 +512,16 @@ def view_data(prep: Prepared, values: dict) -> None:
                            mime="text/csv", on_click="ignore", width="stretch")
         st.download_button("Download data (LIBSVM)", lambda: kv.data.to_libsvm(export),
                            file_name=f"{prep.name}.libsvm", mime="text/plain", on_click="ignore", width="stretch")
-        st.caption("Downloads hold the unscaled features; hidden labels are written as unlabeled "
-                   f"({kv.data.UNLABELED}).")
+        st.caption("Downloads hold the unscaled features" + (" of the sample shown" if prep.sampled else "")
+                   + f"; hidden labels are written as unlabeled ({kv.data.UNLABELED}).")
     with main:
         if values["source"] == "drawn":
             draw_canvas(values)
         else:
             fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.classes,
-                                 axis_titles=prep.axis_titles,
-                                 title=f"{prep.name}, {SCALING_NAMES[values['scaling']]}: what the models see")
+                                 axis_titles=tuple(map(plotly_text, prep.axis_titles)),
+                                 title=f"{plotly_text(prep.name)}, "
+                                       f"{registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
             st.plotly_chart(fig, key="data_chart", config={"displaylogo": False})
             html_download(fig, "data")
 
@@ -605,7 +572,7 @@ def view_partition(prep: Prepared, values: dict) -> None:
     means, covs = prep.view_gaussians(part.means_, part.covariances_)
     R_grid = part.predict_proba(prep.to_model(grid.points))
     R_points = part.predict_proba(prep.X_model)
-    method = {"kmeans": "k-means", "gmm": "GMM", "vi": "variational GMM"}[part.method]
+    method = registry.label(registry.PARTITIONS, part.method)
     fig = fg.partition_figure(prep.X_view, prep.y, prep.labeled, means, covs, grid, R_grid, R_points,
                               classes=prep.classes,
                               title=f"{method}: {part.n_components_} component{'s' if part.n_components_ > 1 else ''} "
@@ -645,7 +612,7 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     if names and not panels:
         raise ValueError(" ".join(f"{label(n)}: {r}" for n, r in reasons.items()))
     for name, reason in reasons.items():
-        st.warning(f"**{label(name)}** is left out: {reason}")
+        st.warning(f"**{label(name)}** is left out: {escape(reason)}")
     return list(panels.values())
 
 
@@ -660,8 +627,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
         # Their inputs are not drawn yet in this run, so they can be set directly.
         st.session_state.update(centre_reference(prep))
     c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-    c1.radio("Show", ("dissimilarity", "similarity"), key="sim_mode", horizontal=True,
-             format_func={"dissimilarity": "dissimilarity (level curves)", "similarity": "similarity (shaded)"}.get)
+    choice("radio", "Show", "sim_mode", where=c1, horizontal=True)
     number_input("reference x", "ref_x", where=c2, step=0.1, format="%.3f")
     number_input("reference y", "ref_y", where=c3, step=0.1, format="%.3f")
     if c4.button("Centre point", help="Put the reference on the data point nearest the centre."):
@@ -804,8 +770,8 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
 
 def grid_controls() -> None:
     c1, c2, c3, c4, c5 = st.columns([3, 3, 1.4, 1, 1])
-    slider("log₁₀ C range", "grid_log_C", where=c1, help="Equal ends search a single C.")
-    slider("log₁₀ γ range", "grid_log_gamma", where=c2, help="Equal ends search a single γ.")
+    slider("log₁₀ C range", "grid_log_C", where=c1)
+    slider("log₁₀ γ range", "grid_log_gamma", where=c2)
     number_input("steps per axis", "grid_steps", step=1, where=c3)
     number_input("CV folds", "cv", step=1, where=c4)
     number_input("fold seed", "cv_seed", step=1, where=c5)
@@ -816,10 +782,11 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     try:
         kvviews.check_folds(prep, values["cv"])
     except ValueError as err:
-        fail_and_restore("grid", GRID_SETTINGS, err)
-        st.error(str(err))
+        # the folds are what the labeled points cannot fill: the other grid settings stay
+        fail_and_restore("grid", ("cv",), err)
+        st.error(escape(str(err)))
         return False
-    remember_good("grid", GRID_SETTINGS)
+    session().remember_good("grid", GRID_SETTINGS)
     return True
 
 
@@ -828,7 +795,7 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
         return {}
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
-        st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {reason}")
+        st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {escape(reason)}")
     missing = [n for n in names if n not in grids and n not in failures]
     if missing:
         log_Cs, log_gammas = grid_axes(values)
@@ -917,9 +884,9 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
         paper = np.exp(result.fitted_kernel.log_scale_)
         normaliser = (paper * described["normaliser min"], paper * described["normaliser max"])
     other_values = {**values, "normalize": "unit" if values["normalize"] == "paper" else "paper"}
-    other = grid_store().get(grid_key(name, prep, other_values))
+    other = session().stored_grid(grid_key(name, prep, other_values))
     other_scores = None if other is None or isinstance(other, kvviews.GridFailure) else other[0].scores
-    return kvviews.scale_sentence(prep.name, values["normalize"], normaliser, result.scores, other_scores)
+    return kvviews.scale_sentence(escape(prep.name), values["normalize"], normaliser, result.scores, other_scores)
 
 
 # ----------------------------------------------------------------------------- theory
@@ -948,14 +915,14 @@ def view_theory() -> None:
             c2.button("Open the figure", key=f"preset_{key}", on_click=set_preset, args=(key,),
                       width="stretch", type="primary")
     st.markdown(theory.KERNELS_HEADING)
-    for name in kvstate.KERNEL_NAMES:
+    for name in registry.KERNELS:
         formula, text = theory.KERNELS[name]
         with st.container(border=True):
             st.markdown(f"**{fg.kernel_label(name)}**")
             st.latex(formula)
             st.markdown(text)
     st.markdown(theory.MODELS_HEADING)
-    st.markdown("\n".join(f"- **{name}** — {theory.MODELS[name]}" for name in kvstate.MODEL_NAMES))
+    st.markdown("\n".join(f"- **{name}** — {theory.MODELS[name]}" for name in registry.MODELS))
     st.markdown(theory.SCALE_MATTERS)
 
 
@@ -971,6 +938,11 @@ VIEW_FUNCTIONS = {
     "pf": view_pf,
 }
 NEEDS_PARTITION = ("similarity", "boundaries", "kernel", "grid", "pf")
+#: The stage (and its settings) a failure in a view's own body is blamed on: the kernel views
+#: fail on the kernels, γ, C and scale; the grid views on the grid's settings (a kernel that
+#: cannot be searched is left out there, never the cause of the view's failure).
+VIEW_STAGES = {"similarity": ("model", MODEL_SETTINGS), "boundaries": ("model", MODEL_SETTINGS),
+               "kernel": ("model", MODEL_SETTINGS), "grid": ("grid", GRID_SETTINGS), "pf": ("grid", GRID_SETTINGS)}
 
 
 def run_view(view: str, values: dict) -> None:
@@ -979,23 +951,28 @@ def run_view(view: str, values: dict) -> None:
         if view == "theory":
             view_theory()
             return
+        # the data and partition stages restore their own settings where they fail
         prep = load_prepared(values)
+        if prep.sampled:
+            st.caption(sample_note(prep))
         partition = current_partition(prep, values) if view in NEEDS_PARTITION else None
-        VIEW_FUNCTIONS[view](prep, values, partition)
-        if view in ("boundaries", "similarity", "kernel"):
-            remember_good("model", MODEL_SETTINGS)
+        stage = VIEW_STAGES.get(view)
+        try:
+            VIEW_FUNCTIONS[view](prep, values, partition)
+        except ValueError as err:
+            if stage is not None:
+                fail_and_restore(*stage, err)
+            raise
+        if stage is not None and stage[0] == "model":
+            session().remember_good(*stage)
     except NoDataYet as err:
-        st.info(str(err))
+        st.info(escape(str(err)))
         if view == "data" and values["source"] == "drawn":
             draw_canvas(values)
     except ValueError as err:
-        if view in ("boundaries", "similarity", "kernel", "grid", "pf"):
-            fail_and_restore("model", MODEL_SETTINGS, err)
-        if view in ("grid", "pf"):
-            fail_and_restore("grid", GRID_SETTINGS, err)
-        st.error(str(err))
+        st.error(escape(str(err)))
     except Exception as err:  # noqa: BLE001 - the page must never show a traceback
-        st.error(f"Something went wrong in the {kvstate.VIEW_TITLES[view]} view ({type(err).__name__}). "
+        st.error(f"Something went wrong in the {registry.label(registry.VIEWS, view)} view ({type(err).__name__}). "
                  "The settings are kept; try another value.")
         with st.expander("Details for a bug report"):
             st.code(traceback.format_exc(), language=None)
@@ -1010,21 +987,18 @@ PAGE_STYLE = """<style>
 
 def main() -> None:
     st.markdown(PAGE_STYLE, unsafe_allow_html=True)
-    init_state()
-    carry_over_state()
+    start_session()
+    session().begin_run()
     handle_upload()
-    # Messages stay queued until a run completes: a view that reruns the script (to set a
-    # widget it has drawn) would otherwise take them off the page before anyone read them.
-    shown = list(st.session_state["_flash"])
+    shown = session().messages()
     for message in shown:
-        st.error(message)
-    st.segmented_control("View", kvstate.VIEWS, key="view", format_func=kvstate.VIEW_TITLES.get, required=True,
-                         label_visibility="collapsed")
+        st.error(escape(message))
+    choice("segmented_control", "View", "view", required=True, label_visibility="collapsed")
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.
     run_view(values["view"], values)
-    del st.session_state["_flash"][:len(shown)]
+    session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())
 

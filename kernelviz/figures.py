@@ -19,6 +19,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from kernelviz import registry
+
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies and in print.
 CLASS_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 CLASS_SYMBOLS = ("circle", "cross", "diamond", "square", "triangle-up", "star", "hexagon", "x")
@@ -29,15 +31,12 @@ KERNEL_COLORS = {
     "rbf": "#4C4C4C", "mrbf": "#0072B2", "ckrbf": "#D55E00", "ckrbf-radial": "#E69F00",
     "gmm": "#009E73", "rwm": "#CC79A7", "lap": "#56B4E9", "lppk": "#8C564B", "rbf-ppk": "#7F3C8D",
 }
-KERNEL_LABELS = {
-    "rbf": "RBF", "mrbf": "Mahalanobis RBF", "ckrbf": "CkRBF", "ckrbf-radial": "CkRBF (radial)",
-    "gmm": "GMM distance", "rwm": "RWM", "lap": "Laplacian (LAP)", "lppk": "LPPK", "rbf-ppk": "RBF-PPK",
-}
 FONT = dict(family="Source Sans Pro, Helvetica, Arial, sans-serif", size=14)
 
 
 def kernel_label(name: str) -> str:
-    return KERNEL_LABELS.get(name, name)
+    """A kernel's or model's display label, as ``kernelviz.registry`` names it everywhere."""
+    return registry.label(registry.KERNELS, name) if name in registry.KERNELS else registry.label(registry.MODELS, name)
 
 
 def kernel_color(name: str, index: int = 0) -> str:

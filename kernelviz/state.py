@@ -17,21 +17,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-VIEWS = ("data", "partition", "similarity", "boundaries", "kernel", "grid", "pf", "theory")
-VIEW_TITLES = {
-    "data": "Data",
-    "partition": "Partition",
-    "similarity": "Similarity",
-    "boundaries": "Decision boundaries",
-    "kernel": "Kernel matrix",
-    "grid": "Grid search",
-    "pf": "P_f(α)",
-    "theory": "Theory",
-}
+from kernelviz import registry
 
-KERNEL_NAMES = ("rbf", "mrbf", "ckrbf", "ckrbf-radial", "gmm", "rwm", "lap", "lppk", "rbf-ppk")
-#: The classifiers of ``kv.models`` other than the plain kernel SVM (which the kernels list covers).
-MODEL_NAMES = ("mkRBF", "SCM", "MPM", "MCPM", "KFD", "KNDA", "CKSVMNDA")
+VIEWS = tuple(registry.VIEWS)
 
 #: Drawn points are rounded to this many decimals in a link; a click is not more precise.
 POINT_DECIMALS = 3
@@ -67,7 +55,9 @@ class Setting:
     ``"params"`` (a small dict of numbers, e.g. a generator's parameters),
     ``"points"`` (drawn points: an (n, 3) array of x, y, label) or ``"optfloat"``
     (a float in ``allowed`` or ``None``). ``allowed`` may be a callable, for choices that
-    come from the backend (generator and sample names) and are looked up only when needed.
+    come from the backend (generator and sample names) and are looked up only when needed,
+    or a registry of ``kernelviz.registry`` (its keys are the choices, its labels and help
+    what the widget shows). ``help`` is the sentence the setting's widget shows as its help.
     """
 
     name: str
@@ -77,49 +67,77 @@ class Setting:
     help: str = ""
 
     def choices(self):
+        if isinstance(self.allowed, Mapping):
+            return tuple(self.allowed)
         return tuple(self.allowed()) if callable(self.allowed) else self.allowed
+
+    def label(self, value) -> str:
+        """How the widget shows one of the choices: its registry label, else the value itself."""
+        return registry.label(self.allowed, value) if isinstance(self.allowed, Mapping) else str(value)
+
+    def widget_help(self) -> str:
+        """The widget's help: the setting's sentence, then each registered choice explained."""
+        if isinstance(self.allowed, Mapping):
+            return f"{self.help}\n\n{registry.describe(self.allowed)}"
+        return self.help
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("view", "str", "data", VIEWS, "which view is open"),
+    Setting("view", "str", "data", registry.VIEWS, "Which view is open."),
     # --- data
-    Setting("source", "str", "generator", ("generator", "sample", "upload", "drawn"), "where the data come from"),
-    Setting("generator", "str", "moons", _generator_names, "synthetic data generator"),
-    Setting("gen_params", "params", {}, None, "generator parameters that differ from the generator's defaults"),
-    Setting("data_seed", "int", 0, (0, 2**31 - 1), "seed of the generator"),
-    Setting("sample", "str", "fourclass", _sample_names, "bundled sample"),
-    Setting("points", "points", None, None, "points drawn by clicking"),
-    Setting("label_how", "str", "all", ("all", "fraction", "per_class", "dense_per_class"), "which points keep their label"),
-    Setting("label_fraction", "float", 0.1, (0.01, 1.0), "fraction of points labeled"),
-    Setting("label_per_class", "int", 4, (1, 500), "labeled points per class"),
-    Setting("label_seed", "int", 0, (0, 2**31 - 1), "seed of the labeled-subset choice"),
-    Setting("scaling", "str", "zscore", ("none", "minmax", "zscore"), "feature scaling"),
-    Setting("fit_on", "str", "projection", ("projection", "full"), "for d > 2: fit on the 2-D PCA projection or on all features"),
-    Setting("test_fraction", "float", 0.3, (0.0, 0.8), "share of labeled points held out to measure test accuracy"),
+    Setting("source", "str", "generator", registry.SOURCES, "Where the data come from."),
+    Setting("generator", "str", "moons", _generator_names, "The synthetic data generator."),
+    Setting("gen_params", "params", {}, None, "The generator's parameters that differ from its defaults."),
+    Setting("data_seed", "int", 0, (0, 2**31 - 1), "Seed of the generator: the same seed draws the same data."),
+    Setting("sample", "str", "fourclass", _sample_names, "The bundled data set."),
+    Setting("points", "points", None, None, "The points drawn by clicking on the canvas."),
+    Setting("label_how", "str", "all", registry.SELECTIONS,
+            "Which points keep their label. The others become unlabeled: only the unsupervised parts "
+            "(partition, density, graph) see them."),
+    Setting("label_fraction", "float", 0.1, (0.01, 1.0), "Share of each class's points that keep their label."),
+    Setting("label_per_class", "int", 4, (1, 500), "How many points of each class keep their label."),
+    Setting("label_seed", "int", 0, (0, 2**31 - 1), "Seed of the choice of labeled points and of the test split."),
+    Setting("scaling", "str", "zscore", registry.SCALINGS, "How each feature is scaled before anything is fitted."),
+    Setting("fit_on", "str", "projection", registry.FIT_ON,
+            "For more than two features: what the models are fitted on. Plots always show the first two "
+            "principal components."),
+    Setting("test_fraction", "float", 0.3, (0.0, 0.8),
+            "Share of the labeled points kept out of training to measure test accuracy."),
     # --- partition
-    Setting("partition", "str", "kmeans", ("kmeans", "gmm", "vi"), "clustering / density model"),
-    Setting("n_components", "int", 2, (1, 30), "number of clusters (VI: the most it may use)"),
-    Setting("partition_seed", "int", 0, (0, 2**31 - 1), "seed of the partition"),
-    Setting("vi_prior_type", "str", "dirichlet_process", ("dirichlet_process", "dirichlet_distribution"), "VI weight prior"),
-    Setting("vi_alpha0", "float", 0.1, (1e-4, 1e4), "VI weight concentration prior α0"),
-    Setting("vi_beta0", "float", 1.0, (1e-4, 1e4), "VI mean precision prior β0"),
-    Setting("vi_w0", "float", 0.0, (0.0, 1e4), "VI covariance prior w0 (times I); 0 uses the data covariance"),
+    Setting("partition", "str", "kmeans", registry.PARTITIONS,
+            "The clustering or density model used by the Partition view and by the CkRBF, GMM and RWM kernels."),
+    Setting("n_components", "int", 2, (1, 30), "Number of clusters (variational GMM: the most it may use)."),
+    Setting("partition_seed", "int", 0, (0, 2**31 - 1), "Seed of the partition's initialisation."),
+    Setting("vi_prior_type", "str", "dirichlet_process", registry.VI_PRIORS,
+            "The variational GMM's prior on the components' weights."),
+    Setting("vi_alpha0", "float", 0.1, (1e-4, 1e4),
+            "Weight concentration prior α₀: smaller values switch more components off."),
+    Setting("vi_beta0", "float", 1.0, (1e-4, 1e4),
+            "Mean precision prior β₀: how strongly means are pulled together."),
+    Setting("vi_w0", "float", 0.0, (0.0, 1e4), "Covariance prior w₀·I; 0 uses the data's covariance."),
     # --- kernels and SVM
-    Setting("kernels", "list", ("rbf", "mrbf", "ckrbf", "rwm"), KERNEL_NAMES, "kernels to compare"),
-    Setting("models", "list", (), MODEL_NAMES, "other classifiers shown in the Decision boundaries view"),
-    Setting("log_gamma", "float", 0.0, (-3.0, 3.0), "log10 of the kernel width γ"),
-    Setting("log_C", "float", 0.0, (-2.0, 4.0), "log10 of the SVM penalty C"),
-    Setting("normalize", "str", "paper", ("paper", "unit"), "CkRBF scale: as in the paper, or divided to unit size"),
+    Setting("kernels", "list", ("rbf", "mrbf", "ckrbf", "rwm"), registry.KERNELS,
+            "The kernels compared side by side in the kernel views."),
+    Setting("models", "list", (), registry.MODELS,
+            "Classifiers built around the kernels (cluster SVMs, minimax machines, discriminants), shown in the "
+            "Decision boundaries view; the Theory view describes each."),
+    Setting("log_gamma", "float", 0.0, (-3.0, 3.0),
+            "log₁₀ of the kernel width γ: larger γ means more local similarity."),
+    Setting("log_C", "float", 0.0, (-2.0, 4.0),
+            "log₁₀ of the SVM penalty C: larger C fits the training points harder."),
+    Setting("normalize", "str", "paper", registry.CKRBF_SCALES,
+            "The paper's CkRBF is multiplied by det(Σx+Σy)^(−½), a large constant; 'unit' divides it out."),
     # --- similarity
-    Setting("ref_x", "optfloat", None, (-1e6, 1e6), "reference point, first coordinate (empty: a data point)"),
-    Setting("ref_y", "optfloat", None, (-1e6, 1e6), "reference point, second coordinate"),
-    Setting("sim_mode", "str", "dissimilarity", ("dissimilarity", "similarity"), "what the level curves show"),
+    Setting("ref_x", "optfloat", None, (-1e6, 1e6), "First coordinate of the reference point (empty: a data point)."),
+    Setting("ref_y", "optfloat", None, (-1e6, 1e6), "Second coordinate of the reference point."),
+    Setting("sim_mode", "str", "dissimilarity", registry.SIMILARITY_MODES, "What the similarity maps show."),
     # --- grid search
-    Setting("grid_log_C", "range", (-2, 4), (-4, 6), "log10 C range of the grid"),
-    Setting("grid_log_gamma", "range", (-3, 3), (-5, 5), "log10 γ range of the grid"),
-    Setting("grid_steps", "int", 7, (3, 15), "grid points per axis"),
-    Setting("cv", "int", 5, (2, 10), "cross-validation folds"),
-    Setting("cv_seed", "int", 0, (0, 2**31 - 1), "seed of the fold split"),
+    Setting("grid_log_C", "range", (-2, 4), (-4, 6), "log₁₀ C range of the grid; equal ends search a single C."),
+    Setting("grid_log_gamma", "range", (-3, 3), (-5, 5),
+            "log₁₀ γ range of the grid; equal ends search a single γ."),
+    Setting("grid_steps", "int", 7, (3, 15), "Grid points per axis."),
+    Setting("cv", "int", 5, (2, 10), "Cross-validation folds: each cell's score is the mean over the folds."),
+    Setting("cv_seed", "int", 0, (0, 2**31 - 1), "Seed of the split into folds."),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}

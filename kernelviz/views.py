@@ -35,6 +35,13 @@ SVM_MAX_ITER = 200_000
 FAMILY_MAX_ENTRIES = 3_000_000
 #: The Kernel matrix view shows at most this many points (an evenly spaced subsample).
 GRAM_MAX_POINTS = 300
+#: The most points the views compute with. Their kernels build n × n matrices (20,000
+#: uploaded points took 410 s and 10.7 GB in the Decision boundaries view); beyond this
+#: many, the views work on a stratified sample. Measured with benchmarks/bench_upload.py
+#: (one session through every view and a grid search, 20,000 uploaded points): a cap of
+#: 3,000 peaked at 860 MB, 2,000 at 575 MB (the Decision boundaries view in 1.7 s).
+#: The CLI and ``kv.evaluation`` use every point.
+VIEW_MAX_POINTS = 2000
 
 
 # ============================================================================ data
@@ -114,6 +121,11 @@ class Prepared:
     pca_components: np.ndarray | None
     explained: np.ndarray | None
     fit_on: str
+    n_total: int               # points in the data set; more than len(y) when the views work on a sample
+
+    @property
+    def sampled(self) -> bool:
+        return self.n_total > len(self.y)
 
     @property
     def labeled(self) -> np.ndarray:
@@ -185,6 +197,11 @@ def prepare(ds: kv.data.Dataset, ds_key: str, scaling: str, fit_on: str, label_h
     """
     if ds.d < 2:
         raise ValueError("kernelviz works in the plane and needs at least two features.")
+    n_total = ds.n
+    if n_total > VIEW_MAX_POINTS:
+        keep = stratified_sample(ds.y if ds.y is not None else np.full(ds.n, kv.data.UNLABELED), VIEW_MAX_POINTS)
+        ds = kv.data.Dataset(ds.X[keep], None if ds.y is None else ds.y[keep], name=ds.name,
+                             feature_names=list(ds.feature_names))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         offset, factor = kv.data.scaling_parameters(ds.X, scaling)
         X = (ds.X - offset) / factor
@@ -218,7 +235,42 @@ def prepare(ds: kv.data.Dataset, ds_key: str, scaling: str, fit_on: str, label_h
     classes = np.unique(y[labeled])
     key = hashlib.sha1(b"".join([X_model.tobytes(), y.tobytes(), train.tobytes(), ds_key.encode()])).hexdigest()[:16]
     return Prepared(ds.name, key, ds.X, X_model, X_view, y, y_true, train, test, classes, tuple(ds.feature_names), ds.d,
-                    pca_mean, pca_components, explained, fit_on)
+                    pca_mean, pca_components, explained, fit_on, n_total)
+
+
+def stratified_sample(y: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
+    """Sorted indices of ``size`` points in which every label (unlabeled points count as one)
+    keeps its share, and none that is present is left out.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        Labels, ``kv.data.UNLABELED`` for unlabeled points.
+    size : int
+        How many points to keep, at most ``n``.
+    seed : int
+        Seed of the choice within each label: the same data give the same sample.
+
+    Returns
+    -------
+    array of int, shape (size,)
+    """
+    labels, inverse = np.unique(y, return_inverse=True)
+    counts = np.bincount(inverse, minlength=len(labels))
+    # largest remainders, so that the shares add up to exactly `size`; at least one of each label
+    quota = counts * size / len(y)
+    take = np.maximum(np.floor(quota).astype(int), 1)
+    order = np.argsort(-(quota - np.floor(quota)), kind="stable")
+    for i in order:
+        if take.sum() >= size:
+            break
+        if take[i] < counts[i]:
+            take[i] += 1
+    while take.sum() > size:  # the "at least one" of many tiny labels overshot: trim the largest
+        take[np.argmax(take)] -= 1
+    rng = np.random.default_rng(seed)
+    chosen = [rng.choice(np.flatnonzero(inverse == i), take[i], replace=False) for i in range(len(labels))]
+    return np.sort(np.concatenate(chosen))
 
 
 def holdout(y: np.ndarray, labeled: np.ndarray, fraction: float, seed: int) -> np.ndarray:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import kernelviz as kv
+from kernelviz import registry
 from kernelviz import state as kvstate
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -33,7 +35,12 @@ def make_app(**query) -> AppTest:
 
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    assert not at.error, [unescaped(e.value) for e in at.error]
+
+
+def unescaped(text: str) -> str:
+    """What a person reads: Markdown's backslash escapes removed."""
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def charts(at: AppTest) -> list[dict]:
@@ -75,8 +82,8 @@ def sweep_views(at: AppTest) -> None:
         show(at, view)
         assert_clean(at)
         if view == "grid":
-            if not charts(at):  # not searched yet in this process (the grid store is shared)
-                assert any("not searched yet" in i.value for i in at.info)
+            if not charts(at):  # not searched yet in this session
+                assert any("not searched yet" in unescaped(i.value) for i in at.info)
                 run_grid_search(at)
                 assert_clean(at)
             (fig,) = charts(at)
@@ -107,11 +114,11 @@ def test_every_view_renders_for_each_bundled_sample(sample):
 
 
 def test_every_kernel_renders_in_the_kernel_views():
-    at = make_app(gen_params="n_samples:60", kernels=",".join(kvstate.KERNEL_NAMES), view="boundaries")
+    at = make_app(gen_params="n_samples:60", kernels=",".join(tuple(registry.KERNELS)), view="boundaries")
     assert_clean(at)
     (fig,) = charts(at)
     titles = " ".join(a["text"] for a in fig["layout"]["annotations"])
-    for name in kvstate.KERNEL_NAMES:
+    for name in tuple(registry.KERNELS):
         assert kv.figures.kernel_label(name) in titles
     for view in ("similarity", "kernel"):
         show(at, view)
@@ -120,23 +127,23 @@ def test_every_kernel_renders_in_the_kernel_views():
 
 
 def test_every_model_gets_a_boundary_panel():
-    at = make_app(gen_params="n_samples:60", kernels="rbf", models=",".join(kvstate.MODEL_NAMES), view="boundaries")
+    at = make_app(gen_params="n_samples:60", kernels="rbf", models=",".join(tuple(registry.MODELS)), view="boundaries")
     assert_clean(at)
     titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
-    for name in kvstate.MODEL_NAMES:
+    for name in tuple(registry.MODELS):
         assert name in titles
     assert "worst-case accuracy bound" in titles
 
 
 def test_every_model_draws_a_multiclass_boundary_on_three_classes():
     at = make_app(gen_params="n_classes:3,n_samples:90", generator="blobs", kernels="rbf",
-                  models=",".join(kvstate.MODEL_NAMES), view="boundaries")
+                  models=",".join(tuple(registry.MODELS)), view="boundaries")
     assert_clean(at)
     assert not at.info and not at.warning
     (fig,) = charts(at)
     titles = [a["text"] for a in fig["layout"]["annotations"]]
-    assert len(titles) == 1 + len(kvstate.MODEL_NAMES)
-    for name in kvstate.MODEL_NAMES:
+    assert len(titles) == 1 + len(tuple(registry.MODELS))
+    for name in tuple(registry.MODELS):
         (title,) = [t for t in titles if t.startswith(f"<b>{name}</b>")]
         # the two-class models say how they were extended; the others are multi-class already
         assert ("one-vs-one over 3 classes" in title) == kv.models.MODELS[name][2], title
@@ -243,7 +250,7 @@ def test_the_url_round_trips_every_setting_it_holds():
 @pytest.mark.parametrize("view", ["partition", "similarity"])
 def test_a_damaged_link_opens_with_defaults_and_says_why(view):
     at = make_app(log_gamma="abc", n_components="0", kernels="rbf,nope", ref_x="5e6", view=view)
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     for name in ("log_gamma", "n_components", "kernels", "ref_x"):
         assert f"link's {name}" in messages, (name, messages)
     assert at.session_state["log_gamma"] == 0.0
@@ -281,6 +288,28 @@ def test_every_numeric_widget_is_bounded_like_its_setting():
     assert numeric <= seen, numeric - seen
 
 
+def test_every_settings_widget_shows_its_settings_help_and_registry_labels():
+    shown = set()
+    for query in ({"label_how": "fraction", "partition": "vi", "view": "similarity", "sample": "heart",
+                   "source": "sample"}, {"view": "grid", "kernels": "rbf", "cv": "2", "gen_params": "n_samples:40",
+                   "label_how": "per_class"}):
+        at = make_app(**query)
+        assert_clean(at)
+        for kind in ("number_input", "slider", "selectbox", "radio", "multiselect", "segmented_control"):
+            for w in getattr(at, kind):
+                if w.key in kvstate.BY_NAME:
+                    setting = kvstate.BY_NAME[w.key]
+                    expected = setting.widget_help() if not callable(setting.allowed) else None
+                    if expected is not None:
+                        assert w.help == expected, w.key
+                    assert w.help, w.key
+                    shown.add(w.key)
+    # every setting with a widget of its own (not the data behind the canvas or a generator's parameters)
+    assert {s.name for s in kvstate.SETTINGS} - {"points", "gen_params"} <= shown, \
+        {s.name for s in kvstate.SETTINGS} - {"points", "gen_params"} - shown
+    assert widget(at, "partition").options == [registry.PARTITIONS[m].label for m in registry.PARTITIONS]
+
+
 # ----------------------------------------------------------------------------- bad input keeps the state
 
 
@@ -312,10 +341,10 @@ def test_a_bad_upload_shows_an_error_and_keeps_the_previous_data(case):
     good_chart = charts(at)[0]
     _upload(at, f"{case}.csv", BAD_UPLOADS[case])
     assert not at.exception
-    assert any("Could not use" in e.value for e in at.error), [e.value for e in at.error]
+    assert any("Could not use" in unescaped(e.value) for e in at.error), [unescaped(e.value) for e in at.error]
     expected = {"text in a numeric column": "'abc' is not a number", "identical points": "same spot",
                 "two columns": "reads the labels from the last column"}.get(case, "")
-    assert any(expected in e.value for e in at.error), [e.value for e in at.error]
+    assert any(expected in unescaped(e.value) for e in at.error), [unescaped(e.value) for e in at.error]
     assert any("**good**" in m.value for m in at.markdown)
     assert charts(at)[0] == good_chart
     assert at.session_state["source"] == "upload"
@@ -328,13 +357,13 @@ def test_values_too_large_to_scale_keep_the_previous_data():
     good_chart = charts(at)[0]
     _upload(at, "huge.csv", b"a,b,label\n1e308,2,0\n-1e308,4,1\n5,6,0\n7,8,1\n")
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     assert "too large" in messages and "Showing the last data that worked (good)" in messages, messages
     assert charts(at)[0] == good_chart
     for view in ("partition", "boundaries"):
         show(at, view)
         assert not at.exception and charts(at)
-        assert "contains NaN" not in " ".join(e.value for e in at.error)
+        assert "contains NaN" not in " ".join(unescaped(e.value) for e in at.error)
 
 
 def test_a_generator_parameter_that_fails_is_restored():
@@ -346,7 +375,7 @@ def test_a_generator_parameter_that_fails_is_restored():
     n_samples.set_value(2)  # fewer points than classes
     at.run()
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     assert "too few for 3 classes" in messages and "restored n_samples = 300" in messages, messages
     assert at.session_state["gp:blobs:n_samples"] == 300
     assert at.query_params["gen_params"] in ("n_classes:3", ["n_classes:3"])
@@ -356,13 +385,13 @@ def test_a_generator_parameter_that_fails_is_restored():
 def test_a_link_with_an_impossible_generator_parameter_uses_its_default():
     at = make_app(generator="blobs", gen_params="n_samples:0,noise:0.25,factor:2")
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     assert "gen_params n_samples=0" in messages and "gen_params factor" in messages, messages
     assert at.session_state["gp:blobs:n_samples"] == 300 and at.session_state["gp:blobs:noise"] == 0.25
     assert at.query_params["gen_params"] in ("noise:0.25", ["noise:0.25"])
     assert charts(at)
     at = make_app(generator="blobs", gen_params="n_samples:2,n_classes:3")  # each fine, together impossible
-    assert "too few for 3 classes" in " ".join(e.value for e in at.error)
+    assert "too few for 3 classes" in " ".join(unescaped(e.value) for e in at.error)
     assert at.session_state["gp:blobs:n_samples"] == 300 and at.session_state["gp:blobs:n_classes"] == 2
     assert charts(at)
 
@@ -373,7 +402,7 @@ def test_more_clusters_than_points_is_refused_and_the_setting_restored():
     widget(at, "n_components").set_value(20)
     at.run()
     assert not at.exception
-    assert any("More clusters" in e.value for e in at.error)
+    assert any("More clusters" in unescaped(e.value) for e in at.error)
     assert at.session_state["n_components"] == 2
     assert charts(at)
 
@@ -382,7 +411,7 @@ def test_a_link_with_more_clusters_than_points_opens_on_the_default():
     """Nothing has worked yet in a session opened from a damaged link: fall back to the defaults."""
     at = make_app(view="partition", gen_params="n_samples:12", n_components="20")
     assert not at.exception
-    assert any("More clusters" in e.value for e in at.error)
+    assert any("More clusters" in unescaped(e.value) for e in at.error)
     assert at.session_state["n_components"] == 2
     assert charts(at)
 
@@ -390,7 +419,7 @@ def test_a_link_with_more_clusters_than_points_opens_on_the_default():
 def test_a_one_class_labeling_explains_instead_of_failing():
     at = make_app(view="boundaries", source="drawn", points="1_0.5_1~0_1_1~0.5_0.5_0")
     assert_clean(at)
-    assert any("two classes" in i.value for i in at.info)
+    assert any("two classes" in unescaped(i.value) for i in at.info)
 
 
 def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
@@ -403,7 +432,8 @@ def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
             run_grid_search(at)
         assert_clean(at)
         (warning,) = at.warning
-        assert "Laplacian (LAP)" in warning.value and "needs more than" in warning.value, warning.value
+        shown = unescaped(warning.value)
+        assert "Laplacian (LAP)" in shown and "needs more than" in shown, shown
         fig = charts(at)[0]
         if view == "pf":
             names = " ".join(t.get("name", "") for t in fig["data"])
@@ -426,7 +456,7 @@ def test_a_model_that_fails_leaves_the_other_panels(monkeypatch):
     at = make_app(view="boundaries", kernels="rbf", models="KFD,MPM", gen_params="n_samples:53")
     assert_clean(at)
     (warning,) = at.warning
-    assert warning.value == "**KFD** is left out: KFD cannot be fitted here."
+    assert unescaped(warning.value) == "**KFD** is left out: KFD cannot be fitted here."
     titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
     assert "<b>RBF</b>" in titles and "<b>MPM</b>" in titles and "KFD" not in titles
 
@@ -438,7 +468,7 @@ def test_cv_is_checked_against_the_smallest_class_and_restored():
     widget(at, "cv").set_value(5)
     at.run()
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(unescaped(e.value) for e in at.error)
     assert "5-fold cross-validation needs at least 5 labeled points in every class" in messages, messages
     assert "choose at most 3 folds" in messages and "restored cv = 2" in messages
     assert at.session_state["cv"] == 2
@@ -451,7 +481,7 @@ def test_an_equal_grid_range_searches_a_single_value_and_round_trips():
     at = make_app(view="grid", kernels="rbf", grid_steps="3", cv="2", gen_params="n_samples:60")
     widget(at, "grid_log_C").set_value((1, 1))
     at.run()
-    assert any("(6 SVM fits)" in i.value for i in at.info)  # 1 C × 3 γ × 2 folds
+    assert any("(6 SVM fits)" in unescaped(i.value) for i in at.info)  # 1 C × 3 γ × 2 folds
     run_grid_search(at)
     assert_clean(at)
     heat = next(t for t in charts(at)[0]["data"] if t["type"] == "heatmap")
@@ -518,7 +548,7 @@ def test_grid_search_then_pf_with_the_scale_switch():
     next(b for b in at.button if b.label.startswith("Switch CkRBF")).click()
     at.run()
     assert at.session_state["normalize"] == "unit"
-    assert any("CkRBF: not searched yet" in i.value for i in at.info)  # RBF's grid is reused
+    assert any("CkRBF: not searched yet" in unescaped(i.value) for i in at.info)  # RBF's grid is reused
     next(b for b in at.button if b.label == "Run grid search").click()
     at.run()
     assert_clean(at)
@@ -545,7 +575,7 @@ def _unlabeled_accuracy(title: str) -> float:
 def _open_preset(key: str) -> AppTest:
     at = make_app(view="theory", kernels="lap", log_gamma="2", scaling="none")  # far from every preset
     assert_clean(at)
-    assert len(at.get("latex")) == len(kvstate.KERNEL_NAMES)
+    assert len(at.get("latex")) == len(tuple(registry.KERNELS))
     next(b for b in at.button if b.key == f"preset_{key}").click()
     at.run()
     assert_clean(at)
@@ -660,3 +690,144 @@ def test_fitting_on_all_features_maps_the_plane_back_through_the_pca():
     at.run()
     assert_clean(at)
     assert at.query_params.get("fit_on") is None  # back to the default, so not in the link
+
+
+# ----------------------------------------------------------------------------- user text is shown as text
+
+# Markdown that would render as a link, an image, an autolink or HTML — unless escaped.
+LIVE_MARKUP = re.compile(r"(?<!\\)\[[^\]]*(?<!\\)\]\s*(?<!\\)\(|(?<!\\)<[a-zA-Z/!]|https?://|www\.|(?<!\\):[a-z]+\[")
+
+
+def markdown_on_the_page(at: AppTest) -> list[str]:
+    """Every Markdown text on the page but the app's own style sheet (the one element allowed HTML)."""
+    elements = [*at.error, *at.warning, *at.info, *at.success, *at.markdown, *at.caption]
+    return [el.value for el in elements if not getattr(el.proto, "allow_html", False)]
+
+
+@pytest.mark.parametrize("name, value", [
+    ("log_gamma", "[click here](https://example.com)"),
+    ("sample", "![x](http://127.0.0.1:9/t.png)"),
+    ("kernels", "<img src=http://127.0.0.1:9/t.png>"),
+    ("generator", ":red[alarm] www.example.com"),
+])
+def test_a_links_rejected_value_is_shown_as_text_never_as_markup(name, value):
+    at = make_app(**{name: value})
+    assert at.error
+    for text in markdown_on_the_page(at):
+        assert not LIVE_MARKUP.search(text), text
+    # the person still reads the value that was refused
+    assert any(value in unescaped(e.value) for e in at.error), [unescaped(e.value) for e in at.error]
+
+
+@pytest.mark.parametrize("file_name", ["[x](https://example.com).csv", "![x](http://127.0.0.1:9/t.png).csv"])
+def test_an_uploaded_file_name_is_shown_as_text_in_the_summary_and_in_errors(file_name):
+    at = make_app(source="upload")
+    _upload(at, file_name, GOOD_CSV)
+    assert_clean(at)
+    stem = file_name.rsplit(".", 1)[0]
+    assert any(stem in unescaped(m.value) for m in at.markdown)
+    _upload(at, "bad " + file_name, BAD_UPLOADS["one class"])
+    assert any("Could not use" in unescaped(e.value) for e in at.error)
+    for text in markdown_on_the_page(at):
+        assert not LIVE_MARKUP.search(text), text
+    for fig in charts(at):  # Plotly renders <a href> in titles: names go in as text
+        assert "<a " not in json.dumps(fig.get("layout", {})), fig["layout"]
+
+
+def test_two_sessions_uploading_the_same_bytes_each_see_their_own_file_name():
+    content = GOOD_CSV + b"0,1,1\n"  # bytes no other test uploads, so no earlier run has cached them
+    first, second = make_app(source="upload"), make_app(source="upload")
+    _upload(first, "alice-private.csv", content)
+    _upload(second, "bob.csv", content)
+    for at, own, other in ((first, "alice-private", "bob"), (second, "bob", "alice-private")):
+        assert_clean(at)
+        page = " ".join(unescaped(m.value) for m in at.markdown) + json.dumps(charts(at))
+        assert own in page and other not in page
+    # and within one session, the same bytes under a new name take the new name
+    _upload(first, "renamed.csv", content)
+    assert any("renamed" in unescaped(m.value) for m in first.markdown)
+
+
+# ----------------------------------------------------------------------------- restore only what failed
+
+
+def test_a_partition_that_fails_leaves_the_kernel_list_and_the_grid_settings(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise ValueError("This partition cannot be fitted.")
+
+    monkeypatch.setattr(kv.views, "fit_partition", refuse)
+    # a data seed no other test uses, so no cached partition answers for the refusing one
+    at = make_app(view="grid", kernels="rbf", grid_steps="5", cv="2", data_seed="987654")
+    assert not at.exception
+    assert "This partition cannot be fitted." in " ".join(unescaped(e.value) for e in at.error)
+    assert at.session_state["kernels"] == ["rbf"]
+    assert (at.session_state["grid_steps"], at.session_state["cv"]) == (5, 2)
+
+
+def test_too_many_folds_restore_the_folds_and_nothing_else():
+    at = make_app(view="grid", source="sample", sample="iris-2class", label_how="per_class", label_per_class="3",
+                  kernels="rbf", cv="2", grid_steps="3")
+    assert_clean(at)
+    widget(at, "cv").set_value(5)
+    widget(at, "grid_steps").set_value(4)  # changed in the same run, and fine
+    at.run()
+    messages = " ".join(unescaped(e.value) for e in at.error)
+    assert "restored cv = 2" in messages and "grid_steps" not in messages, messages
+    assert (at.session_state["cv"], at.session_state["grid_steps"]) == (2, 4)
+
+
+# ----------------------------------------------------------------------------- what sessions share
+
+
+def test_cached_data_shared_by_every_session_are_read_only():
+    at = make_app(view="boundaries", gen_params="n_samples:50", kernels="rbf,ckrbf", data_seed="4242")
+    assert_clean(at)
+    prepared = at.session_state["_last_good_data"]  # the very object the shared cache holds
+    arrays = {name: value for name, value in vars(prepared).items() if isinstance(value, np.ndarray)}
+    assert {"X_raw", "X_model", "X_view", "y", "train"} <= set(arrays)
+    for name, value in arrays.items():
+        assert not value.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            value[...] = 0
+
+
+def test_a_grid_search_belongs_to_the_session_that_ran_it():
+    query = dict(view="grid", gen_params="n_samples:40", kernels="rbf", grid_steps="3", cv="2", data_seed="31337")
+    first = make_app(**query)
+    run_grid_search(first)
+    assert_clean(first)
+    assert charts(first)
+    second = make_app(**query)
+    assert_clean(second)
+    assert not charts(second)
+    assert any("not searched yet" in unescaped(i.value) for i in second.info)
+
+
+def test_a_large_upload_is_shown_as_a_stratified_sample_and_says_so():
+    X, y = kv.data.make("blobs", n_samples=4_500, n_classes=3, random_state=1)
+    content = ("a,b,label\n" + "".join(f"{p:.5f},{q:.5f},{int(c)}\n" for (p, q), c in zip(X, y))).encode()
+    at = make_app(source="upload")
+    _upload(at, "large.csv", content)
+    assert_clean(at)
+    cap = kv.views.VIEW_MAX_POINTS
+    assert cap < 4_500
+    assert any(f"stratified sample of {cap:,} of 4,500 points" in unescaped(c.value) for c in at.caption)
+    assert any(f"{cap:,} of 4,500 points" in unescaped(m.value) for m in at.markdown)
+    prepared = at.session_state["_last_good_data"]
+    assert len(prepared.y) == cap and prepared.n_total == 4_500
+    labels, counts = np.unique(prepared.y, return_counts=True)
+    _, full_counts = np.unique(y, return_counts=True)
+    np.testing.assert_allclose(counts, full_counts * cap / 4_500, atol=1)
+    show(at, "boundaries")
+    assert_clean(at)
+    assert any("stratified sample" in unescaped(c.value) for c in at.caption)
+
+
+def test_column_names_reach_the_axis_titles_as_text():
+    content = b"<a href=https://example.com>x</a>,<b>y</b>,label\n" + GOOD_CSV.split(b"\n", 1)[1]
+    at = make_app(source="upload")
+    _upload(at, "columns.csv", content)
+    assert_clean(at)
+    layout = charts(at)[0]["layout"]
+    assert layout["xaxis"]["title"]["text"] == "&lt;a href=https://example.com&gt;x&lt;/a&gt;"
+    assert layout["yaxis"]["title"]["text"] == "&lt;b&gt;y&lt;/b&gt;"

@@ -1,0 +1,191 @@
+"""One person's session of the app: what a run hands to the next, over a plain mapping.
+
+Streamlit reruns the whole script on every click and keeps only ``st.session_state``
+between runs. Four mechanisms live on top of it, and they live here, in one class:
+
+* **pending values** — a widget's value cannot change after the widget is drawn in a
+  run, so a view that wants to set one (a click that moves the reference point, a
+  restore after an error) queues it, and the next run applies it before any widget;
+* **flash messages** — sentences for the person that stay queued until a run completes,
+  so a run that reruns the script does not take them off the page before anyone read them;
+* **last-good snapshots** — per stage (data, partition, model, grid), the settings of the
+  last run in which that stage worked, so an impossible setting can be undone;
+* **carry-over** — Streamlit forgets a widget's value when the widget is not drawn in a
+  completed run; writing each such setting back to itself keeps the settings of the views
+  that are not open.
+
+The class works over any ``MutableMapping``: ``st.session_state`` in the app, a ``dict`` in
+the tests. Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import copy
+import types
+from collections import OrderedDict
+from typing import Any, Callable, Iterable, Mapping, MutableMapping
+
+import numpy as np
+
+_STARTED = "_session_started"
+_PENDING = "_pending"
+_FLASH = "_flash"
+_LAST_GOOD = "_last_good"
+_GRIDS = "_grids"
+_GOOD_DATA = "_last_good_data"
+
+#: Finished grid searches a session keeps (least recently used go first): a search holds a
+#: score table and a fitted kernel, and a person compares a handful of them at a time.
+MAX_STORED_GRIDS = 12
+
+
+class Session:
+    """The run-to-run state of one app session, stored in ``store``.
+
+    Parameters
+    ----------
+    store : MutableMapping
+        Where the session lives (``st.session_state``, or a ``dict``).
+    is_setting : callable
+        Whether a key of ``store`` holds a setting that must survive runs in which its
+        widget is not drawn.
+    always_drawn : iterable of str
+        Settings whose widgets are drawn on every completed run. They are never written
+        back: a script-side write makes Streamlit push the run's (older) value to the
+        browser, which loses slider steps the person made while the view was computing.
+    """
+
+    def __init__(self, store: MutableMapping, *, is_setting: Callable[[str], bool], always_drawn: Iterable[str]):
+        self.store = store
+        self.is_setting = is_setting
+        self.always_drawn = frozenset(always_drawn)
+
+    # ------------------------------------------------------------------ start
+
+    @property
+    def started(self) -> bool:
+        return bool(self.store.get(_STARTED))
+
+    def start(self, values: Mapping[str, Any], messages: Iterable[str] = ()) -> None:
+        """The first run: the settings in place, and the sentences to show about them."""
+        self.store.update(values)
+        self.store[_FLASH] = list(messages)
+        self.store[_PENDING] = {}
+        self.store[_LAST_GOOD] = {}
+        self.store[_GRIDS] = OrderedDict()
+        self.store[_STARTED] = True
+
+    # ------------------------------------------------------------------ pending values and carry-over
+
+    def queue(self, values: Mapping[str, Any], message: str | None = None) -> None:
+        """Set ``values`` at the start of the next run (and say ``message`` then)."""
+        self.store[_PENDING].update(values)
+        if message:
+            self.flash(message)
+
+    def begin_run(self) -> None:
+        """Apply the queued values, then keep every setting alive (see the module's notes)."""
+        pending = self.store[_PENDING]
+        self.store.update(pending)
+        pending.clear()
+        for key in list(self.store.keys()):
+            if key not in self.always_drawn and self.is_setting(key):
+                self.store[key] = self.store[key]
+
+    # ------------------------------------------------------------------ flash messages
+
+    def flash(self, message: str) -> None:
+        self.store[_FLASH].append(message)
+
+    def messages(self) -> list[str]:
+        """The sentences waiting to be shown (a copy: showing them does not take them off)."""
+        return list(self.store[_FLASH])
+
+    def shown(self, count: int) -> None:
+        """A run completed after showing the first ``count`` messages: they are done."""
+        del self.store[_FLASH][:count]
+
+    # ------------------------------------------------------------------ last-good snapshots
+
+    def remember_good(self, stage: str, names: Iterable[str]) -> None:
+        """The settings ``names`` worked for ``stage``: snapshot them."""
+        self.store[_LAST_GOOD][stage] = {n: copy.deepcopy(self.store.get(n)) for n in names}
+
+    def last_good(self, stage: str) -> dict | None:
+        return self.store[_LAST_GOOD].get(stage)
+
+    @property
+    def last_good_data(self) -> Any:
+        """The prepared data of the last run whose data worked (``None`` before any did)."""
+        return self.store.get(_GOOD_DATA)
+
+    def remember_good_data(self, prepared: Any) -> None:
+        self.store[_GOOD_DATA] = prepared
+
+    def to_restore(self, stage: str, names: Iterable[str], fallback: Mapping[str, Any]) -> dict:
+        """Which of ``names`` to set back, and to what, after ``stage`` failed: those that differ
+        from the stage's last good snapshot (``fallback`` — the defaults — before the stage
+        ever worked). Settings outside ``names`` are never touched."""
+        good = self.last_good(stage) or fallback
+        return {n: good[n] for n in names if n in good and not _same(self.store.get(n), good[n])}
+
+    # ------------------------------------------------------------------ finished grid searches
+
+    def stored_grid(self, key) -> Any:
+        """A finished grid search of this session, or ``None`` (it then counts as recently used)."""
+        grids = self.store[_GRIDS]
+        if key not in grids:
+            return None
+        grids.move_to_end(key)
+        return grids[key]
+
+    def store_grid(self, key, grid) -> None:
+        """Keep a finished grid search; beyond :data:`MAX_STORED_GRIDS` the least recently used goes."""
+        grids = self.store[_GRIDS]
+        grids[key] = grid
+        grids.move_to_end(key)
+        while len(grids) > MAX_STORED_GRIDS:
+            grids.popitem(last=False)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return list(a) == list(b)
+    return a == b
+
+
+def describe_values(values: Mapping[str, Any]) -> str:
+    """``{"gp:moons:noise": 0.1, "kernels": ["rbf"]}`` → ``"noise = 0.1, kernels = rbf"``: what a
+    restore message names (a generator parameter by its own name, not its widget key)."""
+    def show(value) -> str:
+        return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+    return ", ".join(f"{name.rsplit(':', 1)[-1]} = {show(value)}" for name, value in values.items())
+
+
+def read_only(obj: Any) -> Any:
+    """Make every NumPy array reachable from ``obj`` read-only, and return ``obj``.
+
+    What the app caches with ``st.cache_resource`` is one object shared by every session:
+    a write into one of its arrays would change another person's view. Arrays are found in
+    attributes, dataclass fields, dicts, lists and tuples (object arrays' items too);
+    modules, classes and functions are not entered.
+    """
+    seen: set[int] = set()
+    pending = [obj]
+    while pending:
+        item = pending.pop()
+        if id(item) in seen or isinstance(item, (type, types.ModuleType, types.FunctionType, types.MethodType)):
+            continue
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            item.flags.writeable = False
+            if item.dtype == object:
+                pending.extend(item.ravel())
+        elif isinstance(item, Mapping):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            pending.extend(item)
+        elif hasattr(item, "__dict__"):
+            pending.extend(vars(item).values())
+    return obj

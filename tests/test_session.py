@@ -1,0 +1,145 @@
+"""The app's run-to-run machinery (kernelviz.session.Session) over a plain dict."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelviz.session import MAX_STORED_GRIDS, Session, describe_values
+
+
+class RecordingDict(dict):
+    """A dict that records every key written, as Streamlit sees script-side writes."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.written = []
+
+    def __setitem__(self, key, value):
+        self.written.append(key)
+        super().__setitem__(key, value)
+
+
+def make_session(store=None) -> Session:
+    store = RecordingDict() if store is None else store
+    return Session(store, is_setting=lambda key: key in {"kernels", "log_C", "cv"} or key.startswith("gp:"),
+                   always_drawn={"kernels"})
+
+
+def started(**values) -> Session:
+    s = make_session()
+    s.start({"kernels": ["rbf"], "log_C": 0.0, "cv": 5, **values}, ["a problem of the link"])
+    return s
+
+
+def test_start_puts_the_settings_in_place_once_and_queues_the_links_problems():
+    s = make_session()
+    assert not s.started
+    s.start({"cv": 3}, ["the link's cv was unreadable"])
+    assert s.started and s.store["cv"] == 3
+    assert s.messages() == ["the link's cv was unreadable"]
+
+
+def test_queued_values_apply_at_the_next_run_only():
+    s = started()
+    s.queue({"log_C": 2.0}, "restored log_C")
+    assert s.store["log_C"] == 0.0
+    s.begin_run()
+    assert s.store["log_C"] == 2.0
+    s.store["log_C"] = 1.0
+    s.begin_run()  # applied once, not again
+    assert s.store["log_C"] == 1.0
+    assert s.messages()[-1] == "restored log_C"
+
+
+def test_carry_over_rewrites_settings_but_never_the_always_drawn_ones_or_other_keys():
+    s = started(**{"gp:moons:noise": 0.3, "uploader": "a file"})
+    s.store.written.clear()
+    s.begin_run()
+    assert sorted(s.store.written) == ["cv", "gp:moons:noise", "log_C"]
+    assert s.store["gp:moons:noise"] == 0.3
+
+
+def test_messages_stay_until_a_run_that_showed_them_completes():
+    s = started()
+    first = s.messages()
+    s.flash("queued while the run was going")
+    s.shown(len(first))
+    assert s.messages() == ["queued while the run was going"]
+    first.clear()  # the copy handed out is not the queue
+    assert s.messages() == ["queued while the run was going"]
+
+
+def test_restore_names_only_the_failing_stages_settings_that_changed():
+    s = started()
+    s.remember_good("grid", ("cv", "log_C"))
+    s.store["cv"], s.store["kernels"] = 9, ["lap"]
+    assert s.to_restore("grid", ("cv", "log_C"), fallback={}) == {"cv": 5}
+    # another stage's snapshot is not used, and the defaults stand in before a stage worked
+    assert s.to_restore("model", ("kernels",), fallback={"kernels": ["rbf", "ckrbf"]}) == {"kernels": ["rbf", "ckrbf"]}
+    assert s.to_restore("grid", ("kernels",), fallback={}) == {}
+
+
+def test_a_snapshot_is_a_copy_not_the_live_list():
+    s = started()
+    s.remember_good("model", ("kernels",))
+    s.store["kernels"].append("rwm")
+    assert s.last_good("model") == {"kernels": ["rbf"]}
+    assert s.to_restore("model", ("kernels",), fallback={}) == {"kernels": ["rbf"]}
+
+
+def test_lists_and_tuples_with_the_same_items_are_not_restored():
+    s = started(kernels=("rbf",))
+    s.remember_good("model", ("kernels",))
+    s.store["kernels"] = ["rbf"]
+    assert s.to_restore("model", ("kernels",), fallback={}) == {}
+
+
+def test_the_last_good_data_is_kept_per_session():
+    one, other = started(), started()
+    one.remember_good_data("prepared data")
+    assert one.last_good_data == "prepared data" and other.last_good_data is None
+
+
+def test_grids_are_kept_least_recently_used_first_out():
+    s = started()
+    for i in range(MAX_STORED_GRIDS):
+        s.store_grid(i, f"grid {i}")
+    assert s.stored_grid(0) == "grid 0"  # now the most recently used
+    s.store_grid("new", "grid new")
+    assert s.stored_grid(1) is None  # the least recently used went
+    assert s.stored_grid(0) == "grid 0" and s.stored_grid("new") == "grid new"
+    assert len(s.store["_grids"]) == MAX_STORED_GRIDS
+
+
+@pytest.mark.parametrize("values, text", [
+    ({"gp:moons:noise": 0.1}, "noise = 0.1"),
+    ({"kernels": ["rbf", "lap"], "cv": 3}, "kernels = rbf, lap, cv = 3"),
+])
+def test_restored_values_are_described_by_their_names(values, text):
+    assert describe_values(values) == text
+
+
+def test_read_only_reaches_arrays_in_attributes_fields_and_containers():
+    import dataclasses
+
+    import numpy as np
+
+    from kernelviz.session import read_only
+
+    @dataclasses.dataclass(frozen=True)
+    class Panel:
+        values: np.ndarray
+        parts: dict
+
+    class Fitted:
+        def __init__(self):
+            self.means_ = np.zeros(3)
+            self.panels = [Panel(np.ones(2), {"grid": (np.arange(4),)})]
+            self.itself = self  # cycles are fine
+
+    fitted = read_only(Fitted())
+    arrays = [fitted.means_, fitted.panels[0].values, fitted.panels[0].parts["grid"][0]]
+    for array in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 5
+    assert read_only(np) is np and np.zeros(1).flags.writeable  # modules are not entered
