@@ -303,3 +303,9 @@ def test_the_theory_view_and_file_data_without_a_file_are_refused():
 @pytest.mark.parametrize("view", codegen.VIEWS)
 def test_every_view_has_a_script_that_compiles(view):
     compile(codegen.script(settings_of(view=view, models=["MCPM"])), f"<{view}>", "exec")
+
+
+def test_every_kernel_and_model_on_small_data(tmp_path):
+    """The script fits each kernel at γ directly, the app at γ = 1 and then sets γ: the numbers must not care."""
+    check_view(tmp_path, view="boundaries", gen_params={"n_samples": 60, "noise": 0.2}, kernels=list(state.KERNEL_NAMES),
+               models=list(state.MODEL_NAMES), log_gamma=0.5, log_C=0.5)
