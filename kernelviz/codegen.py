@@ -28,7 +28,6 @@ NEAREST_POINTS = 5
 
 _TITLES = {"data": "Data", "partition": "Partition", "similarity": "Similarity", "boundaries": "Decision boundaries",
            "kernel": "Kernel matrix", "grid": "Grid search", "pf": "P_f(α)"}
-_NEEDS_PARTITION = ("partition", "similarity", "boundaries", "kernel", "grid", "pf")
 _NEEDS_VIEW_PLANE = ("similarity", "kernel")
 
 
@@ -82,7 +81,7 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
         raise ValueError(f"{settings['source'].capitalize()} data cannot be written into code: pass the name of the "
                          "CSV file the script should read (kernelviz.codegen.data_download makes it).")
     blocks = [_header(settings, data_file), _data(settings, data_file), _labels(settings)]
-    if view in _NEEDS_PARTITION:
+    if view in ("partition", "kernel") or any(name in kvviews.PARTITION_KERNELS for name in settings["kernels"]):
         blocks.append(_partition(settings))
     blocks.append(_BODIES[view](settings))
     return "\n\n".join(blocks) + "\n"
@@ -174,21 +173,22 @@ def _data(settings: Mapping, data_file: str | None) -> str:
 
 
 def _labels(settings: Mapping) -> str:
-    how, seed = settings["label_how"], settings["label_seed"]
+    how, seed, fraction = settings["label_how"], settings["label_seed"], settings["test_fraction"]
     lines = ["# Which points keep their label; the others are unlabeled (only unsupervised steps see them)."]
-    if how == "all":
-        lines.append("y_true = y")
-    else:
+    if how != "all":
         value = settings["label_fraction"] if how == "fraction" else settings["label_per_class"]
         lines += [f"keep = kv.data.select_labeled(y, {how!r}, {_number(value)}, X=X, random_state={seed})",
                   "y_true, y = y, kv.data.hide_labels(y, keep)"]
-    lines += ["labeled = y != kv.data.UNLABELED",
-              f"# {settings['test_fraction']:.0%} of each class's labeled points are held out to measure test "
-              "accuracy.",
-              f"test = kv.views.holdout(y, labeled, {_number(settings['test_fraction'])}, {seed})",
-              "train = labeled & ~test",
-              "hidden = ~labeled & (y_true != kv.data.UNLABELED)  # labels that exist but were hidden",
-              "classes = np.unique(y[labeled])",
+    lines.append("labeled = y != kv.data.UNLABELED")
+    if fraction > 0:
+        lines += [f"# {fraction:.0%} of each class's labeled points are held out to measure test accuracy.",
+                  f"test = kv.views.holdout(y, labeled, {_number(fraction)}, {seed})"]
+    else:
+        lines.append("test = np.zeros(len(X), dtype=bool)  # no labeled point is held out")
+    lines.append("train = labeled & ~test")
+    if how != "all":
+        lines.append("hidden = ~labeled & (y_true != kv.data.UNLABELED)  # labels that exist but were hidden")
+    lines += ["classes = np.unique(y[labeled])",
               'print("points:", len(X))',
               'print("classes:", classes.tolist())',
               'print("training points per class:", [int(np.sum(train & (y == c))) for c in classes])',
@@ -220,14 +220,17 @@ def _gamma_and_C(settings: Mapping) -> str:
             f"C = 10.0 ** {_number(settings['log_C'])}  # C = {C:.3g}")
 
 
-def _kernel_arguments(name: str, settings: Mapping) -> str:
-    """The arguments besides γ that the app gives kernel ``name`` (see kernelviz.views.kernel_params)."""
-    args = ""
+def _kernel_arguments(name: str, settings: Mapping, as_dict: bool = False) -> str:
+    """The arguments besides γ that the app gives kernel ``name`` (see kernelviz.views.kernel_params):
+    ``", partition=partition, normalize='paper'"``, or as a dict's items."""
+    params = {}
     if name in kvviews.PARTITION_KERNELS:
-        args += ", partition=partition"
+        params["partition"] = "partition"
     if name in kvviews.SCALED_KERNELS:
-        args += f", normalize={settings['normalize']!r}"
-    return args
+        params["normalize"] = repr(settings["normalize"])
+    if as_dict:
+        return ", ".join(f"{key!r}: {value}" for key, value in params.items())
+    return "".join(f", {key}={value}" for key, value in params.items())
 
 
 def _kernels(settings: Mapping) -> str:
@@ -295,13 +298,13 @@ def _similarity_body(settings: Mapping) -> str:
 
 
 def _boundaries_body(settings: Mapping) -> str:
-    lines = [_gamma_and_C(settings), "X_unlabeled = X[~labeled] if np.any(~labeled) else None", "",
-             "def report(name, predict):",
+    lines = [_gamma_and_C(settings), "", "def report(name, predict):",
              '    print(name, "train accuracy:", np.mean(predict(X[train]) == y[train]))',
              "    if test.any():",
-             '        print(name, "test accuracy:", np.mean(predict(X[test]) == y[test]))',
-             "    if hidden.any():  # the semi-supervised score",
-             '        print(name, "accuracy on hidden labels:", np.mean(predict(X[hidden]) == y_true[hidden]))']
+             '        print(name, "test accuracy:", np.mean(predict(X[test]) == y[test]))']
+    if settings["label_how"] != "all":
+        lines += ["    if hidden.any():  # the semi-supervised score",
+                  '        print(name, "accuracy on hidden labels:", np.mean(predict(X[hidden]) == y_true[hidden]))']
     if settings["kernels"]:
         lines += ["", "# One SVM per kernel on the precomputed Gram matrix of the training points.",
                   _kernels(settings),
@@ -311,7 +314,8 @@ def _boundaries_body(settings: Mapping) -> str:
                   "    report(name, lambda points: svm.predict(kernel(points, X[train])))",
                   '    print(name, "support vectors:", len(svm.support_))']
     if settings["models"]:
-        lines += ["", "# The other models, with γ and C where they take them."]
+        lines += ["", "# The other models, with γ and C where they take them; the unlabeled points go to those that use them.",
+                  "X_unlabeled = X[~labeled] if np.any(~labeled) else None"]
         binary_only = False
         rows = []
         for name in settings["models"]:
@@ -362,18 +366,19 @@ def _grid_axis(name: str, bounds, steps: int) -> str:
 
 
 def _searches(settings: Mapping) -> str:
-    rows = []
-    for name in settings["kernels"]:
-        rows.append(f"    {name!r}: kv.evaluation.grid_search({name!r}, X[labeled], y[labeled], Cs=10.0 ** log_Cs, "
-                    f"gammas=10.0 ** log_gammas, cv={settings['cv']}, random_state={settings['cv_seed']}, "
-                    f"X_unlabeled=X_unlabeled{_kernel_arguments(name, settings)}),")
+    rows = [f"    {name!r}: {{{_kernel_arguments(name, settings, as_dict=True)}}}," for name in settings["kernels"]]
     return "\n".join([
         f"# Mean {settings['cv']}-fold cross-validated accuracy over a grid of log₁₀ C (rows) and log₁₀ γ (columns),",
         "# on every labeled point (training and held-out alike).",
         _grid_axis("log_Cs", settings["grid_log_C"], settings["grid_steps"]),
         _grid_axis("log_gammas", settings["grid_log_gamma"], settings["grid_steps"]),
         "X_unlabeled = X[~labeled] if np.any(~labeled) else None",
-        "results = {", *rows, "}",
+        "kernel_params = {", *rows, "}",
+        "results = {name: kv.evaluation.grid_search(name, X[labeled], y[labeled], Cs=10.0 ** log_Cs, "
+        "gammas=10.0 ** log_gammas,",
+        f"                                           cv={settings['cv']}, random_state={settings['cv_seed']}, "
+        "X_unlabeled=X_unlabeled, **params)",
+        "           for name, params in kernel_params.items()}",
     ])
 
 
