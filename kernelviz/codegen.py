@@ -14,9 +14,11 @@ points is the app's.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Mapping
 
 import kernelviz as kv
+from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 
 #: Views that have numbers to reproduce (the Theory view has none).
@@ -26,8 +28,6 @@ FILE_SOURCES = ("upload", "drawn")
 #: How many of the points nearest the reference the Similarity script prints.
 NEAREST_POINTS = 5
 
-_TITLES = {"data": "Data", "partition": "Partition", "similarity": "Similarity", "boundaries": "Decision boundaries",
-           "kernel": "Kernel matrix", "grid": "Grid search", "pf": "P_f(α)"}
 _NEEDS_VIEW_PLANE = ("similarity", "kernel")
 
 
@@ -112,7 +112,7 @@ def _header(settings: Mapping, data_file: str | None) -> str:
     ) if needed]
     reads = (f"\nIt reads {data_file}, the data file the app offers beside this code."
              if settings["source"] in FILE_SOURCES else "")
-    return (f'"""kernelviz, {_TITLES[view]} view: the numbers the app shows for these settings.{reads}"""\n'
+    return (f'"""kernelviz, {kvstate.VIEW_TITLES[view]} view: the numbers the app shows for these settings.{reads}"""\n'
             + "\n".join(imports) + "\n\nimport kernelviz as kv")
 
 
@@ -123,8 +123,13 @@ def _n_features(settings: Mapping) -> int | None:
         return int(settings["gen_params"].get("n_features", kv.data.GENERATORS[settings["generator"]].get(
             "n_features", 2)))
     if source == "sample":
-        return kvviews.bundled_dataset(settings["sample"]).d
+        return _sample_features(settings["sample"])
     return 2 if source == "drawn" else None
+
+
+@lru_cache(maxsize=None)
+def _sample_features(name: str) -> int:
+    return kvviews.bundled_dataset(name).d
 
 
 def _data(settings: Mapping, data_file: str | None) -> str:
@@ -214,10 +219,12 @@ def _partition(settings: Mapping) -> str:
             f"random_state={settings['partition_seed']}{params})")
 
 
+def _gamma(settings: Mapping) -> str:
+    return f"gamma = 10.0 ** {_number(settings['log_gamma'])}  # γ = {10.0 ** settings['log_gamma']:.3g}"
+
+
 def _gamma_and_C(settings: Mapping) -> str:
-    gamma, C = 10.0 ** settings["log_gamma"], 10.0 ** settings["log_C"]
-    return (f"gamma = 10.0 ** {_number(settings['log_gamma'])}  # γ = {gamma:.3g}\n"
-            f"C = 10.0 ** {_number(settings['log_C'])}  # C = {C:.3g}")
+    return _gamma(settings) + f"\nC = 10.0 ** {_number(settings['log_C'])}  # C = {10.0 ** settings['log_C']:.3g}"
 
 
 def _kernel_arguments(name: str, settings: Mapping, as_dict: bool = False) -> str:
@@ -265,7 +272,7 @@ def _similarity_body(settings: Mapping) -> str:
                      "reference = np.array([round(float(v), 4) for v in nearest_centre])"]
     else:
         reference = [f"reference = np.array([{_number(settings['ref_x'])}, {_number(settings['ref_y'])}])"]
-    lines = [f"gamma = 10.0 ** {_number(settings['log_gamma'])}  # γ = {10.0 ** settings['log_gamma']:.3g}",
+    lines = [_gamma(settings),
              _kernels(settings), *reference]
     to_plane = ["# With every feature, the map is the plane through the data's mean spanned by the two components:",
                 "# the kernels are evaluated at the reference and at the data points' shadows on that plane.",
@@ -314,7 +321,7 @@ def _boundaries_body(settings: Mapping) -> str:
                   "    report(name, lambda points: svm.predict(kernel(points, X[train])))",
                   '    print(name, "support vectors:", len(svm.support_))']
     if settings["models"]:
-        lines += ["", "# The other models, with γ and C where they take them; the unlabeled points go to those that use them.",
+        lines += ["", "# The other models, with γ and C where they take them (and the unlabeled points).",
                   "X_unlabeled = X[~labeled] if np.any(~labeled) else None"]
         binary_only = False
         rows = []
@@ -342,7 +349,7 @@ def _boundaries_body(settings: Mapping) -> str:
 
 def _kernel_body(settings: Mapping) -> str:
     return "\n".join([
-        f"gamma = 10.0 ** {_number(settings['log_gamma'])}  # γ = {10.0 ** settings['log_gamma']:.3g}",
+        _gamma(settings),
         _kernels(settings),
         f"# At most {kvviews.GRAM_MAX_POINTS} points (evenly spaced), ordered by cluster, then class, then position.",
         f"pick = np.arange(len(X)) if len(X) <= {kvviews.GRAM_MAX_POINTS} else "

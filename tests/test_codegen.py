@@ -201,6 +201,7 @@ def test_defaults_data_view(tmp_path):
     assert printed["points"] == 300  # moons' default size: the comparison saw real data
 
 
+@pytest.mark.slow
 def test_defaults_boundaries_with_every_default_kernel(tmp_path):
     printed = check_view(tmp_path, view="boundaries")
     assert {"rbf test accuracy", "ckrbf support vectors", "rwm train accuracy"} <= set(printed)
@@ -247,11 +248,13 @@ def test_labeled_fraction_with_a_variational_partition(tmp_path):
                partition="vi", n_components=5, vi_alpha0=0.5, vi_w0=0.3)
 
 
+@pytest.mark.slow
 def test_small_grid(tmp_path):
     check_view(tmp_path, view="grid", gen_params={"n_samples": 90}, kernels=["rbf", "ckrbf"], grid_log_C=(-1, 2),
                grid_log_gamma=(-1, 1), grid_steps=3, cv=3)
 
 
+@pytest.mark.slow
 def test_pf_at_the_unit_scale_with_a_single_gamma(tmp_path):
     printed = check_view(tmp_path, view="pf", gen_params={"n_samples": 90}, kernels=["rbf", "ckrbf"],
                          normalize="unit", grid_log_C=(-1, 2), grid_log_gamma=(0, 0), grid_steps=3, cv=3)
@@ -305,6 +308,7 @@ def test_every_view_has_a_script_that_compiles(view):
     compile(codegen.script(settings_of(view=view, models=["MCPM"])), f"<{view}>", "exec")
 
 
+@pytest.mark.slow
 def test_every_kernel_and_model_on_small_data(tmp_path):
     """The script fits each kernel at γ directly, the app at γ = 1 and then sets γ: the numbers must not care."""
     check_view(tmp_path, view="boundaries", gen_params={"n_samples": 60, "noise": 0.2}, kernels=list(state.KERNEL_NAMES),
