@@ -147,11 +147,19 @@ class _WarmExporter:
                 pass
 
 
+def render_page():
+    """The page kaleido draws figures in: plotly.js from the ``plotly`` package and kaleido's
+    own script, both local files, and no MathJax (kaleido would fetch it from a CDN)."""
+    import kaleido
+
+    return kaleido.PageGenerator(mathjax=False)
+
+
 async def _start_browser():
     import kaleido
 
     # Built inside the exporter's loop, which its queues and subprocess belong to.
-    browser = kaleido.Kaleido(n=1, mathjax=False, timeout=RENDER_TIMEOUT)
+    browser = kaleido.Kaleido(n=1, page_generator=render_page(), timeout=RENDER_TIMEOUT)
     await browser.open()
     return browser
 

@@ -36,6 +36,12 @@ def test_html_is_self_contained_and_carries_the_figure():
     assert json.dumps("γ and C")[1:-1] in html  # the figure's own title, as plotly writes it into the page
 
 
+def test_figures_render_offline_from_local_scripts():
+    sources = re.findall(r'src="([^"]+)"', export.render_page().generate_index())
+    assert sources and all(src.startswith("file://") for src in sources), sources
+    assert any(src.endswith("plotly.min.js") for src in sources)
+
+
 def test_an_unknown_format_is_refused_with_the_formats_that_work():
     with pytest.raises(ValueError, match="png, svg, html"):
         export.figure_bytes(small_figure(), "pdf")
