@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import threading
+from pathlib import Path
 
 import plotly.graph_objects as go
 
@@ -27,7 +28,7 @@ SLIDE_HEIGHT = 720
 #: PNG pixels per figure pixel: sharp on a projector and when a slide is enlarged.
 PNG_SCALE = 2
 #: Longest wait for the browser to start, and for one figure to render (seconds). A busy
-#: 2-core machine has been measured to take 9–13 s for the start.
+#: 2-core machine was measured to take 6–13 s for the start.
 START_TIMEOUT = 60.0
 RENDER_TIMEOUT = 60.0
 
@@ -44,6 +45,19 @@ NO_BROWSER = ("PNG and SVG export draws the figure in Chromium (or Google Chrome
               "BROWSER_PATH to a Chrome or Chromium executable, then try again. The HTML download works without it.")
 NO_KALEIDO = ("PNG and SVG export needs the Python package kaleido (version 1 or later): "
               "pip install 'kaleido>=1'. The HTML download works without it.")
+
+
+def unavailable_reason() -> str:
+    """Why PNG / SVG export cannot run here ("" when it can), found without starting a browser.
+
+    The app can show this instead of PNG and SVG buttons that would fail.
+    """
+    try:
+        from choreographer.browsers.chromium import Chromium
+    except ImportError:  # choreographer comes with kaleido
+        return NO_KALEIDO
+    path = Chromium.find_browser(skip_local=False)
+    return "" if path and Path(path).is_file() else NO_BROWSER
 
 
 def figure_bytes(fig: go.Figure, fmt: str) -> bytes:
@@ -132,6 +146,7 @@ class _WarmExporter:
         try:
             self._kaleido = future.result(timeout=START_TIMEOUT)
         except Exception as err:
+            future.cancel()  # a start that timed out must not leave a browser behind later
             from choreographer.browsers.chromium import ChromeNotFoundError
 
             if isinstance(err, ChromeNotFoundError):

@@ -56,6 +56,12 @@ def test_a_missing_browser_says_what_to_install(monkeypatch):
         assert not exporter.is_open
     finally:
         exporter.close()
+    assert export.unavailable_reason() == export.NO_BROWSER
+
+
+def test_export_is_available_where_chromium_is_installed():
+    # the test machine has Debian's Chromium (make test installs it), as the app's machine must
+    assert export.unavailable_reason() == ""
 
 
 @pytest.mark.slow
