@@ -1,0 +1,417 @@
+"""The "Python code" of a view: a short script that recomputes the view's numbers with kernelviz.
+
+:func:`script` turns the app's settings (the values of :data:`kernelviz.state.SETTINGS`)
+into the text of a runnable script: the data, the labeled subset and the held-out test
+points, the partition, the kernels, the fits and the scores, each step as the app takes
+it, printed as ``what: value`` lines. It is meant to be read — and pasted into a notebook —
+so it holds only the steps the current view needs and names every number it uses.
+
+Uploaded or drawn data cannot be written into code: for those the script reads a CSV
+file, the one :func:`data_download` makes (the app offers it beside the code). That file
+holds the unscaled features and every known label, so the script's own choice of labeled
+points is the app's.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Mapping
+
+import kernelviz as kv
+from kernelviz import state as kvstate
+from kernelviz import views as kvviews
+
+#: Views that have numbers to reproduce (the Theory view has none).
+VIEWS = ("data", "partition", "similarity", "boundaries", "kernel", "grid", "pf")
+#: Sources whose data reach the script through the CSV file of :func:`data_download`.
+FILE_SOURCES = ("upload", "drawn")
+#: How many of the points nearest the reference the Similarity script prints.
+NEAREST_POINTS = 5
+
+_NEEDS_VIEW_PLANE = ("similarity", "kernel")
+
+
+def data_download(prep: kvviews.Prepared) -> tuple[str, str]:
+    """The CSV file a script of uploaded or drawn data reads: (file name, text).
+
+    Unscaled features and every label the data have (hidden ones included, unlabeled points
+    left empty), as ``kv.data.to_csv`` writes them; ``kv.data.read`` gives back the same numbers.
+
+    Parameters
+    ----------
+    prep : kernelviz.views.Prepared
+        The data as the app prepared them.
+
+    Returns
+    -------
+    (str, str)
+        ``"<data name>.csv"`` and the file's text.
+    """
+    ds = kv.data.Dataset(prep.X_raw, prep.y_true, name=prep.name, feature_names=list(prep.feature_names))
+    return f"{prep.name}.csv", kv.data.to_csv(ds)
+
+
+def script(settings: Mapping, data_file: str | None = None) -> str:
+    """A runnable script that prints the numbers of the view ``settings["view"]``.
+
+    Parameters
+    ----------
+    settings : mapping
+        Every setting of :data:`kernelviz.state.SETTINGS` (as the app's ``current_settings``
+        gives them; ``kernelviz.state.defaults()`` for a fresh app).
+    data_file : str, optional
+        For uploaded or drawn data: the CSV file the script reads (the name
+        :func:`data_download` gives). Ignored for generated and bundled data.
+
+    Returns
+    -------
+    str
+        Python source.
+
+    Raises
+    ------
+    ValueError
+        For the Theory view (it has no numbers), or uploaded / drawn data without ``data_file``.
+    """
+    view = settings["view"]
+    if view not in VIEWS:
+        raise ValueError(f"The {view!r} view has no numbers to reproduce; code is written for the views "
+                         f"{', '.join(VIEWS)}.")
+    if settings["source"] in FILE_SOURCES and not data_file:
+        raise ValueError(f"{settings['source'].capitalize()} data cannot be written into code: pass the name of the "
+                         "CSV file the script should read (kernelviz.codegen.data_download makes it).")
+    blocks = [_header(settings, data_file), _data(settings, data_file), _labels(settings)]
+    if view in ("partition", "kernel") or any(name in kvviews.PARTITION_KERNELS for name in settings["kernels"]):
+        blocks.append(_partition(settings))
+    blocks.append(_BODIES[view](settings))
+    return "\n\n".join(blocks) + "\n"
+
+
+# ----------------------------------------------------------------------------- shared steps
+
+
+def _number(value) -> str:
+    """A Python literal for a setting's number (``repr`` reads back as the same float)."""
+    return repr(int(value)) if isinstance(value, int) and not isinstance(value, bool) else repr(float(value))
+
+
+def _kwargs(params: Mapping) -> str:
+    return "".join(f", {key}={_number(value)}" for key, value in params.items())
+
+
+def _header(settings: Mapping, data_file: str | None) -> str:
+    view = settings["view"]
+    iris = settings["source"] == "sample" and settings["sample"] == "iris-2class"
+    two_class_models = view == "boundaries" and any(kv.models.MODELS[m][2] for m in settings["models"])
+    imports = ["import numpy as np"]
+    imports += [line for needed, line in (
+        (iris, "from sklearn.datasets import load_iris"),
+        (_n_features(settings) != 2, "from sklearn.decomposition import PCA"),
+        (two_class_models, "from sklearn.multiclass import OneVsOneClassifier"),
+        (view == "boundaries" and bool(settings["kernels"]), "from sklearn.svm import SVC"),
+    ) if needed]
+    reads = (f"\nIt reads {data_file}, the data file the app offers beside this code."
+             if settings["source"] in FILE_SOURCES else "")
+    return (f'"""kernelviz, {kvstate.VIEW_TITLES[view]} view: the numbers the app shows for these settings.{reads}"""\n'
+            + "\n".join(imports) + "\n\nimport kernelviz as kv")
+
+
+def _n_features(settings: Mapping) -> int | None:
+    """The data's number of features where the settings tell it; None for an uploaded file."""
+    source = settings["source"]
+    if source == "generator":
+        return int(settings["gen_params"].get("n_features", kv.data.GENERATORS[settings["generator"]].get(
+            "n_features", 2)))
+    if source == "sample":
+        return _sample_features(settings["sample"])
+    return 2 if source == "drawn" else None
+
+
+@lru_cache(maxsize=None)
+def _sample_features(name: str) -> int:
+    return kvviews.bundled_dataset(name).d
+
+
+def _data(settings: Mapping, data_file: str | None) -> str:
+    source = settings["source"]
+    if source == "generator":
+        params = settings["gen_params"]
+        what = "its default parameters" if not params else "non-default " + ", ".join(params)
+        lines = [f"# Data: the {settings['generator']} generator ({what}), seed {settings['data_seed']}.",
+                 f"X, y = kv.data.make({settings['generator']!r}, random_state={settings['data_seed']}"
+                 f"{_kwargs(params)})"]
+    elif source == "sample" and settings["sample"] == "iris-2class":
+        lines = ["# Data: Iris, setosa vs versicolor (scikit-learn's copy).",
+                 "iris = load_iris()",
+                 "first_two = iris.target < 2",
+                 "X, y = iris.data[first_two], iris.target[first_two].astype(float)"]
+    elif source == "sample":
+        lines = [f"# Data: the bundled sample {settings['sample']}.",
+                 f"ds = kv.data.load({settings['sample']!r})",
+                 "X, y = ds.X, ds.y"]
+    else:
+        lines = [f"# Data: {data_file} (unscaled features; labels in the last column, empty for unlabeled points).",
+                 f"ds = kv.data.read({data_file!r})",
+                 "X, y = ds.X, ds.y"]
+    if settings["scaling"] != "none":
+        lines.append(f"X = kv.data.scale(X, {settings['scaling']!r})  # statistics of every point, labeled or not")
+    d = _n_features(settings)
+    needs_plane = settings["view"] in _NEEDS_VIEW_PLANE
+    if d == 2:
+        if needs_plane:
+            lines.append("X_view = X  # what the plots show")
+        return "\n".join(lines)
+    projection = ["pca = PCA(n_components=2, random_state=0).fit(X)",
+                  "X_view = pca.transform(X)  # the plots show the first two principal components"]
+    if settings["fit_on"] == "projection":
+        projection.append("X = X_view  # and the models see them too")
+    else:
+        projection[-1] += "; the models see every feature"
+    if d is None:  # an uploaded file: only the file tells how many features it has
+        lines.append("if X.shape[1] > 2:")
+        lines += ["    " + line for line in projection]
+        if needs_plane or settings["fit_on"] == "full":
+            lines += ["else:", "    X_view = X"]
+    else:
+        lines += projection
+    return "\n".join(lines)
+
+
+def _labels(settings: Mapping) -> str:
+    how, seed, fraction = settings["label_how"], settings["label_seed"], settings["test_fraction"]
+    lines = ["# Which points keep their label; the others are unlabeled (only unsupervised steps see them)."]
+    if how != "all":
+        value = settings["label_fraction"] if how == "fraction" else settings["label_per_class"]
+        lines += [f"keep = kv.data.select_labeled(y, {how!r}, {_number(value)}, X=X, random_state={seed})",
+                  "y_true, y = y, kv.data.hide_labels(y, keep)"]
+    lines.append("labeled = y != kv.data.UNLABELED")
+    if fraction > 0:
+        lines += [f"# {fraction:.0%} of each class's labeled points are held out to measure test accuracy.",
+                  f"test = kv.views.holdout(y, labeled, {_number(fraction)}, {seed})"]
+    else:
+        lines.append("test = np.zeros(len(X), dtype=bool)  # no labeled point is held out")
+    lines.append("train = labeled & ~test")
+    if how != "all":
+        lines.append("hidden = ~labeled & (y_true != kv.data.UNLABELED)  # labels that exist but were hidden")
+    lines += ["classes = np.unique(y[labeled])",
+              'print("points:", len(X))',
+              'print("classes:", classes.tolist())',
+              'print("training points per class:", [int(np.sum(train & (y == c))) for c in classes])',
+              'print("test points per class:", [int(np.sum(test & (y == c))) for c in classes])',
+              'print("unlabeled points:", int(np.sum(~labeled)))']
+    return "\n".join(lines)
+
+
+def _partition_params(settings: Mapping) -> dict:
+    if settings["partition"] != "vi":
+        return {}
+    params = {"weight_concentration_prior_type": settings["vi_prior_type"],
+              "weight_concentration_prior": settings["vi_alpha0"], "mean_precision_prior": settings["vi_beta0"]}
+    if settings["vi_w0"] > 0:
+        params["covariance_prior"] = settings["vi_w0"]
+    return params
+
+
+def _partition(settings: Mapping) -> str:
+    params = "".join(f", {k}={v!r}" for k, v in _partition_params(settings).items())
+    return ("# The partition, fitted on every point (labels are never used); CkRBF, GMM and RWM measure with it.\n"
+            f"partition = kv.partitions.fit({settings['partition']!r}, X, n_components={settings['n_components']}, "
+            f"random_state={settings['partition_seed']}{params})")
+
+
+def _gamma(settings: Mapping) -> str:
+    return f"gamma = 10.0 ** {_number(settings['log_gamma'])}  # γ = {10.0 ** settings['log_gamma']:.3g}"
+
+
+def _gamma_and_C(settings: Mapping) -> str:
+    return _gamma(settings) + f"\nC = 10.0 ** {_number(settings['log_C'])}  # C = {10.0 ** settings['log_C']:.3g}"
+
+
+def _kernel_arguments(name: str, settings: Mapping, as_dict: bool = False) -> str:
+    """The arguments besides γ that the app gives kernel ``name`` (see kernelviz.views.kernel_params):
+    ``", partition=partition, normalize='paper'"``, or as a dict's items."""
+    params = {}
+    if name in kvviews.PARTITION_KERNELS:
+        params["partition"] = "partition"
+    if name in kvviews.SCALED_KERNELS:
+        params["normalize"] = repr(settings["normalize"])
+    if as_dict:
+        return ", ".join(f"{key!r}: {value}" for key, value in params.items())
+    return "".join(f", {key}={value}" for key, value in params.items())
+
+
+def _kernels(settings: Mapping) -> str:
+    """The fitted kernels at γ: their unsupervised part sees every point, never a label."""
+    rows = [f"    {name!r}: kv.kernels.make({name!r}, gamma=gamma{_kernel_arguments(name, settings)}).fit(X),"
+            for name in settings["kernels"]]
+    return "kernels = {\n" + "\n".join(rows) + "\n}"
+
+
+# ----------------------------------------------------------------------------- the views
+
+
+def _data_body(settings: Mapping) -> str:
+    return ('print("feature means:", X.mean(axis=0).tolist())\n'
+            'print("feature standard deviations:", X.std(axis=0).tolist())')
+
+
+def _partition_body(settings: Mapping) -> str:
+    return ('print("components:", partition.n_components_)\n'
+            'print("weights:", partition.weights_.tolist())\n'
+            'print("points per component:", np.bincount(partition.predict(X), '
+            'minlength=partition.n_components_).tolist())\n'
+            'print("means:", partition.means_.tolist())\n'
+            'print("regularisation ε per component:", partition.epsilons_.tolist())')
+
+
+def _similarity_body(settings: Mapping) -> str:
+    if settings["ref_x"] is None or settings["ref_y"] is None:
+        reference = ["# The reference: the data point nearest the centre of the data (rounded as the app shows it).",
+                     "centre = X_view.mean(axis=0)",
+                     "nearest_centre = X_view[np.argmin(((X_view - centre) ** 2).sum(axis=1))]",
+                     "reference = np.array([round(float(v), 4) for v in nearest_centre])"]
+    else:
+        reference = [f"reference = np.array([{_number(settings['ref_x'])}, {_number(settings['ref_y'])}])"]
+    lines = [_gamma(settings),
+             _kernels(settings), *reference]
+    to_plane = ["# With every feature, the map is the plane through the data's mean spanned by the two components:",
+                "# the kernels are evaluated at the reference and at the data points' shadows on that plane.",
+                "reference_model = pca.mean_ + reference @ pca.components_",
+                "on_map = pca.mean_ + X_view @ pca.components_"]
+    in_plane = "reference_model, on_map = reference, X"
+    d = _n_features(settings)
+    if settings["fit_on"] != "full" or d == 2:
+        lines.append(in_plane)
+    elif d is None:  # an uploaded file: only the file tells how many features it has
+        lines += ["if X.shape[1] > 2:", *("    " + line for line in to_plane), "else:", "    " + in_plane]
+    else:
+        lines += to_plane
+    return "\n".join([
+        *lines,
+        f"nearest = np.argsort(((X_view - reference) ** 2).sum(axis=1))[:{NEAREST_POINTS}]",
+        "for name, kernel in kernels.items():",
+        "    # Dissimilarity: the distance inside the kernel's exponent, √(−ln(k(r,x)/√(k(r,r)k(x,x)))/γ).",
+        "    k_rx = kernel(reference_model[None], on_map)[0]",
+        "    k_rr = kernel(reference_model[None])[0, 0]",
+        "    k_xx = np.diag(kernel(on_map))",
+        "    similarity = k_rx / np.sqrt(np.abs(k_rr) * np.abs(k_xx))",
+        "    # an indefinite kernel (LAP) can give a similarity ≤ 0: its dissimilarity is undefined (nan) or infinite",
+        "    with np.errstate(divide=\"ignore\", invalid=\"ignore\"):",
+        "        dissimilarity = np.sqrt(np.maximum(-np.log(np.minimum(similarity, 1.0)), 0.0) / gamma)",
+        f'    print(name, "dissimilarity to the {NEAREST_POINTS} points nearest the reference:", '
+        "dissimilarity[nearest].tolist())",
+        '    print(name, "median dissimilarity:", np.nanmedian(dissimilarity))',
+    ])
+
+
+def _boundaries_body(settings: Mapping) -> str:
+    lines = [_gamma_and_C(settings), "", "def report(name, predict):",
+             '    print(name, "train accuracy:", np.mean(predict(X[train]) == y[train]))',
+             "    if test.any():",
+             '        print(name, "test accuracy:", np.mean(predict(X[test]) == y[test]))']
+    if settings["label_how"] != "all":
+        lines += ["    if hidden.any():  # the semi-supervised score",
+                  '        print(name, "accuracy on hidden labels:", np.mean(predict(X[hidden]) == y_true[hidden]))']
+    if settings["kernels"]:
+        lines += ["", "# One SVM per kernel on the precomputed Gram matrix of the training points.",
+                  _kernels(settings),
+                  "for name, kernel in kernels.items():",
+                  f"    svm = SVC(kernel=\"precomputed\", C=C, max_iter={kvviews.SVM_MAX_ITER:_})"
+                  ".fit(kernel(X[train]), y[train])",
+                  "    report(name, lambda points: svm.predict(kernel(points, X[train])))",
+                  '    print(name, "support vectors:", len(svm.support_))']
+    if settings["models"]:
+        lines += ["", "# The other models, with γ and C where they take them (and the unlabeled points).",
+                  "X_unlabeled = X[~labeled] if np.any(~labeled) else None"]
+        binary_only = False
+        rows = []
+        for name in settings["models"]:
+            cls, _, two_classes = kv.models.MODELS[name]
+            accepted = cls().get_params()
+            params = {"gamma": "gamma", "C": "C", "random_state": str(settings["partition_seed"])}
+            args = ", ".join(f"{k}={v}" for k, v in params.items() if k in accepted)
+            rows.append(f"    {name!r}: kv.models.{cls.__name__}({args}),")
+            binary_only = binary_only or two_classes
+        lines += ["models = {", *rows, "}", "for name, model in models.items():"]
+        if binary_only:
+            two_class_models = tuple(n for n in settings["models"] if kv.models.MODELS[n][2])
+            lines += [f"    if name in {two_class_models!r} and len(np.unique(y[train])) > 2:",
+                      "        # a two-class model meets more classes one pair at a time (one-vs-one), as in the app",
+                      "        model = OneVsOneClassifier(kv.models.WithUnlabeled(model, X_unlabeled)).fit(X[train], "
+                      "y[train])",
+                      "    else:",
+                      "        model.fit(X[train], y[train], X_unlabeled=X_unlabeled)"]
+        else:
+            lines.append("    model.fit(X[train], y[train], X_unlabeled=X_unlabeled)")
+        lines.append("    report(name, model.predict)")
+    return "\n".join(lines)
+
+
+def _kernel_body(settings: Mapping) -> str:
+    return "\n".join([
+        _gamma(settings),
+        _kernels(settings),
+        f"# At most {kvviews.GRAM_MAX_POINTS} points (evenly spaced), ordered by cluster, then class, then position.",
+        f"pick = np.arange(len(X)) if len(X) <= {kvviews.GRAM_MAX_POINTS} else "
+        f"np.linspace(0, len(X) - 1, {kvviews.GRAM_MAX_POINTS}).round().astype(int)",
+        "order = pick[np.lexsort((X_view[pick, 0], y[pick], partition.predict(X[pick])))]",
+        "for name, kernel in kernels.items():",
+        "    K = kernel(X[order])",
+        "    report = kv.kernels.psd_report(K)",
+        '    print(name, "smallest eigenvalue:", report["min_eig"])',
+        '    print(name, "largest eigenvalue:", report["max_eig"])',
+        '    print(name, "negative eigenvalues:", report["n_negative"])',
+        '    print(name, "diagonal range:", [float(K.diagonal().min()), float(K.diagonal().max())])',
+    ])
+
+
+def _grid_axis(name: str, bounds, steps: int) -> str:
+    lo, hi = bounds
+    if lo == hi:
+        return f"{name} = np.array([{_number(lo)}])"
+    return f"{name} = np.linspace({lo}, {hi}, {steps})"
+
+
+def _searches(settings: Mapping) -> str:
+    rows = [f"    {name!r}: {{{_kernel_arguments(name, settings, as_dict=True)}}}," for name in settings["kernels"]]
+    return "\n".join([
+        f"# Mean {settings['cv']}-fold cross-validated accuracy over a grid of log₁₀ C (rows) and log₁₀ γ (columns),",
+        "# on every labeled point (training and held-out alike).",
+        _grid_axis("log_Cs", settings["grid_log_C"], settings["grid_steps"]),
+        _grid_axis("log_gammas", settings["grid_log_gamma"], settings["grid_steps"]),
+        "X_unlabeled = X[~labeled] if np.any(~labeled) else None",
+        "kernel_params = {", *rows, "}",
+        "results = {name: kv.evaluation.grid_search(name, X[labeled], y[labeled], Cs=10.0 ** log_Cs, "
+        "gammas=10.0 ** log_gammas,",
+        f"                                           cv={settings['cv']}, random_state={settings['cv_seed']}, "
+        "X_unlabeled=X_unlabeled, **params)",
+        "           for name, params in kernel_params.items()}",
+    ])
+
+
+def _grid_body(settings: Mapping) -> str:
+    return "\n".join([
+        _searches(settings),
+        "for name, result in results.items():",
+        '    print(name, "accuracy grid:", result.scores.tolist())',
+        "    i, j = np.unravel_index(np.argmax(result.scores), result.scores.shape)",
+        '    print(name, "best accuracy:", result.scores[i, j])',
+        '    print(name, "best cell (log10 C, log10 gamma):", [float(log_Cs[i]), float(log_gammas[j])])',
+    ])
+
+
+def _pf_body(settings: Mapping) -> str:
+    return "\n".join([
+        _searches(settings),
+        "# P_f(α): the share of grid cells scoring at least α; its area from α₀ (the worst score of all grids) up.",
+        "table, alpha0 = kv.evaluation.pf_auc({name: result.scores for name, result in results.items()})",
+        'print("alpha0:", alpha0)',
+        "for name, row in table.items():",
+        '    print(name, "P_f AUC:", row["auc"])',
+        '    print(name, "AUC / (1 - alpha0):", row["normalized_auc"])',
+        '    print(name, "best accuracy:", row["best"])',
+    ])
+
+
+_BODIES = {"data": _data_body, "partition": _partition_body, "similarity": _similarity_body,
+           "boundaries": _boundaries_body, "kernel": _kernel_body, "grid": _grid_body, "pf": _pf_body}
