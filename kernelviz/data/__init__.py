@@ -23,7 +23,7 @@ Conventions shared with the other modules (see ``docs/DESIGN.md``):
 
 from .dataset import MAX_CELLS, MAX_ROWS, UNLABELED, Dataset, require_classes
 from .generators import GENERATOR_DESCRIPTIONS, GENERATORS, PARAMETER_LIMITS, make
-from .io import MAX_FILE_BYTES, SAMPLES, load, read, samples, to_csv, to_libsvm
+from .io import MAX_FILE_BYTES, SAMPLE_DIR, SAMPLES, load, read, samples, to_csv, to_libsvm
 from .scaling import SCALINGS, scale, scaling_parameters
 from .selection import SELECTIONS, hide_labels, select_labeled
 
@@ -34,6 +34,7 @@ __all__ = [
     "MAX_CELLS",
     "Dataset",
     "SAMPLES",
+    "SAMPLE_DIR",
     "samples",
     "load",
     "read",
