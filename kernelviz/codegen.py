@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Mapping
 
 import kernelviz as kv
+from kernelviz import registry
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 
@@ -112,7 +113,7 @@ def _header(settings: Mapping, data_file: str | None) -> str:
     ) if needed]
     reads = (f"\nIt reads {data_file}, the data file the app offers beside this code."
              if settings["source"] in FILE_SOURCES else "")
-    return (f'"""kernelviz, {kvstate.VIEW_TITLES[view]} view: the numbers the app shows for these settings.{reads}"""\n'
+    return (f'"""kernelviz, {registry.VIEWS[view].label} view: the numbers the app shows for these settings.{reads}"""\n'
             + "\n".join(imports) + "\n\nimport kernelviz as kv")
 
 
