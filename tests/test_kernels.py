@@ -9,6 +9,7 @@ from scipy.stats import multivariate_normal
 from sklearn.metrics.pairwise import rbf_kernel
 
 import kernelviz as kv
+from kernelviz import _cluster_pairs as cluster_pairs
 from kernelviz.kernels import Units, cluster_gaussian_gram, lppk
 from kernelviz.partitions import Partition
 
@@ -66,68 +67,7 @@ def test_params_round_trip(name):
     assert set(params) == set(kv.kernels.parameters(name))
 
 
-# ------------------------------------------------------------------ CkRBF theorems
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(2, 40), d=st.integers(1, 4), k=st.integers(1, 5),
-       gamma=st.floats(1e-3, 1e2))
-def test_ckrbf_gram_is_psd_for_any_partition(seed, n, d, k, gamma):
-    """CkRBF is (π/γ)^(d/2) ⟨N(x, Σx/2γ), N(y, Σy/2γ)⟩_L²: PSD whatever the partition."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    labels = rng.integers(0, k, n)                       # an arbitrary partition
-    covs = np.array([_spd(rng, d, scale=rng.uniform(0.05, 3)) for _ in range(k)])
-    K = cluster_gaussian_gram(X, X, labels, labels, covs, gamma)
-    assert _min_relative_eigenvalue(K) > -1e-9
-    # the fitted kernel, through its self-Gram path, on a given mixture's partition
-    # (covariances then come from the hard clusters of X, regularised where they are tiny);
-    # symmetric up to rounding (exactly, when the block path symmetrises it)
-    means = rng.normal(scale=2.0, size=(k, d))
-    mixture = Partition.from_parameters(means, covs, rng.uniform(0.2, 1.0, k))
-    for normalize in ("paper", "unit"):
-        K_fit = kv.kernels.make("ckrbf", gamma=gamma, partition=mixture, normalize=normalize).fit(X)(X)
-        np.testing.assert_allclose(K_fit, K_fit.T, rtol=1e-10, atol=1e-12 * np.abs(K_fit).max())
-        eig = np.linalg.eigvalsh(K_fit)
-        assert eig[0] >= -1e-10 * eig[-1]
-
-
-def test_ckrbf_equals_the_l2_inner_product_of_gaussians():
-    """Direct check of the feature map: K = (π/γ)^(d/2) ∫ N(z; x, Σx/2γ) N(z; y, Σy/2γ) dz."""
-    rng = np.random.default_rng(3)
-    d, gamma = 2, 0.8
-    covs = np.array([_spd(rng, d), _spd(rng, d, 0.3)])
-    x, y = np.array([[0.2, -0.1]]), np.array([[0.9, 0.4]])
-    K = cluster_gaussian_gram(x, y, [0], [1], covs, gamma)[0, 0]
-    fx = multivariate_normal(x[0], covs[0] / (2 * gamma))
-    fy = multivariate_normal(y[0], covs[1] / (2 * gamma))
-    integral, _ = integrate.dblquad(lambda b, a: fx.pdf([a, b]) * fy.pdf([a, b]), -6, 7, -6, 7, epsabs=1e-12)
-    assert K == pytest.approx((np.pi / gamma) ** (d / 2) * integral, rel=1e-6)
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), d=st.integers(1, 5), gamma=st.floats(1e-2, 10))
-def test_ckrbf_with_all_covariances_half_identity_is_exactly_rbf(seed, d, gamma):
-    rng = np.random.default_rng(seed)
-    X, Y = rng.normal(size=(30, d)), rng.normal(size=(11, d))
-    covs = np.array([np.eye(d) / 2] * 3)
-    K = cluster_gaussian_gram(X, Y, rng.integers(0, 3, 30), rng.integers(0, 3, 11), covs, gamma)
-    np.testing.assert_allclose(K, rbf_kernel(X, Y, gamma=gamma), rtol=1e-12, atol=1e-14)
-    # The fitted kernel estimates Σ_i from the data: the 2d points c ± a·e_j (a² = (2d − 1)/4)
-    # have mean c and sample covariance exactly I/2, so with those clusters CkRBF is RBF.
-    a = np.sqrt((2 * d - 1) / 4)
-    centers = rng.normal(size=(3, d)) + 10 * (a + 1) * np.arange(3)[:, None]
-    star = np.vstack([a * np.eye(d), -a * np.eye(d)])
-    X_fit = np.vstack([c + star for c in centers])
-    mixture = Partition.from_parameters(centers, np.array([np.eye(d)] * 3))
-    k = kv.kernels.make("ckrbf", gamma=gamma, partition=mixture).fit(X_fit)
-    np.testing.assert_allclose(k.covariances_, np.broadcast_to(np.eye(d) / 2, (3, d, d)), rtol=0, atol=1e-14)
-    np.testing.assert_array_equal(k.epsilons_, 0.0)
-    for A, B in ((X_fit, Y), (X_fit, X_fit), (X, Y)):
-        # reference from the differences themselves (far from the origin the expanded
-        # ‖x‖² − 2x·y + ‖y‖² of sklearn's rbf_kernel is the less accurate side)
-        expected = np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
-        np.testing.assert_allclose(k(A, B if B is not A else None), expected, rtol=1e-12, atol=1e-14)
-
-
+# ------------------------------------------------------------------ CkRBF (the engine itself: test_cluster_pairs.py)
 @pytest.mark.parametrize("d", [1, 2, 5])
 def test_ckrbf_with_one_cluster_is_scaled_mahalanobis_rbf_at_half_gamma(d):
     rng = np.random.default_rng(d)
@@ -262,8 +202,8 @@ def test_kernel_matches_brute_force(name, d):
 def test_cluster_kernels_match_brute_force(name, normalize, partition, d, monkeypatch):
     """Covariances, σ² = trace/d and the unit scale recomputed from the data, for every partition."""
     calls = []
-    original = kv.kernels._lifted_quadratic
-    monkeypatch.setattr(kv.kernels, "_lifted_quadratic", lambda *a: calls.append(1) or original(*a))
+    original = cluster_pairs.lifted_quadratic
+    monkeypatch.setattr(cluster_pairs, "lifted_quadratic", lambda *a: calls.append(1) or original(*a))
     rng = np.random.default_rng(100 + d)
     X = _separated_blobs(rng, (10, 15, 20), d)
     Y = X[rng.choice(len(X), 6, replace=False)] + rng.normal(scale=0.7, size=(6, d))   # new points, all clusters
@@ -286,10 +226,10 @@ def test_cluster_kernels_match_brute_force(name, normalize, partition, d, monkey
 def test_ckrbf_blocked_path_matches_brute_force(partition, normalize, monkeypatch):
     """k(d² + d + 1) > _MAX_LIFTED_DIM switches to the per-cluster-pair Cholesky path."""
     d, n_components = 5, 8
-    assert n_components * (d * d + d + 1) > kv.kernels._MAX_LIFTED_DIM
+    assert n_components * (d * d + d + 1) > cluster_pairs.MAX_LIFTED_DIM
     calls = []
-    original = kv.kernels._blocked_quadratic
-    monkeypatch.setattr(kv.kernels, "_blocked_quadratic", lambda *a: calls.append(1) or original(*a))
+    original = cluster_pairs.blocked_quadratic
+    monkeypatch.setattr(cluster_pairs, "blocked_quadratic", lambda *a: calls.append(1) or original(*a))
     rng = np.random.default_rng(5)
     X = _separated_blobs(rng, range(10, 10 + 2 * n_components, 2), d)
     Y = X[rng.choice(len(X), 7, replace=False)] + rng.normal(scale=0.7, size=(7, d))
@@ -540,48 +480,6 @@ def test_bad_input_messages():
         kv.kernels.make("ckrbf", normalize="nope").fit(X)
     with pytest.raises(ValueError, match="numbers only"):
         kv.kernels.make("rbf")([["a", "b"]])
-
-
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("n, d, n_components", [(30, 2, 12), (40, 3, 10)])
-def test_ckrbf_is_accurate_and_symmetric_with_regularised_clusters(seed, n, d, n_components):
-    """Clusters with fewer than d + 1 points get Σ ← (1 − ε)Σ + εA with ε = 1e-10, so Σi + Σj can
-    have a condition number near 1e10. Regression: the expanded quadratic form once lost up to
-    1e-3 (relative) of K here at γ = 100, and the self-Gram was not symmetric.
-
-    What float64 can promise: rounding S by one ulp moves D = dᵀS⁻¹d by up to ε_mach ‖S‖ |S⁻¹d|²
-    (first-order perturbation) and log det S by up to ε_mach cond(S). That is tiny when d lies in
-    the well-determined directions of S, and large only when d has a component along a
-    near-null direction, where D is huge and K underflows to 0 anyway. The tolerances below
-    are exactly these bounds (× 10), on top of 1e-10 relative.
-    """
-    eps = np.finfo(float).eps
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    k = kv.kernels.make("ckrbf", gamma=1.0, n_components=n_components, normalize="unit").fit(X)
-    assert k.epsilons_.max() > 0                       # some clusters were regularised
-    c = k.partition_.predict(X)
-    D, D_tol = np.empty((n, n)), np.empty((n, n))
-    log_n, log_n_tol = np.empty((n, n)), np.empty((n, n))
-    for i in range(n):
-        for j in range(n):                             # the formula, on the kernel's own Σ's
-            S = k.covariances_[c[i]] + k.covariances_[c[j]]
-            z = np.linalg.solve(S, X[i] - X[j])
-            D[i, j] = (X[i] - X[j]) @ z
-            D_tol[i, j] = 1e-10 * D[i, j] + 10 * eps * np.linalg.norm(S, 2) * (z @ z)
-            log_n[i, j] = -0.5 * np.linalg.slogdet(S)[1] - k.log_scale_
-            log_n_tol[i, j] = 1e-10 + 10 * eps * np.linalg.cond(S)
-    family = k.gamma_family(X)
-    assert np.all(np.abs(family.D - D) <= D_tol)
-    assert np.all(np.abs(family.log_n - log_n) <= log_n_tol)
-    assert np.mean(D_tol <= 1e-9 * np.maximum(D, 1e-300)) > 0.9   # the bound is tight for most pairs
-    for gamma in (1.0, 100.0):
-        K = k.set_params(gamma=gamma)(X)
-        np.testing.assert_array_equal(K, K.T)
-        # the γ-dependent factor exp(−γD): relative error ≤ γ·ΔD
-        for rows, G in ((slice(None), K), (slice(0, 7), k(X[:7], X))):
-            expected = np.exp(-gamma * D[rows])
-            assert np.all(np.abs(G / family.n[rows] - expected) <= (1e-10 + gamma * D_tol[rows]) * expected + 1e-300)
 
 
 @pytest.mark.parametrize("name", ["ckrbf", "rwm"])     # one per fitting code path
