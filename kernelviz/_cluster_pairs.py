@@ -21,12 +21,16 @@ import numpy as np
 from scipy import linalg
 from sklearn.metrics.pairwise import euclidean_distances
 
-#: Largest exponent whose exp is a finite float64.
-LOG_MAX = float(np.log(np.finfo(np.float64).max))
+#: Largest log kernel value allowed. libsvm, which fits every SVM here, keeps kernel values
+#: in single precision: anything above float32's maximum (3.4e38) turns into inf there and
+#: the fit ends in "dual coefficients or intercepts are not finite". Refusing such values
+#: up front lets the message say what works instead.
+LOG_MAX = float(np.log(np.finfo(np.float32).max))
 
 OVERFLOW_MESSAGE = (
-    "Kernel values overflow float64: the normaliser det(Σx+Σy)^(−½) is too large for this data. "
-    "Use normalize='unit' (divides the kernel by one constant) or scale the data."
+    "Kernel values are too large: the normaliser det(Σx+Σy)^(−½) exceeds 3.4e38, the largest value an "
+    "SVM (libsvm) can hold, on this data. Use normalize='unit' (every value then lies in (0, 1]) or "
+    "scale the data up."
 )
 
 #: Lifted-feature path (one matrix product for the whole Gram) is used while the lifted
@@ -70,6 +74,20 @@ class PairTables:
                 self.log_norm[i, j] = self.log_norm[j, i] = -0.5 * log_det
                 eig = linalg.eigvalsh(S)  # k(k+1)/2 small eigenproblems per fit: not worth deferring
                 self.condition = max(self.condition, eig[-1] / eig[0] if eig[0] > 0 else np.inf)
+
+
+def unit_log_norm(log_norm):
+    """log n_ij − ½ (log n_ii + log n_jj): the paper's normaliser divided by √(K(x, x) K(y, y)).
+
+    In log space, so it stays finite where n_ij itself overflows (d in the hundreds). Each
+    entry is ≤ 0, because det(½(Σi + Σj)) ≥ √(det Σi det Σj) (log det is concave): the
+    unit-scale kernel has a diagonal of ones and no value above one. It is D K D with
+    D = diag(n_{c(x)c(x)}^(−½)), so a PSD Gram stays PSD. A single constant could not do
+    this: with the clusters' log det differing by hundreds, some cluster's diagonal would
+    be e^(±hundreds) whatever the constant.
+    """
+    self_terms = np.diag(log_norm)
+    return log_norm - 0.5 * (self_terms[:, None] + self_terms[None, :])
 
 
 def cluster_centers(X, labels, k, fallback):

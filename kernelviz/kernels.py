@@ -24,6 +24,8 @@ Kernels of the form K = n ⊙ exp(−γ D) (``gamma_convertible``) expose D and 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg, sparse
 from sklearn.metrics.pairwise import euclidean_distances
@@ -253,7 +255,7 @@ class _ClusterCovarianceKernel(Kernel):
     def _fit(self, X):
         if self.normalize not in ("paper", "unit"):
             raise ValueError(f"normalize must be 'paper' or 'unit'; got {self.normalize!r}.")
-        n, d = X.shape
+        d = X.shape[1]
         self.partition_ = _fit_or_reuse_partition(self.partition, X, self.n_components, self.random_state,
                                                   self.partition_params)
         labels = self.partition_.predict(X)
@@ -270,10 +272,7 @@ class _ClusterCovarianceKernel(Kernel):
         self.cluster_sizes_ = counts
         self._tables = _pairs.PairTables(self.covariances_)
         log_norm = self._tables.log_norm
-        # "unit": divide by the geometric mean of the diagonal values K(x, x) = det(2Σ_c(x))^(−½)
-        # over the fitted points: one positive constant, so PSD and every identity survive.
-        self.log_scale_ = float(np.dot(counts, np.diag(log_norm)) / n) if self.normalize == "unit" else 0.0
-        self.log_norm_ = log_norm - self.log_scale_
+        self.log_norm_ = _pairs.unit_log_norm(log_norm) if self.normalize == "unit" else log_norm
         # expansion centres of the quadratic forms (see _cluster_quadratic): the cluster means
         self._centers = _pairs.cluster_centers(X, labels, k, np.broadcast_to(X.mean(axis=0), (k, d)))
 
@@ -295,10 +294,22 @@ class _ClusterCovarianceKernel(Kernel):
         cx, cy = self._clusters(X, Y, same)
         return _pairs.gram(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, gamma, same)
 
+    @property
+    def log_scale_(self):
+        """0.0, kept for ``app.scale_sentence``, which multiplies ``describe()``'s normaliser
+        range by ``exp(log_scale_)``: that range is the paper's under either scale now, so
+        there is nothing to multiply back (the unit scale is no longer one constant)."""
+        return 0.0
+
     def describe(self):
-        n = np.exp(self.log_norm_)
+        """The paper's normaliser det(Σx+Σy)^(−½) over cluster pairs ("normaliser min/max",
+        whichever scale is on: it is the number the app's sentence on scale quotes), and
+        the range of the factor the kernel actually applies."""
+        with np.errstate(over="ignore"):          # shown as inf where float64 cannot hold it
+            paper, own = np.exp(self._tables.log_norm), np.exp(self.log_norm_)
         return {**super().describe(), "partition": self.partition_.method, "clusters": int(self.partition_.n_components_),
-                "normalize": self.normalize, "normaliser min": float(n.min()), "normaliser max": float(n.max()),
+                "normalize": self.normalize, "normaliser min": float(paper.min()), "normaliser max": float(paper.max()),
+                "factor min": float(own.min()), "factor max": float(own.max()),
                 "max epsilon": float(self.epsilons_.max())}
 
 
@@ -327,9 +338,10 @@ class CkRBF(_ClusterCovarianceKernel):
         Number of clusters (the paper's k; C2RBF is k = 2).
     random_state : int
     normalize : {"paper", "unit"}
-        "paper" keeps det(Σx+Σy)^(−½) as in Algorithm 1; "unit" divides the kernel by
-        the geometric mean of its diagonal values K(x, x) = det(2Σ_c(x))^(−½) over the
-        fitted points (a single constant, ``exp(log_scale_)``; clusters weigh by their size).
+        "paper" keeps det(Σx+Σy)^(−½) as in Algorithm 1; "unit" divides each value by
+        its points' self-similarities, K(x, y) / √(K(x, x) K(y, y)) with
+        K(x, x) = det(2Σ_c(x))^(−½): the diagonal is 1 and every value lies in (0, 1] at any
+        dimension, and the Gram is D K D for a positive diagonal D, so it stays PSD.
     partition_params : dict, optional
         Extra parameters of the partition (VI priors).
 
@@ -341,7 +353,7 @@ class CkRBF(_ClusterCovarianceKernel):
     epsilons_ : ndarray (k,)
         Regularisation used per cluster (0 where none was needed).
     log_norm_ : ndarray (k, k)
-        log n_ij = −½ log det(Σi + Σj) (minus the unit-scale constant).
+        log n_ij = −½ log det(Σi + Σj); under "unit" minus ¼ log det(2Σi) + ¼ log det(2Σj).
     """
 
     name = "ckrbf"
@@ -364,6 +376,10 @@ class CkRBFRadial(_ClusterCovarianceKernel):
 
 
 # ----------------------------------------------------------------------------- mixture distances
+#: Below this typical squared mixture distance Δ² between data points, exp(−γΔ²) is within
+#: 1e-6·γ of one for every pair: the kernel no longer tells points apart.
+_DEGENERATE_DISTANCE = 1e-6
+
 class _MixtureDistanceKernel(Kernel):
     """exp(−γ Δ²) with Δ a weighted sum of the Mahalanobis distances of a fitted mixture.
 
@@ -399,6 +415,27 @@ class _MixtureDistanceKernel(Kernel):
                                                   self.partition_params)
         self._whiteners = [_whitener(S)[0] for S in self.partition_.covariances_]
         self._center = X.mean(axis=0)
+        self._warn_if_degenerate(X)
+
+    def _warn_if_degenerate(self, X):
+        """Warn when the mixture's covariances dwarf the data, so that K ≈ 1 for every pair.
+
+        For two random points of X, E[Δ_k(x, y)²] = 2 tr(Σ_k⁻¹ cov X); exp(−γΔ²) then lies
+        within about γ·Δ² of one. A mixture fitted on X cannot be that wide (its covariances
+        follow the data's scale), but a given Partition or a covariance prior w0 in other
+        units can: the Grams look valid and every model on them fails quietly.
+        """
+        if len(X) < 2:
+            return
+        spread = np.atleast_2d(np.cov(X, rowvar=False))
+        typical = sum(w * 2.0 * np.sum((W @ spread) * W) for w, W in zip(self.partition_.weights_, self._whiteners))
+        if typical < _DEGENERATE_DISTANCE:
+            warnings.warn(
+                f"The {self.name} kernel's mixture is far wider than the data (typical squared distance "
+                f"{typical:.1e}), so K ≈ 1 for every pair unless γ is of order {1 / max(typical, 1e-300):.0e}. "
+                "Fit the mixture on these data, drop a covariance prior w0 given in other units, "
+                "or scale the data (minmax / zscore).",
+                UserWarning, stacklevel=3)
 
     def component_distances(self, X, Y=None):
         """Δ_k(x, y) = ‖Σ_k^(−½)(x − y)‖ for every component, shape (k, len X, len Y)."""
@@ -707,6 +744,7 @@ class _UnitKernel(Kernel):
     def gamma_family(self, X, Y=None):
         if not self.gamma_convertible:
             return super().gamma_family(X, Y)
+        self._check_fitted()                      # before reading the fitted bandwidth_
         A, B = self._prepare_units(X, Y, self.bandwidth_)
         return self._gamma_family_units(A, B)
 

@@ -27,6 +27,12 @@ METHODS = ("kmeans", "gmm", "vi")
 #: Paper's regularisation strength (CkRBF, Algorithm 1 footnote).
 PAPER_EPSILON = 1e-10
 
+#: scikit-learn's mixtures add ``reg_covar`` × I to every covariance, 1e-6 by default: an
+#: absolute amount that assumes data of unit scale. On data at scale 1e-8 (variance 1e-16)
+#: it made every covariance ≈ 1e-6 I, so the RWM / GMM kernels were ≈ 1 everywhere and VI
+#: needed four times the iterations. It is applied relative to the data's mean variance.
+_RELATIVE_REG_COVAR = 1e-6
+
 #: A covariance whose smallest / largest eigenvalue ratio is below this is treated as
 #: singular: its inverse would amplify rounding errors by more than ~1e12.
 _CONDITION_FLOOR = 1e-12
@@ -212,7 +218,13 @@ class Partition:
         return f"Partition(method={self.method!r}, n_components_={self.n_components_})"
 
 
-def _vi_estimator(n_components, random_state, params, d):
+def _reg_covar(X):
+    """scikit-learn's reg_covar in units of the data's mean variance (its own 1e-6 when X has none)."""
+    spread = float(np.mean(np.var(X, axis=0)))
+    return _RELATIVE_REG_COVAR * spread if spread > 0 else _RELATIVE_REG_COVAR
+
+
+def _vi_estimator(n_components, random_state, params, d, reg_covar):
     allowed = {
         "weight_concentration_prior_type",
         "weight_concentration_prior",
@@ -240,7 +252,8 @@ def _vi_estimator(n_components, random_state, params, d):
         )
     kwargs.setdefault("weight_concentration_prior_type", "dirichlet_process")
     kwargs.setdefault("max_iter", 500)
-    return BayesianGaussianMixture(n_components=n_components, covariance_type="full", random_state=random_state, **kwargs)
+    return BayesianGaussianMixture(n_components=n_components, covariance_type="full", random_state=random_state,
+                                   reg_covar=reg_covar, **kwargs)
 
 
 def fit(method, X, n_components=2, random_state=0, **params):
@@ -307,7 +320,8 @@ def fit(method, X, n_components=2, random_state=0, **params):
             unknown = set(params) - {"max_iter", "n_init"}
             if unknown:
                 raise ValueError(f"Unknown GMM parameter(s) {sorted(unknown)}; allowed: max_iter, n_init.")
-            est = GaussianMixture(n_components=n_components, covariance_type="full", random_state=random_state, **params).fit(X)
+            est = GaussianMixture(n_components=n_components, covariance_type="full", random_state=random_state,
+                                  reg_covar=_reg_covar(X), **params).fit(X)
             keep = np.arange(n_components)
             means, covs, weights = est.means_, est.covariances_, est.weights_
             labels = est.predict(X)
@@ -316,7 +330,7 @@ def fit(method, X, n_components=2, random_state=0, **params):
             prune_threshold = params.get("prune_threshold", 0.01)
             if not 0 <= prune_threshold < 1:
                 raise ValueError(f"prune_threshold must be in [0, 1); got {prune_threshold}.")
-            est = _vi_estimator(n_components, random_state, params, d).fit(X)
+            est = _vi_estimator(n_components, random_state, params, d, _reg_covar(X)).fit(X)
             keep = np.flatnonzero(est.weights_ >= prune_threshold)
             if len(keep) == 0:
                 keep = np.array([int(np.argmax(est.weights_))])

@@ -1,5 +1,7 @@
 """The kernels: MATH.md's theorems, brute-force agreement, and bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -130,7 +132,7 @@ def _brute(name, k, X, Y, X_fit):
     if name in ("ckrbf", "ckrbf-radial"):
         # Only the hard assignment is taken from the kernel; everything else is recomputed
         # from MATH.md: Σ_i = cov(X_fit ∩ W_i) (ddof = 1), radial σ_i² = trace(Σ_i)/d, and the
-        # "unit" scale = geometric mean over the fit points of K(x, x) = det(2Σ_c(x))^(−½).
+        # "unit" scale: each value over √(K(x, x) K(y, y)), K(x, x) = det(2Σ_c(x))^(−½).
         d = X_fit.shape[1]
         labels = k.partition_.predict(X_fit)
         covs = []
@@ -140,11 +142,7 @@ def _brute(name, k, X, Y, X_fit):
             S = np.cov(members, rowvar=False).reshape(d, d)
             covs.append(np.trace(S) / d * np.eye(d) if name == "ckrbf-radial" else S)
         covs = np.array(covs)
-        if k.normalize == "unit":
-            diagonal = np.array([np.linalg.det(2 * covs[c]) ** -0.5 for c in labels])
-            scale = np.exp(np.mean(np.log(diagonal)))
-        else:
-            scale = 1.0
+        self_similarity = np.array([np.linalg.det(2 * S) ** -0.5 if k.normalize == "unit" else 1.0 for S in covs])
         cx, cy = k.partition_.predict(X), k.partition_.predict(Y)
     if name in ("gmm", "rwm"):
         mix = k.partition_
@@ -160,7 +158,8 @@ def _brute(name, k, X, Y, X_fit):
                 out[i, j] = np.exp(-g * diff @ P @ diff)
             elif name in ("ckrbf", "ckrbf-radial"):
                 S = covs[cx[i]] + covs[cy[j]]
-                out[i, j] = np.linalg.det(S) ** -0.5 * np.exp(-g * diff @ np.linalg.inv(S) @ diff) / scale
+                out[i, j] = np.linalg.det(S) ** -0.5 * np.exp(-g * diff @ np.linalg.inv(S) @ diff) / np.sqrt(
+                    self_similarity[cx[i]] * self_similarity[cy[j]])
             elif name in ("gmm", "rwm"):
                 deltas = [np.sqrt(diff @ np.linalg.inv(S) @ diff) for S in mix.covariances_]
                 if name == "gmm":
@@ -363,17 +362,27 @@ def test_ppk_kernels_on_cluster_units_match_brute_force(d):
 
 
 # ------------------------------------------------------------------ kernel scale
-def test_unit_normalization_divides_by_one_constant():
+def test_unit_normalization_divides_by_the_self_similarities():
+    """K_unit(x, y) = K(x, y) / √(K(x, x) K(y, y)): ones on the diagonal, nothing above one,
+    for fitted and new points alike."""
     rng = np.random.default_rng(11)
-    X = rng.random((200, 2))
+    X, Y = rng.random((200, 2)), rng.random((40, 2))
     paper = kv.kernels.make("ckrbf", gamma=3.0).fit(X)
     unit = kv.kernels.make("ckrbf", gamma=3.0, normalize="unit").fit(X)
-    ratio = paper(X) / unit(X)
-    np.testing.assert_allclose(ratio, ratio[0, 0], rtol=1e-12)
-    # geometric mean of the unit-scale diagonal over the fitted points is 1
-    assert np.exp(np.mean(np.log(np.diag(unit(X))))) == pytest.approx(1.0, rel=1e-12)
-    # on [0, 1] data the paper's normaliser is far from 1 (MATH.md: about 13 on fourclass)
+    self_x = np.array([paper(x[None], x[None])[0, 0] for x in X])
+    self_y = np.array([paper(y[None], y[None])[0, 0] for y in Y])
+    np.testing.assert_allclose(unit(X), paper(X) / np.sqrt(self_x[:, None] * self_x[None, :]), rtol=1e-12)
+    np.testing.assert_allclose(unit(Y, X), paper(Y, X) / np.sqrt(self_y[:, None] * self_x[None, :]), rtol=1e-12)
+    np.testing.assert_allclose(np.diag(unit(X)), 1.0, rtol=1e-15)
+    assert unit(Y, X).max() <= 1.0
+    # the two clusters' self-similarities differ, so this is not one constant
+    assert np.ptp(np.log(self_x)) > 0.1
+    # on [0, 1] data the paper's normaliser is far from 1 (MATH.md: about 13 on fourclass);
+    # describe() quotes it under either scale
     assert np.exp(paper.log_norm_).min() > 2
+    for kernel in (paper, unit):
+        assert kernel.describe()["normaliser min"] == pytest.approx(np.exp(paper.log_norm_).min(), rel=1e-12)
+    assert unit.describe()["factor max"] == pytest.approx(1.0, rel=1e-12)
 
 
 def test_high_dimensional_ckrbf_is_computed_in_log_space():
@@ -570,3 +579,46 @@ def test_duplicates_and_singular_clusters_are_regularised_not_fatal():
     assert np.all(k.epsilons_ > 0)          # every cluster is singular here
     assert np.all(np.isfinite(k(X)))
     assert _min_relative_eigenvalue(k(X)) > -1e-8
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_kernel_used_before_fit_says_so(name):
+    """Regression: rbf-ppk raised AttributeError ('bandwidth_') before fit."""
+    X = np.random.default_rng(21).normal(size=(10, 2))
+    k = kv.kernels.make(name, gamma=0.5)
+    uses = [lambda: k(X), lambda: k(X, X[:3])]
+    if k.gamma_convertible:
+        uses.append(lambda: k.gamma_family(X))
+    if hasattr(k, "component_distances"):
+        uses.append(lambda: k.component_distances(X))
+    for use in uses:
+        if k.needs_fit:
+            with pytest.raises(ValueError, match=f"The {name} kernel must be fitted first"):
+                use()
+        else:
+            use()                                      # nothing to fit: works as it is
+
+
+@pytest.mark.parametrize("name, partition", [("rwm", "vi"), ("gmm", "vi"), ("rwm", "gmm")])
+def test_mixture_kernels_do_not_depend_on_the_data_scale(name, partition):
+    """Regression: at scale 1e-8 scikit-learn's absolute reg_covar (1e-6 × I) swamped every
+    covariance: K ≈ 1 everywhere, and VI took about four times the iterations (27 s on fourclass)."""
+    X = kv.data.scale(kv.data.load("fourclass").X, "minmax")[::2]
+    unit_scale = kv.kernels.make(name, gamma=1.0, partition=partition).fit(X)
+    tiny_scale = kv.kernels.make(name, gamma=1.0, partition=partition).fit(X * 1e-8)
+    np.testing.assert_allclose(tiny_scale(X[::5] * 1e-8), unit_scale(X[::5]), rtol=1e-6, atol=1e-9)
+    assert tiny_scale.partition_._estimator.n_iter_ == unit_scale.partition_._estimator.n_iter_
+
+
+@pytest.mark.parametrize("name", ["rwm", "gmm"])
+def test_mixture_far_wider_than_the_data_warns(name):
+    X = np.random.default_rng(22).normal(size=(50, 2)) * 1e-8
+    mixture = Partition.from_parameters([[0.0, 0.0], [1.0, 1.0]], [np.eye(2), np.eye(2)])
+    with pytest.warns(UserWarning, match=f"The {name} kernel's mixture is far wider than the data"):
+        k = kv.kernels.make(name, partition=mixture).fit(X)
+    assert np.all(k(X) > 1 - 1e-12)                       # what the warning is about
+    with pytest.warns(UserWarning, match="covariance prior w0"):
+        kv.kernels.make(name, n_components=2, partition_params={"covariance_prior": 1.0}).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kv.kernels.make(name, n_components=2).fit(X)      # fitted on the data: no warning
