@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 from scipy import linalg, sparse
+from sklearn.base import BaseEstimator, clone
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.neighbors import kneighbors_graph
 
@@ -86,40 +87,49 @@ class GammaFamily:
 
 
 # ----------------------------------------------------------------------------- base class
-class Kernel:
+class Kernel(BaseEstimator):
     """Base class: a kernel with an unsupervised ``fit`` and a Gram-matrix ``__call__``.
 
-    Subclasses list their hyper-parameters in ``_params`` (all plain ``__init__``
-    arguments, as in scikit-learn) and implement ``_fit`` and either ``_gamma_family``
-    (for kernels of the form n ⊙ exp(−γ D)) or ``_gram``.
+    A scikit-learn estimator: its parameters are its keyword-only ``__init__`` arguments
+    (``get_params(deep=True)`` also lists a Partition's as ``partition__n_components``
+    etc.), ``fit(X, y=None)`` returns ``self``. Subclasses implement ``_fit`` and either
+    ``_gamma_family`` (for kernels of the form n ⊙ exp(−γ D)) or ``_gram``.
+
+    A data-dependent kernel is fitted inside :class:`kernelviz.models.KernelSVC`'s own
+    ``fit``, so ``clone``, ``cross_val_score`` and ``GridSearchCV`` work on that model.
+    Given straight to ``sklearn.svm.SVC(kernel=k)`` it is cloned unfitted by scikit-learn
+    and says so when called.
     """
 
     name = "kernel"
     gamma_convertible = True
     needs_fit = True
-    _params = ("gamma",)
 
-    def __init__(self, gamma=1.0):
+    def __init__(self, *, gamma=1.0):
         self.gamma = gamma
 
     # -- scikit-learn style parameters
-    def get_params(self, deep=True):
-        return {p: getattr(self, p) for p in self._params}
-
     def set_params(self, **params):
-        for key, value in params.items():
-            if key not in self._params:
-                raise ValueError(f"Kernel {self.name!r} has no parameter {key!r}; its parameters are {list(self._params)}.")
-            setattr(self, key, value)
-        return self
+        """Set parameters (``partition__n_components`` reaches a Partition's); unknown names
+        are refused with the list of valid ones."""
+        valid = self.get_params(deep=True)
+        for key in params:
+            if key not in valid:
+                raise ValueError(f"Kernel {self.name!r} has no parameter {key!r}; its parameters are "
+                                 f"{self._get_param_names()}.")
+        return super().set_params(**params)
 
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
+    def __sklearn_clone__(self):
+        """An unfitted copy (what ``sklearn.base.clone`` makes) that remembers whether the
+        original was fitted, so that calling it can say why it is not."""
+        copy = type(self)(**{key: clone(value, safe=False) for key, value in self.get_params(deep=False).items()})
+        copy._cloned_from_fitted = getattr(self, "is_fitted_", False)
+        return copy
 
     # -- fitting and evaluation
-    def fit(self, X):
-        """Fit the unsupervised part (partition, density model, graph) on ``X``; labels never used."""
+    def fit(self, X, y=None):
+        """Fit the unsupervised part (partition, density model, graph) on ``X``; ``y`` is
+        ignored (labels are never used). Returns ``self``."""
         X = validate_points(X, min_points=1, allow_1d=False)
         self.n_features_in_ = X.shape[1]
         self._fit(X)
@@ -131,6 +141,12 @@ class Kernel:
 
     def _check_fitted(self):
         if self.needs_fit and not getattr(self, "is_fitted_", False):
+            if getattr(self, "_cloned_from_fitted", False):
+                raise ValueError(
+                    f"The {self.name} kernel was fitted, but scikit-learn cloned it (as SVC(kernel=...), clone, "
+                    "cross_val_score and GridSearchCV do) and a clone is unfitted. Use "
+                    "kv.models.KernelSVC(kernel=...), which fits the kernel inside its own fit."
+                )
             raise ValueError(f"The {self.name} kernel must be fitted first: call kernel.fit(X) on all points.")
 
     def _check_points(self, X, name):
@@ -241,9 +257,8 @@ class _ClusterCovarianceKernel(Kernel):
     """Shared machinery of CkRBF and its radial variant: a partition, per-cluster
     covariances, and the pairwise tables P_ij = (Σi + Σj)⁻¹ and log n_ij."""
 
-    _params = ("gamma", "partition", "n_components", "random_state", "normalize", "partition_params")
 
-    def __init__(self, gamma=1.0, partition="kmeans", n_components=2, random_state=0, normalize="paper",
+    def __init__(self, *, gamma=1.0, partition="kmeans", n_components=2, random_state=0, normalize="paper",
                  partition_params=None):
         self.gamma = gamma
         self.partition = partition
@@ -314,16 +329,29 @@ class _ClusterCovarianceKernel(Kernel):
 
 
 def _fit_or_reuse_partition(partition, X, n_components, random_state, partition_params):
-    """A method name is fitted on X; an already fitted Partition (e.g. the one the app
-    shows in its Partition view) is used as it is."""
-    if isinstance(partition, _partitions.Partition):
-        if partition.n_features_in_ != X.shape[1]:
-            raise ValueError(
-                f"The given partition was fitted on {partition.n_features_in_} features; the data has {X.shape[1]}."
-            )
-        return partition
-    return _partitions.fit(partition, X, n_components=n_components, random_state=random_state,
-                           **(partition_params or {}))
+    """The kernel's partition, fitted on X.
+
+    * A method name ("kmeans", "gmm", "vi") is shorthand for
+      ``Partition(method=name, n_components=n_components, random_state=random_state,
+      **partition_params)``, fitted on X.
+    * An unfitted :class:`~kernelviz.partitions.Partition` is cloned and fitted on X; it
+      carries its own n_components, random_state and priors (the kernel's are not used).
+    * A fitted Partition (e.g. the one the app shows in its Partition view) is used as it
+      is, on whatever data it was fitted.
+    """
+    if isinstance(partition, str):
+        return _partitions.fit(partition, X, n_components=n_components, random_state=random_state,
+                               **(partition_params or {}))
+    if not isinstance(partition, _partitions.Partition):
+        raise ValueError(f"partition must be a method name ({', '.join(_partitions.METHODS)}) or a "
+                         f"kernelviz.partitions.Partition; got {partition!r}.")
+    if not hasattr(partition, "means_"):
+        return clone(partition).fit(X)
+    if partition.n_features_in_ != X.shape[1]:
+        raise ValueError(
+            f"The given partition was fitted on {partition.n_features_in_} features; the data has {X.shape[1]}."
+        )
+    return partition
 
 
 class CkRBF(_ClusterCovarianceKernel):
@@ -333,9 +361,14 @@ class CkRBF(_ClusterCovarianceKernel):
     Parameters
     ----------
     gamma : float
-    partition : {"kmeans", "gmm", "vi"}
+    partition : {"kmeans", "gmm", "vi"} or Partition
+        A method name is shorthand for ``Partition(method=name, n_components=n_components,
+        random_state=random_state, **partition_params)``, fitted in ``fit``. A
+        :class:`~kernelviz.partitions.Partition` estimator is cloned and fitted in ``fit``
+        when unfitted, and used as it is when already fitted (the app shares its Partition
+        view's model this way); either way it carries its own parameters.
     n_components : int
-        Number of clusters (the paper's k; C2RBF is k = 2).
+        Number of clusters (the paper's k; C2RBF is k = 2), for a method name.
     random_state : int
     normalize : {"paper", "unit"}
         "paper" keeps det(Σx+Σy)^(−½) as in Algorithm 1; "unit" divides each value by
@@ -380,6 +413,7 @@ class CkRBFRadial(_ClusterCovarianceKernel):
 #: 1e-6·γ of one for every pair: the kernel no longer tells points apart.
 _DEGENERATE_DISTANCE = 1e-6
 
+
 class _MixtureDistanceKernel(Kernel):
     """exp(−γ Δ²) with Δ a weighted sum of the Mahalanobis distances of a fitted mixture.
 
@@ -387,8 +421,9 @@ class _MixtureDistanceKernel(Kernel):
     ----------
     gamma : float
     partition : {"vi", "gmm", "kmeans"} or Partition
-        The mixture: fitted on the points given to ``fit``, or an already fitted
-        :class:`~kernelviz.partitions.Partition` used as it is.
+        The mixture: a method name or an unfitted :class:`~kernelviz.partitions.Partition`
+        is fitted on the points given to ``fit`` (the estimator on a clone), an already
+        fitted Partition is used as it is.
     n_components : int
         Number of components (for VI: the upper bound before pruning). As for
         :func:`kernelviz.partitions.fit` and CkRBF, asking for more components than
@@ -401,9 +436,8 @@ class _MixtureDistanceKernel(Kernel):
     :func:`kernelviz.partitions.fit`, which says so); a given Partition needs none.
     """
 
-    _params = ("gamma", "partition", "n_components", "random_state", "partition_params")
 
-    def __init__(self, gamma=1.0, partition="vi", n_components=6, random_state=0, partition_params=None):
+    def __init__(self, *, gamma=1.0, partition="vi", n_components=6, random_state=0, partition_params=None):
         self.gamma = gamma
         self.partition = partition
         self.n_components = n_components
@@ -543,9 +577,8 @@ class Laplacian(Kernel):
 
     name = "lap"
     gamma_convertible = False
-    _params = ("gamma", "n_neighbors", "laplacian_power", "lap_ratio", "normalized_laplacian")
 
-    def __init__(self, gamma=1.0, n_neighbors=7, laplacian_power=1, lap_ratio=1.0, normalized_laplacian=False):
+    def __init__(self, *, gamma=1.0, n_neighbors=7, laplacian_power=1, lap_ratio=1.0, normalized_laplacian=False):
         self.gamma = gamma
         self.n_neighbors = n_neighbors
         self.laplacian_power = laplacian_power
@@ -721,9 +754,8 @@ def lppk(A, B):
 
 
 class _UnitKernel(Kernel):
-    _params = ("gamma", "point_bandwidth")
 
-    def __init__(self, gamma=1.0, point_bandwidth=None):
+    def __init__(self, *, gamma=1.0, point_bandwidth=None):
         self.gamma = gamma
         self.point_bandwidth = point_bandwidth
 
@@ -817,22 +849,6 @@ _REGISTRY = {
     "rbf-ppk": RBFPPK,
 }
 
-#: Human-readable names for figures and tables.
-LABELS = {
-    "rbf": "RBF",
-    "mrbf": "Mahalanobis RBF",
-    "ckrbf": "CkRBF",
-    "ckrbf-radial": "CkRBF (radial)",
-    "gmm": "GMM distance",
-    "rwm": "RWM",
-    "lap": "Laplacian (LapSVM)",
-    "lppk": "LPPK",
-    "rbf-ppk": "RBF-PPK",
-}
-
-#: Kernels whose unsupervised part can use unlabeled points.
-USES_UNLABELED = ("mrbf", "ckrbf", "ckrbf-radial", "gmm", "rwm", "lap", "rbf-ppk")
-
 
 def names():
     """Names of every kernel, in the order the app lists them."""
@@ -840,8 +856,8 @@ def names():
 
 
 def parameters(name):
-    """The hyper-parameter names a kernel accepts."""
-    return list(_kernel_class(name)._params)
+    """The hyper-parameter names a kernel accepts (its ``__init__`` arguments)."""
+    return _kernel_class(name)._get_param_names()
 
 
 def _kernel_class(name):
@@ -854,9 +870,10 @@ def _kernel_class(name):
 def make(name, **params):
     """Build a kernel by name; ``params`` are its hyper-parameters (see :func:`parameters`)."""
     cls = _kernel_class(name)
-    unknown = set(params) - set(cls._params)
+    unknown = set(params) - set(cls._get_param_names())
     if unknown:
-        raise ValueError(f"Kernel {name!r} has no parameter(s) {sorted(unknown)}; its parameters are {list(cls._params)}.")
+        raise ValueError(f"Kernel {name!r} has no parameter(s) {sorted(unknown)}; its parameters are "
+                         f"{cls._get_param_names()}.")
     kernel = cls(**params)
     _check_gamma(kernel.gamma)
     return kernel

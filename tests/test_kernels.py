@@ -1,5 +1,6 @@
 """The kernels: MATH.md's theorems, brute-force agreement, and bad input."""
 
+import inspect
 import warnings
 
 import numpy as np
@@ -8,7 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 from scipy.stats import multivariate_normal
+from sklearn.base import clone
 from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import cross_val_score
+from sklearn.svm import SVC
 
 import kernelviz as kv
 from kernelviz import _cluster_pairs as cluster_pairs
@@ -498,7 +502,7 @@ def test_vi_priors_reach_the_kernels_mixture(name):
     priors = {"weight_concentration_prior": 0.37, "mean_precision_prior": 0.21, "degrees_of_freedom_prior": 3.5,
               "covariance_prior": 0.6}
     k = kv.kernels.make(name, partition="vi", n_components=4, partition_params=priors).fit(X)
-    est = k.partition_._estimator
+    est = k.partition_.estimator_
     assert (est.weight_concentration_prior_, est.mean_precision_prior_, est.degrees_of_freedom_prior_) == (0.37, 0.21, 3.5)
     np.testing.assert_array_equal(est.covariance_prior_, 0.6 * np.eye(2))
     # and they change the outcome: α0 decides how many components survive (fixed seed)
@@ -607,7 +611,7 @@ def test_mixture_kernels_do_not_depend_on_the_data_scale(name, partition):
     unit_scale = kv.kernels.make(name, gamma=1.0, partition=partition).fit(X)
     tiny_scale = kv.kernels.make(name, gamma=1.0, partition=partition).fit(X * 1e-8)
     np.testing.assert_allclose(tiny_scale(X[::5] * 1e-8), unit_scale(X[::5]), rtol=1e-6, atol=1e-9)
-    assert tiny_scale.partition_._estimator.n_iter_ == unit_scale.partition_._estimator.n_iter_
+    assert tiny_scale.partition_.estimator_.n_iter_ == unit_scale.partition_.estimator_.n_iter_
 
 
 @pytest.mark.parametrize("name", ["rwm", "gmm"])
@@ -622,3 +626,61 @@ def test_mixture_far_wider_than_the_data_warns(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         kv.kernels.make(name, n_components=2).fit(X)      # fitted on the data: no warning
+
+
+# ------------------------------------------------------------------ scikit-learn conventions
+@pytest.mark.parametrize("name", ["ckrbf", "rwm"])
+def test_partition_estimator_is_cloned_and_fitted_or_reused_when_fitted(name):
+    X = _separated_blobs(np.random.default_rng(23), (30, 40, 50), 2)
+    estimator = Partition(method="gmm", n_components=3, random_state=2)
+    k = kv.kernels.make(name, partition=estimator).fit(X)
+    assert not hasattr(estimator, "means_")                        # cloned: the given estimator stays unfitted
+    expected = kv.partitions.fit("gmm", X, n_components=3, random_state=2)
+    np.testing.assert_array_equal(k.partition_.means_, expected.means_)
+    # the kernel's own n_components is for the method-name shorthand only
+    assert kv.kernels.make(name, partition=estimator, n_components=5).fit(X).partition_.n_components_ == 3
+    fitted = kv.partitions.fit("kmeans", X[:40], n_components=2, random_state=0)
+    assert kv.kernels.make(name, partition=fitted).fit(X).partition_ is fitted      # used as it is
+    # a method name is shorthand for Partition(method=name, ...)
+    shorthand = kv.kernels.make(name, partition="gmm", n_components=3, random_state=2).fit(X)
+    np.testing.assert_array_equal(shorthand(X[:9]), k(X[:9]))
+    with pytest.raises(ValueError, match="partition must be a method name"):
+        kv.kernels.make(name, partition=3.0).fit(X)
+
+
+def test_kernel_parameters_follow_scikit_learn():
+    estimator = Partition(method="vi", n_components=4)
+    k = kv.kernels.make("ckrbf", gamma=0.5, partition=estimator)
+    shallow = k.get_params(deep=False)
+    assert shallow == {"gamma": 0.5, "partition": estimator, "n_components": 2, "random_state": 0,
+                       "normalize": "paper", "partition_params": None}
+    deep = k.get_params(deep=True)
+    assert deep["partition__n_components"] == 4 and deep["partition__method"] == "vi"
+    assert set(deep) == set(shallow) | {f"partition__{key}" for key in estimator.get_params()}
+    k.set_params(partition__n_components=6)
+    assert estimator.n_components == 6
+    with pytest.raises(ValueError, match="Kernel 'ckrbf' has no parameter 'bandwidth'"):
+        k.set_params(bandwidth=1.0)
+    for name in ALL:                                  # parameters come from __init__'s signature
+        cls = type(kv.kernels.make(name))
+        assert kv.kernels.parameters(name) == sorted(inspect.signature(cls.__init__).parameters.keys() - {"self"})
+        with pytest.raises(TypeError):
+            cls(0.5)                                  # keyword-only
+    X = np.random.default_rng(24).normal(size=(30, 2))
+    assert kv.kernels.make("ckrbf").fit(X, np.zeros(30)).is_fitted_       # fit(X, y=None) as scikit-learn
+
+
+def test_fitted_kernel_given_to_svc_says_to_use_kernel_svc():
+    rng = np.random.default_rng(25)
+    X = _separated_blobs(rng, (20, 20), 2, spread=30.0)
+    y = np.repeat([0, 1], 20)
+    k = kv.kernels.make("ckrbf", gamma=0.5).fit(X)
+    with pytest.raises(ValueError, match=r"scikit-learn cloned it.*Use kv\.models\.KernelSVC\(kernel=\.\.\.\)"):
+        cross_val_score(SVC(kernel=k), X, y, cv=2, error_score="raise")
+    assert clone(k).get_params() == k.get_params()
+    # the model that fits the kernel inside its own fit works under clone / cross_val_score,
+    # and the fitted object serves as the template the kernel's name would give
+    by_object = cross_val_score(kv.models.KernelSVC(kernel=k), X, y, cv=2, error_score="raise")
+    np.testing.assert_array_equal(by_object, cross_val_score(kv.models.KernelSVC(kernel="ckrbf"), X, y, cv=2))
+    # a kernel with nothing to fit works with SVC as it is
+    assert cross_val_score(SVC(kernel=kv.kernels.make("rbf", gamma=0.5)), X, y, cv=2, error_score="raise").min() == 1.0
