@@ -24,31 +24,21 @@ Kernels of the form K = n ⊙ exp(−γ D) (``gamma_convertible``) expose D and 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import linalg, sparse
+from sklearn.base import BaseEstimator, clone
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.neighbors import kneighbors_graph
 
+from . import _cluster_pairs as _pairs
 from . import partitions as _partitions
 from ._chunks import apply_in_chunks  # noqa: F401 -- public name kv.kernels.apply_in_chunks (DESIGN.md)
+from ._cluster_pairs import LOG_MAX as _LOG_MAX
+from ._cluster_pairs import OVERFLOW_MESSAGE as _OVERFLOW_MESSAGE
+from ._cluster_pairs import whitener as _whitener
 from .partitions import validate_points
-
-#: Largest exponent whose exp is a finite float64.
-_LOG_MAX = float(np.log(np.finfo(np.float64).max))
-
-_OVERFLOW_MESSAGE = (
-    "Kernel values overflow float64: the normaliser det(Σx+Σy)^(−½) is too large for this data. "
-    "Use normalize='unit' (divides the kernel by one constant) or scale the data."
-)
-
-#: Lifted-feature path (one matrix product for the whole Gram) is used while the lifted
-#: dimension k·(d² + d + 1) stays below this; above it the block path is cheaper.
-_MAX_LIFTED_DIM = 160
-
-#: ... and while every Σi + Σj has a condition number below this: the lifted expansion
-#: loses about machine ε × condition number (relative to the quadratic form), the whitened
-#: block path only about ε × its square root.
-_MAX_LIFTED_CONDITION = 1e4
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -60,13 +50,6 @@ def _check_gamma(gamma, name="gamma"):
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive, finite number; got {gamma!r}.")
     return value
-
-
-def _whitener(S):
-    """Return W with WᵀW = S⁻¹ (so ‖W(x − y)‖² is the Mahalanobis distance) and log det S."""
-    L = linalg.cholesky(S, lower=True)
-    W = linalg.solve_triangular(L, np.eye(len(S)), lower=True)
-    return W, 2.0 * np.log(np.diag(L)).sum()
 
 
 def _sq_dists(A, B, same):
@@ -105,40 +88,49 @@ class GammaFamily:
 
 
 # ----------------------------------------------------------------------------- base class
-class Kernel:
+class Kernel(BaseEstimator):
     """Base class: a kernel with an unsupervised ``fit`` and a Gram-matrix ``__call__``.
 
-    Subclasses list their hyper-parameters in ``_params`` (all plain ``__init__``
-    arguments, as in scikit-learn) and implement ``_fit`` and either ``_gamma_family``
-    (for kernels of the form n ⊙ exp(−γ D)) or ``_gram``.
+    A scikit-learn estimator: its parameters are its keyword-only ``__init__`` arguments
+    (``get_params(deep=True)`` also lists a Partition's as ``partition__n_components``
+    etc.), ``fit(X, y=None)`` returns ``self``. Subclasses implement ``_fit`` and either
+    ``_gamma_family`` (for kernels of the form n ⊙ exp(−γ D)) or ``_gram``.
+
+    A data-dependent kernel is fitted inside :class:`kernelviz.models.KernelSVC`'s own
+    ``fit``, so ``clone``, ``cross_val_score`` and ``GridSearchCV`` work on that model.
+    Given straight to ``sklearn.svm.SVC(kernel=k)`` it is cloned unfitted by scikit-learn
+    and says so when called.
     """
 
     name = "kernel"
     gamma_convertible = True
     needs_fit = True
-    _params = ("gamma",)
 
-    def __init__(self, gamma=1.0):
+    def __init__(self, *, gamma=1.0):
         self.gamma = gamma
 
     # -- scikit-learn style parameters
-    def get_params(self, deep=True):
-        return {p: getattr(self, p) for p in self._params}
-
     def set_params(self, **params):
-        for key, value in params.items():
-            if key not in self._params:
-                raise ValueError(f"Kernel {self.name!r} has no parameter {key!r}; its parameters are {list(self._params)}.")
-            setattr(self, key, value)
-        return self
+        """Set parameters (``partition__n_components`` reaches a Partition's); unknown names
+        are refused with the list of valid ones."""
+        valid = self.get_params(deep=True)
+        for key in params:
+            if key not in valid:
+                raise ValueError(f"Kernel {self.name!r} has no parameter {key!r}; its parameters are "
+                                 f"{self._get_param_names()}.")
+        return super().set_params(**params)
 
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
+    def __sklearn_clone__(self):
+        """An unfitted copy (what ``sklearn.base.clone`` makes) that remembers whether the
+        original was fitted, so that calling it can say why it is not."""
+        copy = type(self)(**{key: clone(value, safe=False) for key, value in self.get_params(deep=False).items()})
+        copy._cloned_from_fitted = getattr(self, "is_fitted_", False)
+        return copy
 
     # -- fitting and evaluation
-    def fit(self, X):
-        """Fit the unsupervised part (partition, density model, graph) on ``X``; labels never used."""
+    def fit(self, X, y=None):
+        """Fit the unsupervised part (partition, density model, graph) on ``X``; ``y`` is
+        ignored (labels are never used). Returns ``self``."""
         X = validate_points(X, min_points=1, allow_1d=False)
         self.n_features_in_ = X.shape[1]
         self._fit(X)
@@ -150,6 +142,12 @@ class Kernel:
 
     def _check_fitted(self):
         if self.needs_fit and not getattr(self, "is_fitted_", False):
+            if getattr(self, "_cloned_from_fitted", False):
+                raise ValueError(
+                    f"The {self.name} kernel was fitted, but scikit-learn cloned it (as SVC(kernel=...), clone, "
+                    "cross_val_score and GridSearchCV do) and a clone is unfitted. Use "
+                    "kv.models.KernelSVC(kernel=...), which fits the kernel inside its own fit."
+                )
             raise ValueError(f"The {self.name} kernel must be fitted first: call kernel.fit(X) on all points.")
 
     def _check_points(self, X, name):
@@ -229,147 +227,6 @@ class MahalanobisRBF(Kernel):
 
 
 # ----------------------------------------------------------------------------- CkRBF
-class _PairTables:
-    """Per cluster pair (i, j), from S_ij = Σi + Σj:
-
-    * ``whiteners`` W_ij = L_ij⁻¹ (L_ij the Cholesky factor of S_ij), so WᵀW = S_ij⁻¹;
-    * ``precisions`` P_ij = S_ij⁻¹ (formed explicitly: only as accurate as ε × cond S_ij);
-    * ``log_norm`` log n_ij = −½ log det S_ij;
-    * ``condition`` the largest condition number of the S_ij.
-    """
-
-    def __init__(self, covariances):
-        k, d, _ = covariances.shape
-        self.whiteners = np.empty((k, k, d, d))
-        self.precisions = np.empty((k, k, d, d))
-        self.log_norm = np.empty((k, k))
-        self.condition = 1.0
-        for i in range(k):
-            for j in range(i, k):
-                S = covariances[i] + covariances[j]
-                W, log_det = _whitener(S)
-                self.whiteners[i, j] = self.whiteners[j, i] = W
-                self.precisions[i, j] = self.precisions[j, i] = W.T @ W
-                self.log_norm[i, j] = self.log_norm[j, i] = -0.5 * log_det
-                eig = linalg.eigvalsh(S)  # k(k+1)/2 small eigenproblems per fit: not worth deferring
-                self.condition = max(self.condition, eig[-1] / eig[0] if eig[0] > 0 else np.inf)
-
-
-def _cluster_centers(X, labels, k, fallback):
-    """Mean of each cluster's points in ``X``; ``fallback`` (k, d) rows for clusters without any."""
-    centers = np.array(fallback, dtype=np.float64, copy=True)
-    counts = np.bincount(labels, minlength=k)
-    sums = np.zeros_like(centers)
-    np.add.at(sums, labels, X)
-    filled = counts > 0
-    centers[filled] = sums[filled] / counts[filled, None]
-    return centers
-
-
-def _symmetrize(M, block=1024):
-    """M ← ½(M + Mᵀ) in place, block by block (no second n × n array)."""
-    n = len(M)
-    for a in range(0, n, block):
-        for b in range(a, n, block):
-            upper = M[a:a + block, b:b + block]
-            mean = 0.5 * (upper + M[b:b + block, a:a + block].T)
-            M[a:a + block, b:b + block] = mean
-            M[b:b + block, a:a + block] = mean.T
-
-
-def _cluster_quadratic(X, Y, cx, cy, centers, tables, scale, offset, same):
-    """scale · (x−y)ᵀ P_{c(x)c(y)} (x−y) + offset[c(x), c(y)] for all pairs.
-
-    Both paths expand the quadratic form, so rounding costs about machine ε × ‖P‖ × |x − m|²
-    for a shift m shared by x and y: every block is shifted by its row cluster's centre
-    (``centers``). The lifted path also works with P = (Σi + Σj)⁻¹ formed explicitly, whose
-    error grows with the condition number of Σi + Σj: it is only used while that stays below
-    ``_MAX_LIFTED_CONDITION``. Regularised, rank-deficient clusters (condition numbers near
-    1/ε) go to the block path, which applies the triangular whitener L⁻¹ to the points.
-    A self-Gram (``same``) gets exact diagonal values. The block path's self-Gram is also
-    symmetrised exactly; the lifted path's is symmetric to about ε × its condition bound
-    already, and a symmetrising pass would cost more than the whole lifted product.
-    """
-    k, d = len(tables.log_norm), X.shape[1]
-    if k * (d * d + d + 1) <= _MAX_LIFTED_DIM and tables.condition <= _MAX_LIFTED_CONDITION:
-        out = _lifted_quadratic(X, Y, cx, cy, centers, tables.precisions, scale, offset)
-    else:
-        out = _blocked_quadratic(X, Y, cx, cy, centers, tables.whiteners, scale, offset)
-        if same:
-            _symmetrize(out)
-    if same:
-        np.fill_diagonal(out, offset[cx, cx])
-    return out
-
-
-def _lifted_quadratic(X, Y, cx, cy, centers, precisions, scale, offset):
-    """All pairs with one matrix product.
-
-    (x−y)ᵀP(x−y) = ⟨x⊗x, P⟩ − 2 xᵀ P y + yᵀ P y, so with lifted row features
-    φ(x) = [x⊗x, x, 1] placed in the block of x's cluster, and column features
-    ψ_i(y) = [vec P_{i c(y)}, −2 P_{i c(y)} y, yᵀ P_{i c(y)} y] for every row cluster i,
-    the whole matrix is Φ Ψᵀ: no sorting, no scattering, output in the input order.
-    Block i is written in coordinates centred on m_i: x − m_i and y − m_i.
-    """
-    n, d = X.shape
-    k = len(precisions)
-    p = d * d + d + 1
-    Xc = X - centers[cx]
-    phi_x = np.concatenate([(Xc[:, :, None] * Xc[:, None, :]).reshape(n, d * d), Xc, np.ones((n, 1))], axis=1)
-    Phi = np.zeros((n, k * p))
-    for i in range(k):
-        rows = cx == i
-        Phi[rows, i * p:(i + 1) * p] = phi_x[rows]
-    m = len(Y)
-    Psi = np.empty((m, k * p))
-    for i in range(k):
-        Yc = Y - centers[i]
-        P = precisions[i, cy]                      # (m, d, d): P_{i, c(y)} per column point
-        Py = np.einsum("mab,mb->ma", P, Yc)
-        block = Psi[:, i * p:(i + 1) * p]
-        block[:, :d * d] = scale * P.reshape(m, d * d)
-        block[:, d * d:d * d + d] = -2.0 * scale * Py
-        block[:, -1] = scale * np.einsum("ma,ma->m", Py, Yc) + offset[i, cy]
-    return Phi @ Psi.T
-
-
-def _blocked_quadratic(X, Y, cx, cy, centers, whiteners, scale, offset):
-    """One whitening W_ij = L_ij⁻¹ per cluster pair, centred on the row cluster; for higher
-    dimensions and ill-conditioned covariances."""
-    out = np.empty((len(X), len(Y)))
-    k = len(whiteners)
-    for i in range(k):
-        rows = np.flatnonzero(cx == i)
-        if len(rows) == 0:
-            continue
-        Xi = X[rows] - centers[i]
-        for j in range(k):
-            cols = np.flatnonzero(cy == j)
-            if len(cols) == 0:
-                continue
-            W = whiteners[i, j]                                   # WᵀW = (Σi + Σj)⁻¹
-            block = euclidean_distances(Xi @ W.T, (Y[cols] - centers[i]) @ W.T, squared=True)
-            block *= scale
-            block += offset[i, j]
-            out[np.ix_(rows, cols)] = block
-    return out
-
-
-def _cluster_gamma_family(X, Y, cx, cy, centers, tables, log_norm, same):
-    D = _cluster_quadratic(X, Y, cx, cy, centers, tables, 1.0, np.zeros_like(log_norm), same)
-    np.maximum(D, 0.0, out=D)
-    return GammaFamily(D, log_norm[np.ix_(cx, cy)])
-
-
-def _cluster_gram(X, Y, cx, cy, centers, tables, log_norm, gamma, same):
-    if log_norm.max() > _LOG_MAX:
-        raise ValueError(_OVERFLOW_MESSAGE)
-    # The exponent comes out of one fused pass, then one exp: cheaper than D, then n·exp(−γD).
-    E = _cluster_quadratic(X, Y, cx, cy, centers, tables, -gamma, log_norm, same)
-    # Rounding in the expanded form can leave −γD a hair above 0; K(x, y) ≤ n_ij always.
-    np.minimum(E, log_norm.max(), out=E)
-    return np.exp(E, out=E)
-
 
 def cluster_gaussian_gram(X, Y, x_clusters, y_clusters, covariances, gamma):
     """CkRBF for a given assignment of covariances to points (any partition).
@@ -389,21 +246,20 @@ def cluster_gaussian_gram(X, Y, x_clusters, y_clusters, covariances, gamma):
     X = validate_points(X, name="X", allow_1d=False)
     Y = validate_points(Y, name="Y", allow_1d=False)
     covariances = np.asarray(covariances, dtype=np.float64)
-    tables = _PairTables(covariances)
+    tables = _pairs.PairTables(covariances)
     cx = np.asarray(x_clusters, dtype=np.intp)
     cy = np.asarray(y_clusters, dtype=np.intp)
     k = len(covariances)
-    centers = _cluster_centers(X, cx, k, np.broadcast_to(X.mean(axis=0), (k, X.shape[1])))
-    return _cluster_gram(X, Y, cx, cy, centers, tables, tables.log_norm, gamma, False)
+    centers = _pairs.cluster_centers(X, cx, k, np.broadcast_to(X.mean(axis=0), (k, X.shape[1])))
+    return _pairs.gram(X, Y, cx, cy, centers, tables, tables.log_norm, gamma, False)
 
 
 class _ClusterCovarianceKernel(Kernel):
     """Shared machinery of CkRBF and its radial variant: a partition, per-cluster
     covariances, and the pairwise tables P_ij = (Σi + Σj)⁻¹ and log n_ij."""
 
-    _params = ("gamma", "partition", "n_components", "random_state", "normalize", "partition_params")
 
-    def __init__(self, gamma=1.0, partition="kmeans", n_components=2, random_state=0, normalize="paper",
+    def __init__(self, *, gamma=1.0, partition="kmeans", n_components=2, random_state=0, normalize="paper",
                  partition_params=None):
         self.gamma = gamma
         self.partition = partition
@@ -415,7 +271,7 @@ class _ClusterCovarianceKernel(Kernel):
     def _fit(self, X):
         if self.normalize not in ("paper", "unit"):
             raise ValueError(f"normalize must be 'paper' or 'unit'; got {self.normalize!r}.")
-        n, d = X.shape
+        d = X.shape[1]
         self.partition_ = _fit_or_reuse_partition(self.partition, X, self.n_components, self.random_state,
                                                   self.partition_params)
         labels = self.partition_.predict(X)
@@ -430,14 +286,11 @@ class _ClusterCovarianceKernel(Kernel):
             covs[i], self.epsilons_[i] = _partitions.regularize_covariance(S, A, counts[i])
         self.covariances_ = self._restrict(covs)
         self.cluster_sizes_ = counts
-        self._tables = _PairTables(self.covariances_)
+        self._tables = _pairs.PairTables(self.covariances_)
         log_norm = self._tables.log_norm
-        # "unit": divide by the geometric mean of the diagonal values K(x, x) = det(2Σ_c(x))^(−½)
-        # over the fitted points: one positive constant, so PSD and every identity survive.
-        self.log_scale_ = float(np.dot(counts, np.diag(log_norm)) / n) if self.normalize == "unit" else 0.0
-        self.log_norm_ = log_norm - self.log_scale_
+        self.log_norm_ = _pairs.unit_log_norm(log_norm) if self.normalize == "unit" else log_norm
         # expansion centres of the quadratic forms (see _cluster_quadratic): the cluster means
-        self._centers = _cluster_centers(X, labels, k, np.broadcast_to(X.mean(axis=0), (k, d)))
+        self._centers = _pairs.cluster_centers(X, labels, k, np.broadcast_to(X.mean(axis=0), (k, d)))
 
     def _restrict(self, covs):
         return covs
@@ -449,32 +302,57 @@ class _ClusterCovarianceKernel(Kernel):
 
     def _gamma_family(self, X, Y, same):
         cx, cy = self._clusters(X, Y, same)
-        return _cluster_gamma_family(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, same)
+        return GammaFamily(*_pairs.gamma_family_parts(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, same))
 
     def __call__(self, X, Y=None):
         gamma = _check_gamma(self.gamma)
         X, Y, same = self._prepare(X, Y)
         cx, cy = self._clusters(X, Y, same)
-        return _cluster_gram(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, gamma, same)
+        return _pairs.gram(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, gamma, same)
+
+    @property
+    def log_scale_(self):
+        """0.0, kept for ``app.scale_sentence``, which multiplies ``describe()``'s normaliser
+        range by ``exp(log_scale_)``: that range is the paper's under either scale now, so
+        there is nothing to multiply back (the unit scale is no longer one constant)."""
+        return 0.0
 
     def describe(self):
-        n = np.exp(self.log_norm_)
+        """The paper's normaliser det(Σx+Σy)^(−½) over cluster pairs ("normaliser min/max",
+        whichever scale is on: it is the number the app's sentence on scale quotes), and
+        the range of the factor the kernel actually applies."""
+        with np.errstate(over="ignore"):          # shown as inf where float64 cannot hold it
+            paper, own = np.exp(self._tables.log_norm), np.exp(self.log_norm_)
         return {**super().describe(), "partition": self.partition_.method, "clusters": int(self.partition_.n_components_),
-                "normalize": self.normalize, "normaliser min": float(n.min()), "normaliser max": float(n.max()),
+                "normalize": self.normalize, "normaliser min": float(paper.min()), "normaliser max": float(paper.max()),
+                "factor min": float(own.min()), "factor max": float(own.max()),
                 "max epsilon": float(self.epsilons_.max())}
 
 
 def _fit_or_reuse_partition(partition, X, n_components, random_state, partition_params):
-    """A method name is fitted on X; an already fitted Partition (e.g. the one the app
-    shows in its Partition view) is used as it is."""
-    if isinstance(partition, _partitions.Partition):
-        if partition.n_features_in_ != X.shape[1]:
-            raise ValueError(
-                f"The given partition was fitted on {partition.n_features_in_} features; the data has {X.shape[1]}."
-            )
-        return partition
-    return _partitions.fit(partition, X, n_components=n_components, random_state=random_state,
-                           **(partition_params or {}))
+    """The kernel's partition, fitted on X.
+
+    * A method name ("kmeans", "gmm", "vi") is shorthand for
+      ``Partition(method=name, n_components=n_components, random_state=random_state,
+      **partition_params)``, fitted on X.
+    * An unfitted :class:`~kernelviz.partitions.Partition` is cloned and fitted on X; it
+      carries its own n_components, random_state and priors (the kernel's are not used).
+    * A fitted Partition (e.g. the one the app shows in its Partition view) is used as it
+      is, on whatever data it was fitted.
+    """
+    if isinstance(partition, str):
+        return _partitions.fit(partition, X, n_components=n_components, random_state=random_state,
+                               **(partition_params or {}))
+    if not isinstance(partition, _partitions.Partition):
+        raise ValueError(f"partition must be a method name ({', '.join(_partitions.METHODS)}) or a "
+                         f"kernelviz.partitions.Partition; got {partition!r}.")
+    if not hasattr(partition, "means_"):
+        return clone(partition).fit(X)
+    if partition.n_features_in_ != X.shape[1]:
+        raise ValueError(
+            f"The given partition was fitted on {partition.n_features_in_} features; the data has {X.shape[1]}."
+        )
+    return partition
 
 
 class CkRBF(_ClusterCovarianceKernel):
@@ -484,14 +362,20 @@ class CkRBF(_ClusterCovarianceKernel):
     Parameters
     ----------
     gamma : float
-    partition : {"kmeans", "gmm", "vi"}
+    partition : {"kmeans", "gmm", "vi"} or Partition
+        A method name is shorthand for ``Partition(method=name, n_components=n_components,
+        random_state=random_state, **partition_params)``, fitted in ``fit``. A
+        :class:`~kernelviz.partitions.Partition` estimator is cloned and fitted in ``fit``
+        when unfitted, and used as it is when already fitted (the app shares its Partition
+        view's model this way); either way it carries its own parameters.
     n_components : int
-        Number of clusters (the paper's k; C2RBF is k = 2).
+        Number of clusters (the paper's k; C2RBF is k = 2), for a method name.
     random_state : int
     normalize : {"paper", "unit"}
-        "paper" keeps det(Σx+Σy)^(−½) as in Algorithm 1; "unit" divides the kernel by
-        the geometric mean of its diagonal values K(x, x) = det(2Σ_c(x))^(−½) over the
-        fitted points (a single constant, ``exp(log_scale_)``; clusters weigh by their size).
+        "paper" keeps det(Σx+Σy)^(−½) as in Algorithm 1; "unit" divides each value by
+        its points' self-similarities, K(x, y) / √(K(x, x) K(y, y)) with
+        K(x, x) = det(2Σ_c(x))^(−½): the diagonal is 1 and every value lies in (0, 1] at any
+        dimension, and the Gram is D K D for a positive diagonal D, so it stays PSD.
     partition_params : dict, optional
         Extra parameters of the partition (VI priors).
 
@@ -503,7 +387,7 @@ class CkRBF(_ClusterCovarianceKernel):
     epsilons_ : ndarray (k,)
         Regularisation used per cluster (0 where none was needed).
     log_norm_ : ndarray (k, k)
-        log n_ij = −½ log det(Σi + Σj) (minus the unit-scale constant).
+        log n_ij = −½ log det(Σi + Σj); under "unit" minus ¼ log det(2Σi) + ¼ log det(2Σj).
     """
 
     name = "ckrbf"
@@ -526,6 +410,11 @@ class CkRBFRadial(_ClusterCovarianceKernel):
 
 
 # ----------------------------------------------------------------------------- mixture distances
+#: Below this typical squared mixture distance Δ² between data points, exp(−γΔ²) is within
+#: 1e-6·γ of one for every pair: the kernel no longer tells points apart.
+_DEGENERATE_DISTANCE = 1e-6
+
+
 class _MixtureDistanceKernel(Kernel):
     """exp(−γ Δ²) with Δ a weighted sum of the Mahalanobis distances of a fitted mixture.
 
@@ -533,8 +422,9 @@ class _MixtureDistanceKernel(Kernel):
     ----------
     gamma : float
     partition : {"vi", "gmm", "kmeans"} or Partition
-        The mixture: fitted on the points given to ``fit``, or an already fitted
-        :class:`~kernelviz.partitions.Partition` used as it is.
+        The mixture: a method name or an unfitted :class:`~kernelviz.partitions.Partition`
+        is fitted on the points given to ``fit`` (the estimator on a clone), an already
+        fitted Partition is used as it is.
     n_components : int
         Number of components (for VI: the upper bound before pruning). As for
         :func:`kernelviz.partitions.fit` and CkRBF, asking for more components than
@@ -547,9 +437,8 @@ class _MixtureDistanceKernel(Kernel):
     :func:`kernelviz.partitions.fit`, which says so); a given Partition needs none.
     """
 
-    _params = ("gamma", "partition", "n_components", "random_state", "partition_params")
 
-    def __init__(self, gamma=1.0, partition="vi", n_components=6, random_state=0, partition_params=None):
+    def __init__(self, *, gamma=1.0, partition="vi", n_components=6, random_state=0, partition_params=None):
         self.gamma = gamma
         self.partition = partition
         self.n_components = n_components
@@ -561,6 +450,27 @@ class _MixtureDistanceKernel(Kernel):
                                                   self.partition_params)
         self._whiteners = [_whitener(S)[0] for S in self.partition_.covariances_]
         self._center = X.mean(axis=0)
+        self._warn_if_degenerate(X)
+
+    def _warn_if_degenerate(self, X):
+        """Warn when the mixture's covariances dwarf the data, so that K ≈ 1 for every pair.
+
+        For two random points of X, E[Δ_k(x, y)²] = 2 tr(Σ_k⁻¹ cov X); exp(−γΔ²) then lies
+        within about γ·Δ² of one. A mixture fitted on X cannot be that wide (its covariances
+        follow the data's scale), but a given Partition or a covariance prior w0 in other
+        units can: the Grams look valid and every model on them fails quietly.
+        """
+        if len(X) < 2:
+            return
+        spread = np.atleast_2d(np.cov(X, rowvar=False))
+        typical = sum(w * 2.0 * np.sum((W @ spread) * W) for w, W in zip(self.partition_.weights_, self._whiteners))
+        if typical < _DEGENERATE_DISTANCE:
+            warnings.warn(
+                f"The {self.name} kernel's mixture is far wider than the data (typical squared distance "
+                f"{typical:.1e}), so K ≈ 1 for every pair unless γ is of order {1 / max(typical, 1e-300):.0e}. "
+                "Fit the mixture on these data, drop a covariance prior w0 given in other units, "
+                "or scale the data (minmax / zscore).",
+                UserWarning, stacklevel=3)
 
     def component_distances(self, X, Y=None):
         """Δ_k(x, y) = ‖Σ_k^(−½)(x − y)‖ for every component, shape (k, len X, len Y)."""
@@ -668,9 +578,8 @@ class Laplacian(Kernel):
 
     name = "lap"
     gamma_convertible = False
-    _params = ("gamma", "n_neighbors", "laplacian_power", "lap_ratio", "normalized_laplacian")
 
-    def __init__(self, gamma=1.0, n_neighbors=7, laplacian_power=1, lap_ratio=1.0, normalized_laplacian=False):
+    def __init__(self, *, gamma=1.0, n_neighbors=7, laplacian_power=1, lap_ratio=1.0, normalized_laplacian=False):
         self.gamma = gamma
         self.n_neighbors = n_neighbors
         self.laplacian_power = laplacian_power
@@ -846,9 +755,8 @@ def lppk(A, B):
 
 
 class _UnitKernel(Kernel):
-    _params = ("gamma", "point_bandwidth")
 
-    def __init__(self, gamma=1.0, point_bandwidth=None):
+    def __init__(self, *, gamma=1.0, point_bandwidth=None):
         self.gamma = gamma
         self.point_bandwidth = point_bandwidth
 
@@ -869,6 +777,7 @@ class _UnitKernel(Kernel):
     def gamma_family(self, X, Y=None):
         if not self.gamma_convertible:
             return super().gamma_family(X, Y)
+        self._check_fitted()                      # before reading the fitted bandwidth_
         A, B = self._prepare_units(X, Y, self.bandwidth_)
         return self._gamma_family_units(A, B)
 
@@ -941,22 +850,6 @@ _REGISTRY = {
     "rbf-ppk": RBFPPK,
 }
 
-#: Human-readable names for figures and tables.
-LABELS = {
-    "rbf": "RBF",
-    "mrbf": "Mahalanobis RBF",
-    "ckrbf": "CkRBF",
-    "ckrbf-radial": "CkRBF (radial)",
-    "gmm": "GMM distance",
-    "rwm": "RWM",
-    "lap": "Laplacian (LapSVM)",
-    "lppk": "LPPK",
-    "rbf-ppk": "RBF-PPK",
-}
-
-#: Kernels whose unsupervised part can use unlabeled points.
-USES_UNLABELED = ("mrbf", "ckrbf", "ckrbf-radial", "gmm", "rwm", "lap", "rbf-ppk")
-
 
 def names():
     """Names of every kernel, in the order the app lists them."""
@@ -964,8 +857,8 @@ def names():
 
 
 def parameters(name):
-    """The hyper-parameter names a kernel accepts."""
-    return list(_kernel_class(name)._params)
+    """The hyper-parameter names a kernel accepts (its ``__init__`` arguments)."""
+    return _kernel_class(name)._get_param_names()
 
 
 def _kernel_class(name):
@@ -978,9 +871,10 @@ def _kernel_class(name):
 def make(name, **params):
     """Build a kernel by name; ``params`` are its hyper-parameters (see :func:`parameters`)."""
     cls = _kernel_class(name)
-    unknown = set(params) - set(cls._params)
+    unknown = set(params) - set(cls._get_param_names())
     if unknown:
-        raise ValueError(f"Kernel {name!r} has no parameter(s) {sorted(unknown)}; its parameters are {list(cls._params)}.")
+        raise ValueError(f"Kernel {name!r} has no parameter(s) {sorted(unknown)}; its parameters are "
+                         f"{cls._get_param_names()}.")
     kernel = cls(**params)
     _check_gamma(kernel.gamma)
     return kernel

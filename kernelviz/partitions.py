@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 from scipy import linalg
+from sklearn.base import BaseEstimator
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
@@ -26,6 +27,12 @@ METHODS = ("kmeans", "gmm", "vi")
 
 #: Paper's regularisation strength (CkRBF, Algorithm 1 footnote).
 PAPER_EPSILON = 1e-10
+
+#: scikit-learn's mixtures add ``reg_covar`` × I to every covariance, 1e-6 by default: an
+#: absolute amount that assumes data of unit scale. On data at scale 1e-8 (variance 1e-16)
+#: it made every covariance ≈ 1e-6 I, so the RWM / GMM kernels were ≈ 1 everywhere and VI
+#: needed four times the iterations. It is applied relative to the data's mean variance.
+_RELATIVE_REG_COVAR = 1e-6
 
 #: A covariance whose smallest / largest eigenvalue ratio is below this is treated as
 #: singular: its inverse would amplify rounding errors by more than ~1e12.
@@ -118,13 +125,61 @@ def regularize_covariance(S, A, n_points, eps0=PAPER_EPSILON):
     return A.copy(), 1.0
 
 
-class Partition:
-    """A fitted partition or mixture with one interface for all methods.
+#: Extra parameters each method accepts (all keyword arguments of :class:`Partition`).
+_VI_PRIORS = ("weight_concentration_prior_type", "weight_concentration_prior", "mean_precision_prior",
+              "degrees_of_freedom_prior", "covariance_prior")
+_METHOD_PARAMS = {
+    "kmeans": (),
+    "gmm": ("max_iter", "n_init"),
+    "vi": _VI_PRIORS + ("max_iter", "n_init", "prune_threshold"),
+}
+
+
+def _check_method_params(method, params):
+    """Refuse parameters the method does not take, naming the ones it does."""
+    if method not in METHODS:
+        raise ValueError(f"Unknown partition method {method!r}; choose one of {', '.join(METHODS)}.")
+    unknown = sorted(set(params) - set(_METHOD_PARAMS[method]))
+    if not unknown:
+        return
+    if method == "kmeans":
+        raise ValueError(f"k-means takes no extra parameters; got {unknown}.")
+    if method == "gmm":
+        raise ValueError(f"Unknown GMM parameter(s) {unknown}; allowed: max_iter, n_init.")
+    raise ValueError(f"Unknown VI parameter(s) {unknown}; allowed: {sorted(_METHOD_PARAMS['vi'])}.")
+
+
+class Partition(BaseEstimator):
+    """k-means, a Gaussian mixture (EM) or a variational Bayesian mixture, with one interface.
+
+    A scikit-learn estimator: ``fit(X)`` returns ``self``, :func:`sklearn.base.clone` gives
+    an unfitted copy with the same parameters, learned attributes end in ``_``. Parameters
+    a method does not use must stay ``None`` (``fit`` says which ones it takes).
+
+    Parameters
+    ----------
+    method : {"kmeans", "gmm", "vi"}
+        k-means (k-means++ seeding, 10 restarts, lowest inertia), Gaussian mixture by EM
+        with full covariances, or the variational Bayesian mixture (components whose
+        weight falls below ``prune_threshold`` are dropped).
+    n_components : int
+        Number of clusters (for VI: the upper bound before pruning). It may not exceed the
+        number of points, for VI too (nothing is capped silently). GMM and VI need at least
+        two points.
+    random_state : int
+    weight_concentration_prior, mean_precision_prior, degrees_of_freedom_prior : float, optional
+        VI priors α0, β0, ν0 (scikit-learn's defaults when None).
+    covariance_prior : float or ndarray (d, d), optional
+        VI prior w0: a scalar (times I) or a matrix.
+    weight_concentration_prior_type : {"dirichlet_process", "dirichlet_distribution"}, optional
+        VI only; None means "dirichlet_process".
+    prune_threshold : float, optional
+        VI only; None means 0.01.
+    max_iter, n_init : int, optional
+        GMM and VI (VI's max_iter defaults to 500).
 
     Attributes
     ----------
-    method : str
-        ``"kmeans"``, ``"gmm"`` or ``"vi"``.
     n_components_ : int
         Number of components kept (after pruning, for VI).
     means_ : ndarray of shape (k, d)
@@ -139,24 +194,33 @@ class Partition:
         Regularisation ε used per component (0 where none was needed).
     notes_ : list of str
         Human-readable remarks (regularisation, pruning).
+    estimator_ : KMeans, GaussianMixture or BayesianGaussianMixture
+        The fitted scikit-learn model (None for :meth:`from_parameters`).
     """
 
-    def __init__(self, method, estimator, means, covariances, weights, labels, epsilons, notes, keep):
+    def __init__(self, *, method="kmeans", n_components=2, random_state=0, weight_concentration_prior=None,
+                 mean_precision_prior=None, degrees_of_freedom_prior=None, covariance_prior=None,
+                 weight_concentration_prior_type=None, prune_threshold=None, max_iter=None, n_init=None):
         self.method = method
-        self._estimator = estimator
-        self._keep = keep  # indices of the estimator's components that survived pruning
-        self.means_ = means
-        self.covariances_ = covariances
-        self.weights_ = weights
-        self.labels_ = labels
-        self.epsilons_ = epsilons
-        self.notes_ = notes
-        self.n_components_ = len(weights)
-        self.n_features_in_ = means.shape[1]
+        self.n_components = n_components
+        self.random_state = random_state
+        self.weight_concentration_prior = weight_concentration_prior
+        self.mean_precision_prior = mean_precision_prior
+        self.degrees_of_freedom_prior = degrees_of_freedom_prior
+        self.covariance_prior = covariance_prior
+        self.weight_concentration_prior_type = weight_concentration_prior_type
+        self.prune_threshold = prune_threshold
+        self.max_iter = max_iter
+        self.n_init = n_init
+
+    def _method_params(self):
+        """The method's extra parameters that were set (not None)."""
+        names = ("max_iter", "n_init", "prune_threshold") + _VI_PRIORS
+        return {name: getattr(self, name) for name in names if getattr(self, name) is not None}
 
     @classmethod
     def from_parameters(cls, means, covariances, weights=None):
-        """A Gaussian mixture given by its parameters (no fitting), e.g. to study a kernel
+        """A fitted Gaussian mixture given by its parameters (no data), e.g. to study a kernel
         on a known model. Covariances must be positive definite."""
         means = validate_points(means, name="means")
         k, d = means.shape
@@ -169,9 +233,104 @@ class Partition:
         weights = np.full(k, 1.0 / k) if weights is None else np.asarray(weights, dtype=np.float64)
         if weights.shape != (k,) or np.any(weights <= 0):
             raise ValueError(f"weights must be {k} positive numbers.")
-        return cls("gmm", None, means, covariances, weights / weights.sum(), None, np.zeros(k), [], np.arange(k))
+        part = cls(method="gmm", n_components=k)
+        part._set_fitted(None, means, covariances, weights / weights.sum(), None, np.zeros(k), [])
+        return part
+
+    def _set_fitted(self, estimator, means, covariances, weights, labels, epsilons, notes):
+        self.estimator_ = estimator
+        self.means_ = means
+        self.covariances_ = covariances
+        self.weights_ = weights
+        self.labels_ = labels
+        self.epsilons_ = epsilons
+        self.notes_ = notes
+        self.n_components_ = len(weights)
+        self.n_features_in_ = means.shape[1]
+
+    def fit(self, X, y=None):
+        """Fit the partition on ``X`` (``y`` is ignored: no labels are used). Returns ``self``."""
+        params = self._method_params()
+        _check_method_params(self.method, params)
+        X = validate_points(X)
+        n, d = X.shape
+        k = self.n_components
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ValueError(f"The number of components must be a positive whole number; got {k!r}.")
+        k = int(k)
+        if k > n:
+            raise ValueError(f"Cannot make {k} clusters from {n} points: ask for at most {n} components.")
+        if self.method != "kmeans" and n < 2:
+            raise ValueError(
+                f"A Gaussian mixture ({self.method}) needs at least two points to estimate a covariance; got {n}."
+            )
+        n_distinct = len(np.unique(X, axis=0))
+        if self.method != "vi" and k > n_distinct:
+            raise ValueError(
+                f"Only {n_distinct} distinct points: cannot make {k} different clusters. "
+                f"Ask for at most {n_distinct} components."
+            )
+        notes = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if self.method == "kmeans":
+                est = KMeans(n_clusters=k, init="k-means++", n_init=10, random_state=self.random_state).fit(X)
+                labels = est.labels_
+                means = est.cluster_centers_
+                counts = np.bincount(labels, minlength=k)
+                covs = np.array([empirical_covariance(X[labels == c], d) for c in range(k)])
+                weights = counts / n
+                keep = np.arange(k)
+            elif self.method == "gmm":
+                est = GaussianMixture(n_components=k, covariance_type="full", random_state=self.random_state,
+                                      reg_covar=_reg_covar(X), **params).fit(X)
+                keep = np.arange(k)
+                means, covs, weights = est.means_, est.covariances_, est.weights_
+                labels = est.predict(X)
+                counts = np.bincount(labels, minlength=k)
+            else:
+                prune_threshold = 0.01 if self.prune_threshold is None else self.prune_threshold
+                if not 0 <= prune_threshold < 1:
+                    raise ValueError(f"prune_threshold must be in [0, 1); got {prune_threshold}.")
+                est = _vi_estimator(k, self.random_state, params, d, _reg_covar(X)).fit(X)
+                keep = np.flatnonzero(est.weights_ >= prune_threshold)
+                if len(keep) == 0:
+                    keep = np.array([int(np.argmax(est.weights_))])
+                if len(keep) < k:
+                    notes.append(f"VI kept {len(keep)} of {k} components (weights below {prune_threshold:g} pruned).")
+                means = est.means_[keep]
+                covs = est.covariances_[keep]
+                weights = est.weights_[keep] / est.weights_[keep].sum()
+                labels = None
+                counts = None
+        A = reference_covariance(X)
+        towards = "I" if np.array_equal(A, np.eye(d)) else "cov(X)"
+        covs = np.array(covs, dtype=np.float64, copy=True)
+        epsilons = np.zeros(len(covs))
+        self._set_fitted(est, np.asarray(means, dtype=np.float64), covs, np.asarray(weights, dtype=np.float64),
+                         labels, epsilons, notes)
+        if labels is None:
+            # VI: the hard labels of the kept components; counts let the regulariser see tiny clusters.
+            # scikit-learn's mixture covariances are already positive definite (reg_covar),
+            # so the density can be evaluated before our own regularisation pass.
+            labels = np.argmax(self._weighted_log_density(X), axis=1)
+            self.labels_ = labels
+            counts = np.bincount(labels, minlength=len(keep))
+        for c in range(len(covs)):
+            effective = counts[c] if self.method == "kmeans" else max(counts[c], d + 1)
+            covs[c], epsilons[c] = regularize_covariance(covs[c], A, effective)
+            if epsilons[c] > 0:
+                notes.append(
+                    f"Component {c} ({counts[c]} point(s)) had a singular covariance: "
+                    f"regularised with ε = {epsilons[c]:.0e} towards {towards}."
+                )
+        if self.method != "kmeans":
+            self.labels_ = self.predict(X)
+        return self
 
     def _check(self, X):
+        if not hasattr(self, "means_"):
+            raise ValueError("The partition must be fitted first: call partition.fit(X).")
         X = validate_points(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
@@ -205,27 +364,18 @@ class Partition:
         """Hard assignment: nearest centroid (k-means) or most responsible component."""
         X = self._check(X)
         if self.method == "kmeans":
-            return self._estimator.predict(X)
+            return self.estimator_.predict(X)
         return np.argmax(self._weighted_log_density(X), axis=1)
 
-    def __repr__(self):
-        return f"Partition(method={self.method!r}, n_components_={self.n_components_})"
+
+def _reg_covar(X):
+    """scikit-learn's reg_covar in units of the data's mean variance (its own 1e-6 when X has none)."""
+    spread = float(np.mean(np.var(X, axis=0)))
+    return _RELATIVE_REG_COVAR * spread if spread > 0 else _RELATIVE_REG_COVAR
 
 
-def _vi_estimator(n_components, random_state, params, d):
-    allowed = {
-        "weight_concentration_prior_type",
-        "weight_concentration_prior",
-        "mean_precision_prior",
-        "degrees_of_freedom_prior",
-        "covariance_prior",
-        "max_iter",
-        "n_init",
-    }
-    unknown = set(params) - allowed - {"prune_threshold"}
-    if unknown:
-        raise ValueError(f"Unknown VI parameter(s) {sorted(unknown)}; allowed: {sorted(allowed | {'prune_threshold'})}.")
-    kwargs = {k: v for k, v in params.items() if k in allowed and v is not None}
+def _vi_estimator(n_components, random_state, params, d, reg_covar):
+    kwargs = {key: value for key, value in params.items() if key != "prune_threshold"}
     prior = kwargs.get("covariance_prior")
     if prior is not None and np.ndim(prior) == 0:
         if prior <= 0:
@@ -240,119 +390,30 @@ def _vi_estimator(n_components, random_state, params, d):
         )
     kwargs.setdefault("weight_concentration_prior_type", "dirichlet_process")
     kwargs.setdefault("max_iter", 500)
-    return BayesianGaussianMixture(n_components=n_components, covariance_type="full", random_state=random_state, **kwargs)
+    return BayesianGaussianMixture(n_components=n_components, covariance_type="full", random_state=random_state,
+                                   reg_covar=reg_covar, **kwargs)
 
 
 def fit(method, X, n_components=2, random_state=0, **params):
-    """Fit a partition of ``X`` (no labels needed).
+    """Fit a partition of ``X`` (no labels needed): ``Partition(method=method, ...).fit(X)``.
 
     Parameters
     ----------
     method : {"kmeans", "gmm", "vi"}
-        k-means (k-means++ seeding, 10 restarts, lowest inertia), Gaussian mixture by
-        EM with full covariances, or the variational Bayesian mixture (components
-        whose weight falls below ``prune_threshold`` are dropped).
     X : array-like of shape (n, d)
     n_components : int
-        Number of clusters (for VI: the upper bound before pruning). It may not exceed
-        the number of points, for VI too (a ``ValueError`` says so; nothing is capped
-        silently). GMM and VI need at least two points.
     random_state : int
     **params
-        For ``"vi"``: ``weight_concentration_prior`` (α0), ``mean_precision_prior`` (β0),
-        ``degrees_of_freedom_prior`` (ν0), ``covariance_prior`` (w0: scalar × I or a
-        matrix), ``weight_concentration_prior_type`` ("dirichlet_process" or
-        "dirichlet_distribution"), ``prune_threshold`` (default 0.01).
-        For ``"gmm"``: ``max_iter``, ``n_init``.
+        The method's extra parameters (see :class:`Partition`): for ``"vi"`` the priors,
+        ``prune_threshold``, ``max_iter``, ``n_init``; for ``"gmm"`` ``max_iter``, ``n_init``.
 
     Returns
     -------
     Partition
+        Fitted.
     """
-    if method not in METHODS:
-        raise ValueError(f"Unknown partition method {method!r}; choose one of {', '.join(METHODS)}.")
-    X = validate_points(X)
-    n, d = X.shape
-    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) or n_components < 1:
-        raise ValueError(f"The number of components must be a positive whole number; got {n_components!r}.")
-    n_components = int(n_components)
-    if n_components > n:
-        raise ValueError(
-            f"Cannot make {n_components} clusters from {n} points: ask for at most {n} components."
-        )
-    if method != "kmeans" and n < 2:
-        raise ValueError(
-            f"A Gaussian mixture ({method}) needs at least two points to estimate a covariance; got {n}."
-        )
-    n_distinct = len(np.unique(X, axis=0))
-    if method != "vi" and n_components > n_distinct:
-        raise ValueError(
-            f"Only {n_distinct} distinct points: cannot make {n_components} different clusters. "
-            f"Ask for at most {n_distinct} components."
-        )
-    notes = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        if method == "kmeans":
-            if params:
-                raise ValueError(f"k-means takes no extra parameters; got {sorted(params)}.")
-            est = KMeans(n_clusters=n_components, init="k-means++", n_init=10, random_state=random_state).fit(X)
-            labels = est.labels_
-            means = est.cluster_centers_
-            counts = np.bincount(labels, minlength=n_components)
-            covs = np.array([empirical_covariance(X[labels == k], d) for k in range(n_components)])
-            weights = counts / n
-            keep = np.arange(n_components)
-        elif method == "gmm":
-            unknown = set(params) - {"max_iter", "n_init"}
-            if unknown:
-                raise ValueError(f"Unknown GMM parameter(s) {sorted(unknown)}; allowed: max_iter, n_init.")
-            est = GaussianMixture(n_components=n_components, covariance_type="full", random_state=random_state, **params).fit(X)
-            keep = np.arange(n_components)
-            means, covs, weights = est.means_, est.covariances_, est.weights_
-            labels = est.predict(X)
-            counts = np.bincount(labels, minlength=n_components)
-        else:
-            prune_threshold = params.get("prune_threshold", 0.01)
-            if not 0 <= prune_threshold < 1:
-                raise ValueError(f"prune_threshold must be in [0, 1); got {prune_threshold}.")
-            est = _vi_estimator(n_components, random_state, params, d).fit(X)
-            keep = np.flatnonzero(est.weights_ >= prune_threshold)
-            if len(keep) == 0:
-                keep = np.array([int(np.argmax(est.weights_))])
-            if len(keep) < n_components:
-                notes.append(
-                    f"VI kept {len(keep)} of {n_components} components (weights below {prune_threshold:g} pruned)."
-                )
-            means = est.means_[keep]
-            covs = est.covariances_[keep]
-            weights = est.weights_[keep] / est.weights_[keep].sum()
-            labels = None
-            counts = None
-    A = reference_covariance(X)
-    towards = "I" if np.array_equal(A, np.eye(d)) else "cov(X)"
-    covs = np.array(covs, dtype=np.float64, copy=True)
-    epsilons = np.zeros(len(covs))
-    part = Partition(method, est, np.asarray(means, dtype=np.float64), covs, np.asarray(weights, dtype=np.float64),
-                     labels, epsilons, notes, keep)
-    if labels is None:
-        # VI: the hard labels of the kept components; counts let the regulariser see tiny clusters.
-        # scikit-learn's mixture covariances are already positive definite (reg_covar),
-        # so the density can be evaluated before our own regularisation pass.
-        labels = np.argmax(part._weighted_log_density(X), axis=1)
-        part.labels_ = labels
-        counts = np.bincount(labels, minlength=len(keep))
-    for k in range(len(covs)):
-        effective = counts[k] if method == "kmeans" else max(counts[k], d + 1)
-        covs[k], epsilons[k] = regularize_covariance(covs[k], A, effective)
-        if epsilons[k] > 0:
-            notes.append(
-                f"Component {k} ({counts[k]} point(s)) had a singular covariance: "
-                f"regularised with ε = {epsilons[k]:.0e} towards {towards}."
-            )
-    if method != "kmeans":
-        part.labels_ = part.predict(X)
-    return part
+    _check_method_params(method, params)
+    return Partition(method=method, n_components=n_components, random_state=random_state, **params).fit(X)
 
 
 def fit_per_class(method, X, y, n_components=2, random_state=0, **params):

@@ -1,14 +1,21 @@
 """The kernels: MATH.md's theorems, brute-force agreement, and bad input."""
 
+import inspect
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 from scipy.stats import multivariate_normal
+from sklearn.base import clone
 from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import cross_val_score
+from sklearn.svm import SVC
 
 import kernelviz as kv
+from kernelviz import _cluster_pairs as cluster_pairs
 from kernelviz.kernels import Units, cluster_gaussian_gram, lppk
 from kernelviz.partitions import Partition
 
@@ -66,68 +73,7 @@ def test_params_round_trip(name):
     assert set(params) == set(kv.kernels.parameters(name))
 
 
-# ------------------------------------------------------------------ CkRBF theorems
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(2, 40), d=st.integers(1, 4), k=st.integers(1, 5),
-       gamma=st.floats(1e-3, 1e2))
-def test_ckrbf_gram_is_psd_for_any_partition(seed, n, d, k, gamma):
-    """CkRBF is (π/γ)^(d/2) ⟨N(x, Σx/2γ), N(y, Σy/2γ)⟩_L²: PSD whatever the partition."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    labels = rng.integers(0, k, n)                       # an arbitrary partition
-    covs = np.array([_spd(rng, d, scale=rng.uniform(0.05, 3)) for _ in range(k)])
-    K = cluster_gaussian_gram(X, X, labels, labels, covs, gamma)
-    assert _min_relative_eigenvalue(K) > -1e-9
-    # the fitted kernel, through its self-Gram path, on a given mixture's partition
-    # (covariances then come from the hard clusters of X, regularised where they are tiny);
-    # symmetric up to rounding (exactly, when the block path symmetrises it)
-    means = rng.normal(scale=2.0, size=(k, d))
-    mixture = Partition.from_parameters(means, covs, rng.uniform(0.2, 1.0, k))
-    for normalize in ("paper", "unit"):
-        K_fit = kv.kernels.make("ckrbf", gamma=gamma, partition=mixture, normalize=normalize).fit(X)(X)
-        np.testing.assert_allclose(K_fit, K_fit.T, rtol=1e-10, atol=1e-12 * np.abs(K_fit).max())
-        eig = np.linalg.eigvalsh(K_fit)
-        assert eig[0] >= -1e-10 * eig[-1]
-
-
-def test_ckrbf_equals_the_l2_inner_product_of_gaussians():
-    """Direct check of the feature map: K = (π/γ)^(d/2) ∫ N(z; x, Σx/2γ) N(z; y, Σy/2γ) dz."""
-    rng = np.random.default_rng(3)
-    d, gamma = 2, 0.8
-    covs = np.array([_spd(rng, d), _spd(rng, d, 0.3)])
-    x, y = np.array([[0.2, -0.1]]), np.array([[0.9, 0.4]])
-    K = cluster_gaussian_gram(x, y, [0], [1], covs, gamma)[0, 0]
-    fx = multivariate_normal(x[0], covs[0] / (2 * gamma))
-    fy = multivariate_normal(y[0], covs[1] / (2 * gamma))
-    integral, _ = integrate.dblquad(lambda b, a: fx.pdf([a, b]) * fy.pdf([a, b]), -6, 7, -6, 7, epsabs=1e-12)
-    assert K == pytest.approx((np.pi / gamma) ** (d / 2) * integral, rel=1e-6)
-
-
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10_000), d=st.integers(1, 5), gamma=st.floats(1e-2, 10))
-def test_ckrbf_with_all_covariances_half_identity_is_exactly_rbf(seed, d, gamma):
-    rng = np.random.default_rng(seed)
-    X, Y = rng.normal(size=(30, d)), rng.normal(size=(11, d))
-    covs = np.array([np.eye(d) / 2] * 3)
-    K = cluster_gaussian_gram(X, Y, rng.integers(0, 3, 30), rng.integers(0, 3, 11), covs, gamma)
-    np.testing.assert_allclose(K, rbf_kernel(X, Y, gamma=gamma), rtol=1e-12, atol=1e-14)
-    # The fitted kernel estimates Σ_i from the data: the 2d points c ± a·e_j (a² = (2d − 1)/4)
-    # have mean c and sample covariance exactly I/2, so with those clusters CkRBF is RBF.
-    a = np.sqrt((2 * d - 1) / 4)
-    centers = rng.normal(size=(3, d)) + 10 * (a + 1) * np.arange(3)[:, None]
-    star = np.vstack([a * np.eye(d), -a * np.eye(d)])
-    X_fit = np.vstack([c + star for c in centers])
-    mixture = Partition.from_parameters(centers, np.array([np.eye(d)] * 3))
-    k = kv.kernels.make("ckrbf", gamma=gamma, partition=mixture).fit(X_fit)
-    np.testing.assert_allclose(k.covariances_, np.broadcast_to(np.eye(d) / 2, (3, d, d)), rtol=0, atol=1e-14)
-    np.testing.assert_array_equal(k.epsilons_, 0.0)
-    for A, B in ((X_fit, Y), (X_fit, X_fit), (X, Y)):
-        # reference from the differences themselves (far from the origin the expanded
-        # ‖x‖² − 2x·y + ‖y‖² of sklearn's rbf_kernel is the less accurate side)
-        expected = np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
-        np.testing.assert_allclose(k(A, B if B is not A else None), expected, rtol=1e-12, atol=1e-14)
-
-
+# ------------------------------------------------------------------ CkRBF (the engine itself: test_cluster_pairs.py)
 @pytest.mark.parametrize("d", [1, 2, 5])
 def test_ckrbf_with_one_cluster_is_scaled_mahalanobis_rbf_at_half_gamma(d):
     rng = np.random.default_rng(d)
@@ -190,7 +136,7 @@ def _brute(name, k, X, Y, X_fit):
     if name in ("ckrbf", "ckrbf-radial"):
         # Only the hard assignment is taken from the kernel; everything else is recomputed
         # from MATH.md: Σ_i = cov(X_fit ∩ W_i) (ddof = 1), radial σ_i² = trace(Σ_i)/d, and the
-        # "unit" scale = geometric mean over the fit points of K(x, x) = det(2Σ_c(x))^(−½).
+        # "unit" scale: each value over √(K(x, x) K(y, y)), K(x, x) = det(2Σ_c(x))^(−½).
         d = X_fit.shape[1]
         labels = k.partition_.predict(X_fit)
         covs = []
@@ -200,11 +146,7 @@ def _brute(name, k, X, Y, X_fit):
             S = np.cov(members, rowvar=False).reshape(d, d)
             covs.append(np.trace(S) / d * np.eye(d) if name == "ckrbf-radial" else S)
         covs = np.array(covs)
-        if k.normalize == "unit":
-            diagonal = np.array([np.linalg.det(2 * covs[c]) ** -0.5 for c in labels])
-            scale = np.exp(np.mean(np.log(diagonal)))
-        else:
-            scale = 1.0
+        self_similarity = np.array([np.linalg.det(2 * S) ** -0.5 if k.normalize == "unit" else 1.0 for S in covs])
         cx, cy = k.partition_.predict(X), k.partition_.predict(Y)
     if name in ("gmm", "rwm"):
         mix = k.partition_
@@ -220,7 +162,8 @@ def _brute(name, k, X, Y, X_fit):
                 out[i, j] = np.exp(-g * diff @ P @ diff)
             elif name in ("ckrbf", "ckrbf-radial"):
                 S = covs[cx[i]] + covs[cy[j]]
-                out[i, j] = np.linalg.det(S) ** -0.5 * np.exp(-g * diff @ np.linalg.inv(S) @ diff) / scale
+                out[i, j] = np.linalg.det(S) ** -0.5 * np.exp(-g * diff @ np.linalg.inv(S) @ diff) / np.sqrt(
+                    self_similarity[cx[i]] * self_similarity[cy[j]])
             elif name in ("gmm", "rwm"):
                 deltas = [np.sqrt(diff @ np.linalg.inv(S) @ diff) for S in mix.covariances_]
                 if name == "gmm":
@@ -262,8 +205,8 @@ def test_kernel_matches_brute_force(name, d):
 def test_cluster_kernels_match_brute_force(name, normalize, partition, d, monkeypatch):
     """Covariances, σ² = trace/d and the unit scale recomputed from the data, for every partition."""
     calls = []
-    original = kv.kernels._lifted_quadratic
-    monkeypatch.setattr(kv.kernels, "_lifted_quadratic", lambda *a: calls.append(1) or original(*a))
+    original = cluster_pairs.lifted_quadratic
+    monkeypatch.setattr(cluster_pairs, "lifted_quadratic", lambda *a: calls.append(1) or original(*a))
     rng = np.random.default_rng(100 + d)
     X = _separated_blobs(rng, (10, 15, 20), d)
     Y = X[rng.choice(len(X), 6, replace=False)] + rng.normal(scale=0.7, size=(6, d))   # new points, all clusters
@@ -286,10 +229,10 @@ def test_cluster_kernels_match_brute_force(name, normalize, partition, d, monkey
 def test_ckrbf_blocked_path_matches_brute_force(partition, normalize, monkeypatch):
     """k(d² + d + 1) > _MAX_LIFTED_DIM switches to the per-cluster-pair Cholesky path."""
     d, n_components = 5, 8
-    assert n_components * (d * d + d + 1) > kv.kernels._MAX_LIFTED_DIM
+    assert n_components * (d * d + d + 1) > cluster_pairs.MAX_LIFTED_DIM
     calls = []
-    original = kv.kernels._blocked_quadratic
-    monkeypatch.setattr(kv.kernels, "_blocked_quadratic", lambda *a: calls.append(1) or original(*a))
+    original = cluster_pairs.blocked_quadratic
+    monkeypatch.setattr(cluster_pairs, "blocked_quadratic", lambda *a: calls.append(1) or original(*a))
     rng = np.random.default_rng(5)
     X = _separated_blobs(rng, range(10, 10 + 2 * n_components, 2), d)
     Y = X[rng.choice(len(X), 7, replace=False)] + rng.normal(scale=0.7, size=(7, d))
@@ -423,17 +366,27 @@ def test_ppk_kernels_on_cluster_units_match_brute_force(d):
 
 
 # ------------------------------------------------------------------ kernel scale
-def test_unit_normalization_divides_by_one_constant():
+def test_unit_normalization_divides_by_the_self_similarities():
+    """K_unit(x, y) = K(x, y) / √(K(x, x) K(y, y)): ones on the diagonal, nothing above one,
+    for fitted and new points alike."""
     rng = np.random.default_rng(11)
-    X = rng.random((200, 2))
+    X, Y = rng.random((200, 2)), rng.random((40, 2))
     paper = kv.kernels.make("ckrbf", gamma=3.0).fit(X)
     unit = kv.kernels.make("ckrbf", gamma=3.0, normalize="unit").fit(X)
-    ratio = paper(X) / unit(X)
-    np.testing.assert_allclose(ratio, ratio[0, 0], rtol=1e-12)
-    # geometric mean of the unit-scale diagonal over the fitted points is 1
-    assert np.exp(np.mean(np.log(np.diag(unit(X))))) == pytest.approx(1.0, rel=1e-12)
-    # on [0, 1] data the paper's normaliser is far from 1 (MATH.md: about 13 on fourclass)
+    self_x = np.array([paper(x[None], x[None])[0, 0] for x in X])
+    self_y = np.array([paper(y[None], y[None])[0, 0] for y in Y])
+    np.testing.assert_allclose(unit(X), paper(X) / np.sqrt(self_x[:, None] * self_x[None, :]), rtol=1e-12)
+    np.testing.assert_allclose(unit(Y, X), paper(Y, X) / np.sqrt(self_y[:, None] * self_x[None, :]), rtol=1e-12)
+    np.testing.assert_allclose(np.diag(unit(X)), 1.0, rtol=1e-15)
+    assert unit(Y, X).max() <= 1.0
+    # the two clusters' self-similarities differ, so this is not one constant
+    assert np.ptp(np.log(self_x)) > 0.1
+    # on [0, 1] data the paper's normaliser is far from 1 (MATH.md: about 13 on fourclass);
+    # describe() quotes it under either scale
     assert np.exp(paper.log_norm_).min() > 2
+    for kernel in (paper, unit):
+        assert kernel.describe()["normaliser min"] == pytest.approx(np.exp(paper.log_norm_).min(), rel=1e-12)
+    assert unit.describe()["factor max"] == pytest.approx(1.0, rel=1e-12)
 
 
 def test_high_dimensional_ckrbf_is_computed_in_log_space():
@@ -542,48 +495,6 @@ def test_bad_input_messages():
         kv.kernels.make("rbf")([["a", "b"]])
 
 
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("n, d, n_components", [(30, 2, 12), (40, 3, 10)])
-def test_ckrbf_is_accurate_and_symmetric_with_regularised_clusters(seed, n, d, n_components):
-    """Clusters with fewer than d + 1 points get Σ ← (1 − ε)Σ + εA with ε = 1e-10, so Σi + Σj can
-    have a condition number near 1e10. Regression: the expanded quadratic form once lost up to
-    1e-3 (relative) of K here at γ = 100, and the self-Gram was not symmetric.
-
-    What float64 can promise: rounding S by one ulp moves D = dᵀS⁻¹d by up to ε_mach ‖S‖ |S⁻¹d|²
-    (first-order perturbation) and log det S by up to ε_mach cond(S). That is tiny when d lies in
-    the well-determined directions of S, and large only when d has a component along a
-    near-null direction, where D is huge and K underflows to 0 anyway. The tolerances below
-    are exactly these bounds (× 10), on top of 1e-10 relative.
-    """
-    eps = np.finfo(float).eps
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, d))
-    k = kv.kernels.make("ckrbf", gamma=1.0, n_components=n_components, normalize="unit").fit(X)
-    assert k.epsilons_.max() > 0                       # some clusters were regularised
-    c = k.partition_.predict(X)
-    D, D_tol = np.empty((n, n)), np.empty((n, n))
-    log_n, log_n_tol = np.empty((n, n)), np.empty((n, n))
-    for i in range(n):
-        for j in range(n):                             # the formula, on the kernel's own Σ's
-            S = k.covariances_[c[i]] + k.covariances_[c[j]]
-            z = np.linalg.solve(S, X[i] - X[j])
-            D[i, j] = (X[i] - X[j]) @ z
-            D_tol[i, j] = 1e-10 * D[i, j] + 10 * eps * np.linalg.norm(S, 2) * (z @ z)
-            log_n[i, j] = -0.5 * np.linalg.slogdet(S)[1] - k.log_scale_
-            log_n_tol[i, j] = 1e-10 + 10 * eps * np.linalg.cond(S)
-    family = k.gamma_family(X)
-    assert np.all(np.abs(family.D - D) <= D_tol)
-    assert np.all(np.abs(family.log_n - log_n) <= log_n_tol)
-    assert np.mean(D_tol <= 1e-9 * np.maximum(D, 1e-300)) > 0.9   # the bound is tight for most pairs
-    for gamma in (1.0, 100.0):
-        K = k.set_params(gamma=gamma)(X)
-        np.testing.assert_array_equal(K, K.T)
-        # the γ-dependent factor exp(−γD): relative error ≤ γ·ΔD
-        for rows, G in ((slice(None), K), (slice(0, 7), k(X[:7], X))):
-            expected = np.exp(-gamma * D[rows])
-            assert np.all(np.abs(G / family.n[rows] - expected) <= (1e-10 + gamma * D_tol[rows]) * expected + 1e-300)
-
-
 @pytest.mark.parametrize("name", ["ckrbf", "rwm"])     # one per fitting code path
 def test_vi_priors_reach_the_kernels_mixture(name):
     rng = np.random.default_rng(18)
@@ -591,7 +502,7 @@ def test_vi_priors_reach_the_kernels_mixture(name):
     priors = {"weight_concentration_prior": 0.37, "mean_precision_prior": 0.21, "degrees_of_freedom_prior": 3.5,
               "covariance_prior": 0.6}
     k = kv.kernels.make(name, partition="vi", n_components=4, partition_params=priors).fit(X)
-    est = k.partition_._estimator
+    est = k.partition_.estimator_
     assert (est.weight_concentration_prior_, est.mean_precision_prior_, est.degrees_of_freedom_prior_) == (0.37, 0.21, 3.5)
     np.testing.assert_array_equal(est.covariance_prior_, 0.6 * np.eye(2))
     # and they change the outcome: α0 decides how many components survive (fixed seed)
@@ -672,3 +583,104 @@ def test_duplicates_and_singular_clusters_are_regularised_not_fatal():
     assert np.all(k.epsilons_ > 0)          # every cluster is singular here
     assert np.all(np.isfinite(k(X)))
     assert _min_relative_eigenvalue(k(X)) > -1e-8
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_kernel_used_before_fit_says_so(name):
+    """Regression: rbf-ppk raised AttributeError ('bandwidth_') before fit."""
+    X = np.random.default_rng(21).normal(size=(10, 2))
+    k = kv.kernels.make(name, gamma=0.5)
+    uses = [lambda: k(X), lambda: k(X, X[:3])]
+    if k.gamma_convertible:
+        uses.append(lambda: k.gamma_family(X))
+    if hasattr(k, "component_distances"):
+        uses.append(lambda: k.component_distances(X))
+    for use in uses:
+        if k.needs_fit:
+            with pytest.raises(ValueError, match=f"The {name} kernel must be fitted first"):
+                use()
+        else:
+            use()                                      # nothing to fit: works as it is
+
+
+@pytest.mark.parametrize("name, partition", [("rwm", "vi"), ("gmm", "vi"), ("rwm", "gmm")])
+def test_mixture_kernels_do_not_depend_on_the_data_scale(name, partition):
+    """Regression: at scale 1e-8 scikit-learn's absolute reg_covar (1e-6 × I) swamped every
+    covariance: K ≈ 1 everywhere, and VI took about four times the iterations (27 s on fourclass)."""
+    X = kv.data.scale(kv.data.load("fourclass").X, "minmax")[::2]
+    unit_scale = kv.kernels.make(name, gamma=1.0, partition=partition).fit(X)
+    tiny_scale = kv.kernels.make(name, gamma=1.0, partition=partition).fit(X * 1e-8)
+    np.testing.assert_allclose(tiny_scale(X[::5] * 1e-8), unit_scale(X[::5]), rtol=1e-6, atol=1e-9)
+    assert tiny_scale.partition_.estimator_.n_iter_ == unit_scale.partition_.estimator_.n_iter_
+
+
+@pytest.mark.parametrize("name", ["rwm", "gmm"])
+def test_mixture_far_wider_than_the_data_warns(name):
+    X = np.random.default_rng(22).normal(size=(50, 2)) * 1e-8
+    mixture = Partition.from_parameters([[0.0, 0.0], [1.0, 1.0]], [np.eye(2), np.eye(2)])
+    with pytest.warns(UserWarning, match=f"The {name} kernel's mixture is far wider than the data"):
+        k = kv.kernels.make(name, partition=mixture).fit(X)
+    assert np.all(k(X) > 1 - 1e-12)                       # what the warning is about
+    with pytest.warns(UserWarning, match="covariance prior w0"):
+        kv.kernels.make(name, n_components=2, partition_params={"covariance_prior": 1.0}).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kv.kernels.make(name, n_components=2).fit(X)      # fitted on the data: no warning
+
+
+# ------------------------------------------------------------------ scikit-learn conventions
+@pytest.mark.parametrize("name", ["ckrbf", "rwm"])
+def test_partition_estimator_is_cloned_and_fitted_or_reused_when_fitted(name):
+    X = _separated_blobs(np.random.default_rng(23), (30, 40, 50), 2)
+    estimator = Partition(method="gmm", n_components=3, random_state=2)
+    k = kv.kernels.make(name, partition=estimator).fit(X)
+    assert not hasattr(estimator, "means_")                        # cloned: the given estimator stays unfitted
+    expected = kv.partitions.fit("gmm", X, n_components=3, random_state=2)
+    np.testing.assert_array_equal(k.partition_.means_, expected.means_)
+    # the kernel's own n_components is for the method-name shorthand only
+    assert kv.kernels.make(name, partition=estimator, n_components=5).fit(X).partition_.n_components_ == 3
+    fitted = kv.partitions.fit("kmeans", X[:40], n_components=2, random_state=0)
+    assert kv.kernels.make(name, partition=fitted).fit(X).partition_ is fitted      # used as it is
+    # a method name is shorthand for Partition(method=name, ...)
+    shorthand = kv.kernels.make(name, partition="gmm", n_components=3, random_state=2).fit(X)
+    np.testing.assert_array_equal(shorthand(X[:9]), k(X[:9]))
+    with pytest.raises(ValueError, match="partition must be a method name"):
+        kv.kernels.make(name, partition=3.0).fit(X)
+
+
+def test_kernel_parameters_follow_scikit_learn():
+    estimator = Partition(method="vi", n_components=4)
+    k = kv.kernels.make("ckrbf", gamma=0.5, partition=estimator)
+    shallow = k.get_params(deep=False)
+    assert shallow == {"gamma": 0.5, "partition": estimator, "n_components": 2, "random_state": 0,
+                       "normalize": "paper", "partition_params": None}
+    deep = k.get_params(deep=True)
+    assert deep["partition__n_components"] == 4 and deep["partition__method"] == "vi"
+    assert set(deep) == set(shallow) | {f"partition__{key}" for key in estimator.get_params()}
+    k.set_params(partition__n_components=6)
+    assert estimator.n_components == 6
+    with pytest.raises(ValueError, match="Kernel 'ckrbf' has no parameter 'bandwidth'"):
+        k.set_params(bandwidth=1.0)
+    for name in ALL:                                  # parameters come from __init__'s signature
+        cls = type(kv.kernels.make(name))
+        assert kv.kernels.parameters(name) == sorted(inspect.signature(cls.__init__).parameters.keys() - {"self"})
+        with pytest.raises(TypeError):
+            cls(0.5)                                  # keyword-only
+    X = np.random.default_rng(24).normal(size=(30, 2))
+    assert kv.kernels.make("ckrbf").fit(X, np.zeros(30)).is_fitted_       # fit(X, y=None) as scikit-learn
+
+
+def test_fitted_kernel_given_to_svc_says_to_use_kernel_svc():
+    rng = np.random.default_rng(25)
+    X = _separated_blobs(rng, (20, 20), 2, spread=30.0)
+    y = np.repeat([0, 1], 20)
+    k = kv.kernels.make("ckrbf", gamma=0.5).fit(X)
+    with pytest.raises(ValueError, match=r"scikit-learn cloned it.*Use kv\.models\.KernelSVC\(kernel=\.\.\.\)"):
+        cross_val_score(SVC(kernel=k), X, y, cv=2, error_score="raise")
+    assert clone(k).get_params() == k.get_params()
+    # the model that fits the kernel inside its own fit works under clone / cross_val_score,
+    # and the fitted object serves as the template the kernel's name would give
+    by_object = cross_val_score(kv.models.KernelSVC(kernel=k), X, y, cv=2, error_score="raise")
+    np.testing.assert_array_equal(by_object, cross_val_score(kv.models.KernelSVC(kernel="ckrbf"), X, y, cv=2))
+    # a kernel with nothing to fit works with SVC as it is
+    assert cross_val_score(SVC(kernel=kv.kernels.make("rbf", gamma=0.5)), X, y, cv=2, error_score="raise").min() == 1.0

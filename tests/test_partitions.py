@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
+from sklearn.base import clone
 from sklearn.cluster import KMeans
 
 import kernelviz as kv
@@ -75,7 +76,7 @@ def test_vi_priors_reach_the_bayesian_mixture():
     p = kv.partitions.fit("vi", X, n_components=4, random_state=0, weight_concentration_prior=0.37,
                           mean_precision_prior=0.21, degrees_of_freedom_prior=3.5, covariance_prior=0.6,
                           weight_concentration_prior_type="dirichlet_distribution")
-    est = p._estimator
+    est = p.estimator_
     assert est.weight_concentration_prior_type == "dirichlet_distribution"
     # the fitted attributes (trailing _) are the priors the variational updates used
     assert est.weight_concentration_prior_ == 0.37
@@ -84,7 +85,7 @@ def test_vi_priors_reach_the_bayesian_mixture():
     np.testing.assert_array_equal(est.covariance_prior_, 0.6 * np.eye(2))
     # a matrix w0 is passed as it is
     w0 = np.array([[0.5, 0.1], [0.1, 0.3]])
-    est = kv.partitions.fit("vi", X, n_components=3, covariance_prior=w0)._estimator
+    est = kv.partitions.fit("vi", X, n_components=3, covariance_prior=w0).estimator_
     np.testing.assert_array_equal(est.covariance_prior_, w0)
     assert est.weight_concentration_prior_type == "dirichlet_process"
 
@@ -172,3 +173,33 @@ def test_unknown_method_and_duplicate_points():
         kv.partitions.fit("dbscan", np.zeros((5, 2)))
     with pytest.raises(ValueError, match="Only 2 distinct points"):
         kv.partitions.fit("kmeans", np.array([[0.0, 0]] * 5 + [[1.0, 1]] * 5), n_components=3)
+
+
+# ------------------------------------------------------------------ scikit-learn estimator
+@pytest.mark.parametrize("method, params", [("kmeans", {}), ("gmm", {"max_iter": 50}),
+                                            ("vi", {"weight_concentration_prior": 0.5, "prune_threshold": 0.02})])
+def test_partition_is_a_cloneable_estimator_equal_to_the_fit_wrapper(method, params):
+    X = _two_blobs(7)
+    estimator = Partition(method=method, n_components=3, random_state=1, **params)
+    assert estimator.fit(X) is estimator                       # fit returns self
+    assert not hasattr(clone(estimator), "means_")             # clone: same parameters, unfitted
+    assert clone(estimator).get_params() == estimator.get_params()
+    wrapped = kv.partitions.fit(method, X, n_components=3, random_state=1, **params)
+    for attribute in ("means_", "covariances_", "weights_", "labels_", "epsilons_"):
+        np.testing.assert_array_equal(getattr(estimator, attribute), getattr(wrapped, attribute))
+    refitted = clone(estimator).fit(X)
+    np.testing.assert_array_equal(refitted.means_, estimator.means_)
+
+
+def test_partition_parameters_are_keyword_only_and_checked_per_method():
+    with pytest.raises(TypeError):
+        Partition("kmeans")
+    X = _two_blobs(8)
+    with pytest.raises(ValueError, match=r"k-means takes no extra parameters; got \['prune_threshold'\]"):
+        Partition(method="kmeans", prune_threshold=0.1).fit(X)
+    with pytest.raises(ValueError, match=r"Unknown GMM parameter\(s\) \['covariance_prior'\]"):
+        Partition(method="gmm", covariance_prior=1.0).fit(X)
+    with pytest.raises(ValueError, match="Unknown partition method 'dbscan'"):
+        Partition(method="dbscan").fit(X)
+    with pytest.raises(ValueError, match="must be fitted first"):
+        Partition().predict(X)
