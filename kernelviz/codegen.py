@@ -338,7 +338,7 @@ def _boundaries_body(settings: Mapping) -> str:
             two_class_models = tuple(n for n in settings["models"] if kv.models.MODELS[n][2])
             lines += [f"    if name in {two_class_models!r} and len(np.unique(y[train])) > 2:",
                       "        # a two-class model meets more classes one pair at a time (one-vs-one), as in the app",
-                      "        model = OneVsOneClassifier(kv.models.WithUnlabeled(model, X_unlabeled)).fit(X[train], "
+                      "        model = OneVsOneClassifier(kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled)).fit(X[train], "
                       "y[train])",
                       "    else:",
                       "        model.fit(X[train], y[train], X_unlabeled=X_unlabeled)"]

@@ -20,6 +20,7 @@ import pytest
 import kernelviz as kv
 from kernelviz import codegen
 from kernelviz import figures as fg
+from kernelviz import registry
 from kernelviz import state
 from kernelviz import views
 
@@ -311,5 +312,5 @@ def test_every_view_has_a_script_that_compiles(view):
 @pytest.mark.slow
 def test_every_kernel_and_model_on_small_data(tmp_path):
     """The script fits each kernel at γ directly, the app at γ = 1 and then sets γ: the numbers must not care."""
-    check_view(tmp_path, view="boundaries", gen_params={"n_samples": 60, "noise": 0.2}, kernels=list(state.KERNEL_NAMES),
-               models=list(state.MODEL_NAMES), log_gamma=0.5, log_C=0.5)
+    check_view(tmp_path, view="boundaries", gen_params={"n_samples": 60, "noise": 0.2}, kernels=list(registry.KERNELS),
+               models=list(registry.MODELS), log_gamma=0.5, log_C=0.5)
