@@ -12,8 +12,6 @@ import numbers
 
 import numpy as np
 
-from .data import UNLABELED
-
 
 def format_label(label):
     """A class label as a person writes it, for error messages.
@@ -80,11 +78,10 @@ def check_points(X, *, name="X", min_points=1, allow_1d=True):
 
 def check_positive(value, name, *, allow_zero=False):
     """A finite real number > 0 (≥ 0 with ``allow_zero``), as ``float``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number; got {value!r}.")
-    if value < 0 or (value == 0 and not allow_zero):
-        bound = "≥ 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound}; got {value!r}.")
+    kind = "non-negative" if allow_zero else "positive"
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value)
+            or value < 0 or (value == 0 and not allow_zero)):
+        raise ValueError(f"{name} must be a {kind}, finite number; got {value!r}.")
     return float(value)
 
 
@@ -125,6 +122,8 @@ def check_positive_grid(values, name):
 
 def check_labels(y, n_points, cv):
     """Labels of ``n_points`` labeled points, at least two classes with ``cv`` points each."""
+    from .data import UNLABELED  # here, not at the top: kernelviz.data checks its points with this module
+
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be a 1-D array of labels; got shape {y.shape}.")

@@ -38,19 +38,10 @@ from ._chunks import apply_in_chunks  # noqa: F401 -- public name kv.kernels.app
 from ._cluster_pairs import LOG_MAX as _LOG_MAX
 from ._cluster_pairs import OVERFLOW_MESSAGE as _OVERFLOW_MESSAGE
 from ._cluster_pairs import whitener as _whitener
-from .partitions import validate_points
+from ._validation import check_points, check_positive
 
 
 # ----------------------------------------------------------------------------- helpers
-def _check_gamma(gamma, name="gamma"):
-    try:
-        value = float(gamma)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number; got {gamma!r}.") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive, finite number; got {gamma!r}.")
-    return value
-
 
 def _sq_dists(A, B, same):
     """Squared Euclidean distances; exact zeros on the diagonal of a self-Gram."""
@@ -78,7 +69,7 @@ class GammaFamily:
 
     def gram(self, gamma, out=None):
         """K_γ = n ⊙ exp(−γ D)."""
-        gamma = _check_gamma(gamma)
+        gamma = check_positive(gamma, "gamma")
         if np.max(self.log_n) > _LOG_MAX:      # K ≤ n, so only the normaliser can overflow
             raise ValueError(_OVERFLOW_MESSAGE)
         K = np.multiply(self.D, -gamma, out=out)
@@ -131,7 +122,7 @@ class Kernel(BaseEstimator):
     def fit(self, X, y=None):
         """Fit the unsupervised part (partition, density model, graph) on ``X``; ``y`` is
         ignored (labels are never used). Returns ``self``."""
-        X = validate_points(X, min_points=1, allow_1d=False)
+        X = check_points(X, min_points=1, allow_1d=False)
         self.n_features_in_ = X.shape[1]
         self._fit(X)
         self.is_fitted_ = True
@@ -151,7 +142,7 @@ class Kernel(BaseEstimator):
             raise ValueError(f"The {self.name} kernel must be fitted first: call kernel.fit(X) on all points.")
 
     def _check_points(self, X, name):
-        X = validate_points(X, name=name, allow_1d=False)
+        X = check_points(X, name=name, allow_1d=False)
         expected = getattr(self, "n_features_in_", None)
         if expected is not None and X.shape[1] != expected:
             raise ValueError(f"The kernel was fitted on {expected} features, but {name} has {X.shape[1]}.")
@@ -179,7 +170,7 @@ class Kernel(BaseEstimator):
 
     def __call__(self, X, Y=None):
         """Gram matrix K(X, Y) at the kernel's own ``gamma``; ``Y=None`` means ``Y = X``."""
-        gamma = _check_gamma(self.gamma)
+        gamma = check_positive(self.gamma, "gamma")
         if self.gamma_convertible:
             return self.gamma_family(X, Y).gram(gamma)
         X, Y, same = self._prepare(X, Y)
@@ -242,9 +233,9 @@ def cluster_gaussian_gram(X, Y, x_clusters, y_clusters, covariances, gamma):
         Positive definite cluster covariances.
     gamma : float
     """
-    gamma = _check_gamma(gamma)
-    X = validate_points(X, name="X", allow_1d=False)
-    Y = validate_points(Y, name="Y", allow_1d=False)
+    gamma = check_positive(gamma, "gamma")
+    X = check_points(X, name="X", allow_1d=False)
+    Y = check_points(Y, name="Y", allow_1d=False)
     covariances = np.asarray(covariances, dtype=np.float64)
     tables = _pairs.PairTables(covariances)
     cx = np.asarray(x_clusters, dtype=np.intp)
@@ -305,7 +296,7 @@ class _ClusterCovarianceKernel(Kernel):
         return GammaFamily(*_pairs.gamma_family_parts(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, same))
 
     def __call__(self, X, Y=None):
-        gamma = _check_gamma(self.gamma)
+        gamma = check_positive(self.gamma, "gamma")
         X, Y, same = self._prepare(X, Y)
         cx, cy = self._clusters(X, Y, same)
         return _pairs.gram(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, gamma, same)
@@ -677,7 +668,7 @@ class Units:
     """
 
     def __init__(self, weights, means, covariances):
-        self.means = validate_points(means, name="unit means", allow_1d=False)
+        self.means = check_points(means, name="unit means", allow_1d=False)
         m, d = self.means.shape
         self.weights = np.broadcast_to(np.asarray(weights, dtype=np.float64), (m,)).copy()
         if np.any(self.weights <= 0) or not np.all(np.isfinite(self.weights)):
@@ -690,8 +681,8 @@ class Units:
     @classmethod
     def from_points(cls, X, bandwidth):
         """Points z as Gaussians (1, z, s² I)."""
-        X = validate_points(X, allow_1d=False)
-        s = _check_gamma(bandwidth, "point bandwidth")
+        X = check_points(X, allow_1d=False)
+        s = check_positive(bandwidth, "point bandwidth")
         return cls(np.ones(len(X)), X, s * s * np.eye(X.shape[1]))
 
     @classmethod
@@ -798,10 +789,10 @@ class LPPK(_UnitKernel):
     def _bandwidth(self, gamma):
         if self.point_bandwidth is None:
             return 1.0 / np.sqrt(4.0 * gamma)
-        return _check_gamma(self.point_bandwidth, "point_bandwidth")
+        return check_positive(self.point_bandwidth, "point_bandwidth")
 
     def __call__(self, X, Y=None):
-        gamma = _check_gamma(self.gamma)
+        gamma = check_positive(self.gamma, "gamma")
         A, B = self._prepare_units(X, Y, self._bandwidth(gamma))
         return lppk(A, B)
 
@@ -821,7 +812,7 @@ class RBFPPK(_UnitKernel):
             spread = np.sqrt(np.mean(np.var(X, axis=0))) if len(X) > 1 else 0.0
             self.bandwidth_ = 0.1 * spread if spread > 0 else 0.1
         else:
-            self.bandwidth_ = _check_gamma(self.point_bandwidth, "point_bandwidth")
+            self.bandwidth_ = check_positive(self.point_bandwidth, "point_bandwidth")
 
     def _gamma_family_units(self, A, B):
         D = -2.0 * lppk(A, B)
@@ -831,7 +822,7 @@ class RBFPPK(_UnitKernel):
         return GammaFamily(D)
 
     def __call__(self, X, Y=None):
-        return self.gamma_family(X, Y).gram(_check_gamma(self.gamma))
+        return self.gamma_family(X, Y).gram(check_positive(self.gamma, "gamma"))
 
     def describe(self):
         return {**super().describe(), "point bandwidth": self.bandwidth_}
@@ -876,7 +867,7 @@ def make(name, **params):
         raise ValueError(f"Kernel {name!r} has no parameter(s) {sorted(unknown)}; its parameters are "
                          f"{cls._get_param_names()}.")
     kernel = cls(**params)
-    _check_gamma(kernel.gamma)
+    check_positive(kernel.gamma, "gamma")
     return kernel
 
 

@@ -23,6 +23,8 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import BayesianGaussianMixture, GaussianMixture
 
+from ._validation import check_points
+
 METHODS = ("kmeans", "gmm", "vi")
 
 #: Paper's regularisation strength (CkRBF, Algorithm 1 footnote).
@@ -37,38 +39,6 @@ _RELATIVE_REG_COVAR = 1e-6
 #: A covariance whose smallest / largest eigenvalue ratio is below this is treated as
 #: singular: its inverse would amplify rounding errors by more than ~1e12.
 _CONDITION_FLOOR = 1e-12
-
-
-def validate_points(X, *, name="X", min_points=1, allow_1d=True):
-    """Return ``X`` as a finite 2-D float64 array, or raise a readable ``ValueError``.
-
-    A 1-D array is read as one feature (``reshape(-1, 1)``) when ``allow_1d`` is true;
-    otherwise it is refused, since it could as well be a single point (the kernels do this).
-    """
-    try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must contain numbers only ({exc}).") from None
-    if X.ndim == 1:
-        if not allow_1d:
-            raise ValueError(
-                f"{name} must be a 2-D array of shape (n_points, n_features); got a 1-D array of shape {X.shape}. "
-                f"Use {name}.reshape(-1, 1) for a single feature or {name}.reshape(1, -1) for a single point."
-            )
-        X = X.reshape(-1, 1)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array of shape (n_points, n_features); got {X.ndim} dimensions.")
-    if X.shape[1] == 0:
-        raise ValueError(f"{name} has no features (0 columns).")
-    if X.shape[0] < min_points:
-        raise ValueError(f"{name} needs at least {min_points} point(s); got {X.shape[0]}.")
-    if not np.all(np.isfinite(X)):
-        bad = np.argwhere(~np.isfinite(X))[0]
-        raise ValueError(
-            f"{name} contains NaN or infinite values (first at row {bad[0]}, column {bad[1]}); "
-            "remove or impute them first."
-        )
-    return X
 
 
 def empirical_covariance(points, d):
@@ -222,7 +192,7 @@ class Partition(BaseEstimator):
     def from_parameters(cls, means, covariances, weights=None):
         """A fitted Gaussian mixture given by its parameters (no data), e.g. to study a kernel
         on a known model. Covariances must be positive definite."""
-        means = validate_points(means, name="means")
+        means = check_points(means, name="means")
         k, d = means.shape
         covariances = np.asarray(covariances, dtype=np.float64)
         if covariances.shape != (k, d, d):
@@ -252,7 +222,7 @@ class Partition(BaseEstimator):
         """Fit the partition on ``X`` (``y`` is ignored: no labels are used). Returns ``self``."""
         params = self._method_params()
         _check_method_params(self.method, params)
-        X = validate_points(X)
+        X = check_points(X)
         n, d = X.shape
         k = self.n_components
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -331,7 +301,7 @@ class Partition(BaseEstimator):
     def _check(self, X):
         if not hasattr(self, "means_"):
             raise ValueError("The partition must be fitted first: call partition.fit(X).")
-        X = validate_points(X)
+        X = check_points(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"The partition was fitted on {self.n_features_in_} features; got {X.shape[1]}."
@@ -424,7 +394,7 @@ def fit_per_class(method, X, y, n_components=2, random_state=0, **params):
     dict
         Class label → :class:`Partition` of that class's points.
     """
-    X = validate_points(X)
+    X = check_points(X)
     y = np.asarray(y)
     if y.shape != (X.shape[0],):
         raise ValueError(f"y must have one label per point: X has {X.shape[0]} rows, y has shape {y.shape}.")

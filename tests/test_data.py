@@ -537,7 +537,7 @@ def test_datasets_compare_by_identity_not_by_their_arrays():
 def test_dataset_validates_its_arrays():
     with pytest.raises(ValueError, match="NaN or infinite value.*row 1, column 0"):
         Dataset([[1.0], [np.nan]])
-    with pytest.raises(ValueError, match="must be 2-D"):
+    with pytest.raises(ValueError, match=r"must be a 2-D array of shape \(n_points, n_features\); got a 1-D array"):
         Dataset([1.0, 2.0])
     with pytest.raises(ValueError, match="one label per point"):
         Dataset([[1.0], [2.0]], [1.0])

@@ -679,8 +679,8 @@ def test_fitted_kernel_given_to_svc_says_to_use_kernel_svc():
         cross_val_score(SVC(kernel=k), X, y, cv=2, error_score="raise")
     assert clone(k).get_params() == k.get_params()
     # the model that fits the kernel inside its own fit works under clone / cross_val_score,
-    # and the fitted object serves as the template the kernel's name would give
+    # and the fitted object serves as the template the kernel's name (with its own γ) would give
     by_object = cross_val_score(kv.models.KernelSVC(kernel=k), X, y, cv=2, error_score="raise")
-    np.testing.assert_array_equal(by_object, cross_val_score(kv.models.KernelSVC(kernel="ckrbf"), X, y, cv=2))
+    np.testing.assert_array_equal(by_object, cross_val_score(kv.models.KernelSVC(kernel="ckrbf", gamma=0.5), X, y, cv=2))
     # a kernel with nothing to fit works with SVC as it is
     assert cross_val_score(SVC(kernel=kv.kernels.make("rbf", gamma=0.5)), X, y, cv=2, error_score="raise").min() == 1.0

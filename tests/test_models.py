@@ -573,9 +573,9 @@ def test_bad_model_parameters_are_explained(moons):
         models.MCPM(kernel="rbf").fit(X, y)
     with pytest.raises(ValueError, match="n_neighbors must be a whole number"):
         models.KNDA(n_neighbors=0).fit(X, y)
-    with pytest.raises(ValueError, match="beta must be > 0"):
+    with pytest.raises(ValueError, match="beta must be a positive, finite number"):
         models.KFD(beta=0.0).fit(X, y)
-    with pytest.raises(ValueError, match="eta must be ≥ 0"):
+    with pytest.raises(ValueError, match="eta must be a non-negative, finite number"):
         models.CKSVMNDA(eta=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="feature_map must be one of"):
         models.CKSVMNDA(feature_map="pca").fit(X, y)

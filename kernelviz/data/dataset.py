@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import check_points
+
 UNLABELED = -9999
 """Label value marking a point whose class is unknown (only inside ``Dataset.y``)."""
 
@@ -46,7 +48,7 @@ class Dataset:
     class_names: dict[float, str] | None = None
 
     def __post_init__(self):
-        self.X = check_points(self.X, "X")
+        self.X = check_points(self.X, name="X", min_points=0, allow_1d=False)
         if self.y is not None:
             self.y = np.asarray(self.y, dtype=np.float64)
             if self.y.ndim != 1 or len(self.y) != len(self.X):
@@ -126,31 +128,6 @@ def _check_class_names(class_names, classes, y):
     if repeated:
         raise ValueError(f"In class_names, the name {repeated[0]!r} is given to more than one class.")
     return checked
-
-
-def check_points(X, what):
-    """``X`` as a finite 2-D float64 array; ``what`` names it in the error messages."""
-    try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{what} must be a numeric array: {error}.") from None
-    if X.ndim == 1:
-        raise ValueError(
-            f"{what} must be 2-D (one row per point, one column per feature); got a 1-D "
-            "array — use X.reshape(-1, 1) for one feature."
-        )
-    if X.ndim != 2:
-        raise ValueError(f"{what} must be 2-D (points × features); got shape {X.shape}.")
-    if X.shape[1] == 0:
-        raise ValueError(f"{what} has no feature columns.")
-    bad = ~np.isfinite(X)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{what} contains {int(bad.sum())} NaN or infinite value(s), the first at row "
-            f"{row}, column {col}; remove or fill them first."
-        )
-    return X
 
 
 def require_classes(y, at_least=2):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dataset import check_points
+from .._validation import check_points
 
 SCALINGS = ("none", "minmax", "zscore")
 
@@ -27,7 +27,7 @@ def scaling_parameters(X, method):
     """
     if method not in SCALINGS:
         raise ValueError(f"Unknown scaling {method!r}; choose one of: {', '.join(SCALINGS)}.")
-    X = check_points(X, "The data to fit the scaling on")
+    X = check_points(X, name="The data to fit the scaling on", min_points=0, allow_1d=False)
     if method == "none":
         return np.zeros(X.shape[1]), np.ones(X.shape[1])
     if method == "minmax":
@@ -59,7 +59,7 @@ def scale(X, method, fit_on=None):
         ``(X - offset) / factor`` (see :func:`scaling_parameters`); constant columns
         become 0.
     """
-    X = check_points(X, "X")
+    X = check_points(X, name="X", min_points=0, allow_1d=False)
     offset, factor = scaling_parameters(X if fit_on is None else fit_on, method)
     if len(offset) != X.shape[1]:
         raise ValueError(

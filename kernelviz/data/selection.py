@@ -7,7 +7,8 @@ import warnings
 
 import numpy as np
 
-from .dataset import UNLABELED, check_points, check_seed
+from .._validation import check_points
+from .dataset import UNLABELED, check_seed
 from .scaling import scale
 
 SELECTIONS = ("all", "fraction", "per_class", "dense_per_class")
@@ -105,7 +106,7 @@ def select_labeled(y, how, value=None, X=None, random_state=0):
     if how == "dense_per_class":
         if X is None:
             raise ValueError("Selecting points in dense regions needs the points X.")
-        X = check_points(X, "X")
+        X = check_points(X, name="X", min_points=0, allow_1d=False)
         if len(X) != len(y):
             raise ValueError(f"X has {len(X)} points but y has {len(y)} labels.")
         # z-scores, so that no feature dominates the density or the distances
