@@ -1,4 +1,4 @@
-"""Grid-search performance budgets (PRODUCT.md), measured in one run.
+"""Grid-search performance budgets (docs/PRODUCT.md, "Performance budgets"), measured in one run.
 
 Workload: CkRBF (k-means, k = 2, paper scale) on 800 points of fourclass scaled to
 [0, 1], 7 × 7 grid C ∈ 10^{−2..4}, γ ∈ 10^{−3..3}, 5-fold stratified CV.

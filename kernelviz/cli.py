@@ -189,7 +189,7 @@ def build_parser():
     grid.add_argument("--scheduler", metavar="ADDRESS",
                       help="run on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786); needs kernelviz[dask]")
     grid.add_argument("--normalize", choices=["paper", "unit"],
-                      help="CkRBF kernel scale: 'paper' (Algorithm 1) or 'unit' (see MATH.md)")
+                      help="CkRBF kernel scale: 'paper' (Algorithm 1) or 'unit' (see docs/MATH.md §6)")
     grid.add_argument("--n-components", type=positive_int, metavar="K",
                       help="clusters / mixture components for the kernels that have a partition")
     grid.add_argument("--max-iter", type=positive_int, default=_evaluation.DEFAULT_MAX_ITER,

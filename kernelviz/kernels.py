@@ -1,4 +1,4 @@
-"""Every kernel of MATH.md §2, with one interface.
+"""Every kernel of docs/MATH.md §4, with one interface.
 
 The structured kernels all map a point to a Gaussian and compare Gaussians:
 
@@ -195,7 +195,7 @@ class RBF(Kernel):
 class MahalanobisRBF(Kernel):
     """Mahalanobis RBF kernel exp(−γ (x−y)ᵀ Σ⁻¹ (x−y)) with Σ = cov of the fitted points.
 
-    A singular Σ is regularised towards I as in MATH.md §1 (``epsilon_`` reports it).
+    A singular Σ is regularised towards I as in docs/MATH.md §2.3 (``epsilon_`` reports it).
     """
 
     name = "mrbf"
@@ -267,7 +267,7 @@ class _ClusterCovarianceKernel(Kernel):
                                                   self.partition_params)
         labels = self.partition_.predict(X)
         k = self.partition_.n_components_
-        # MATH.md §1: Σ_i = cov(X ∩ W_i) of the hard clusters, whatever the partition method.
+        # docs/MATH.md §2.2: Σ_i = cov(X ∩ W_i) of the hard clusters, whatever the partition method.
         A = _partitions.reference_covariance(X)
         covs = np.empty((k, d, d))
         self.epsilons_ = np.zeros(k)

@@ -64,7 +64,7 @@ def reference_covariance(X):
 
 
 def regularize_covariance(S, A, n_points, eps0=PAPER_EPSILON):
-    """Regularise one covariance as in MATH.md §1.
+    """Regularise one covariance as in docs/MATH.md §2.3.
 
     Parameters
     ----------

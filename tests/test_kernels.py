@@ -1,4 +1,4 @@
-"""The kernels: MATH.md's theorems, brute-force agreement, and bad input."""
+"""The kernels: the theorems of docs/MATH.md §4, brute-force agreement, and bad input."""
 
 import inspect
 import warnings
@@ -129,13 +129,13 @@ def _responsibilities(mixture, X):
 
 # ------------------------------------------------------------------ brute force, d = 1, 2, 5
 def _brute(name, k, X, Y, X_fit):
-    """Independent double-loop evaluation of every kernel from its MATH.md formula."""
+    """Independent double-loop evaluation of every kernel from its formula in docs/MATH.md §4."""
     g = k.gamma
     n, m = len(X), len(Y)
     out = np.empty((n, m))
     if name in ("ckrbf", "ckrbf-radial"):
         # Only the hard assignment is taken from the kernel; everything else is recomputed
-        # from MATH.md: Σ_i = cov(X_fit ∩ W_i) (ddof = 1), radial σ_i² = trace(Σ_i)/d, and the
+        # from docs/MATH.md §2.2, §4.4 and §6: Σ_i = cov(X_fit ∩ W_i) (ddof = 1), radial σ_i² = trace(Σ_i)/d, and the
         # "unit" scale: each value over √(K(x, x) K(y, y)), K(x, x) = det(2Σ_c(x))^(−½).
         d = X_fit.shape[1]
         labels = k.partition_.predict(X_fit)
@@ -381,7 +381,7 @@ def test_unit_normalization_divides_by_the_self_similarities():
     assert unit(Y, X).max() <= 1.0
     # the two clusters' self-similarities differ, so this is not one constant
     assert np.ptp(np.log(self_x)) > 0.1
-    # on [0, 1] data the paper's normaliser is far from 1 (MATH.md: about 13 on fourclass);
+    # on [0, 1] data the paper's normaliser is far from 1 (docs/MATH.md §6: about 13 on fourclass);
     # describe() quotes it under either scale
     assert np.exp(paper.log_norm_).min() > 2
     for kernel in (paper, unit):

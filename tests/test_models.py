@@ -241,7 +241,7 @@ def test_linear_mpm_matches_a_direct_socp_solution():
     np.testing.assert_allclose(mpm.coef_, direct.x, atol=1e-3)
     b = mpm.coef_ @ pos.mean(axis=0) - mpm.kappa_ * np.sqrt(mpm.coef_ @ cov_pos @ mpm.coef_)
     assert mpm.intercept_ == pytest.approx(-b)
-    # The two forms of b in seed 003 (from either class) agree at the optimum.
+    # The two forms of b in the MCPM paper (Yang et al. 2008) (from either class) agree at the optimum.
     b_neg = mpm.coef_ @ neg.mean(axis=0) + mpm.kappa_ * np.sqrt(mpm.coef_ @ cov_neg @ mpm.coef_)
     assert b == pytest.approx(b_neg, rel=1e-6)
 

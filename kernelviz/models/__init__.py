@@ -1,4 +1,4 @@
-"""The classifiers of MATH.md §3 as scikit-learn estimators.
+"""The classifiers of docs/MATH.md §8 as scikit-learn estimators.
 
 Every model follows the estimator contract of ``sklearn/svm/_classes.py``: the
 hyper-parameters are keyword-only ``__init__`` arguments stored unchanged (so ``clone`` and

@@ -13,7 +13,7 @@ from ._base import _binary_labels, _ExpansionModel, _kernel_pca_map, _validate_t
 def within_class_scatter(F, positive):
     """Δ = Σ_m F_mᵀ (I − 1_{N_m}) F_m over the two classes' rows F_m of F.
 
-    With F = K (rows = columns of a symmetric Gram) this is MATH.md's
+    With F = K (rows = columns of a symmetric Gram) this is the Δ of docs/MATH.md (8.3),
     Δ = K₁(I − 1_{N₁})K₁ᵀ + K₂(I − 1_{N₂})K₂ᵀ.
     """
     scatter = np.zeros((F.shape[1], F.shape[1]))
@@ -24,7 +24,7 @@ def within_class_scatter(F, positive):
 
 
 def nonparametric_between_scatter(F, K, positive, n_neighbors, weight_exponent):
-    """KNDA's between-class scatter ∇ (seed 004, Eqs. 3–7) on the feature rows F.
+    """KNDA's between-class scatter ∇ (Ksantini & Gharbi 2015, Eqs. 3–7; docs/MATH.md §8.7) on the feature rows F.
 
     For each point x_i, L_i = φ(x_i) − (mean of its κ nearest neighbours in the other
     class); ∇ = (1/N) Σ_i Ψ_i L_i L_iᵀ with the boundary weight
@@ -170,7 +170,7 @@ class KFD(_DiscriminantModel):
 
 
 class KNDA(_DiscriminantModel):
-    __doc__ = """Kernel Nonparametric Discriminant Analysis (seed 004, §2.2). Two classes only.
+    __doc__ = """Kernel Nonparametric Discriminant Analysis (Ksantini & Gharbi 2015, §2.2; docs/MATH.md §8.7). Two classes only.
 
     The between-class scatter ∇ is built from the κ nearest neighbours of each point in
     the other class, weighted towards the class boundary
@@ -233,8 +233,8 @@ class KNDA(_DiscriminantModel):
 class CKSVMNDA(_ExpansionModel):
     """Combined kernel SVM and KNDA (Ksantini & Gharbi, 2015). Two classes only.
 
-    The SVM regulariser ½ wᵀw becomes ½ wᵀΘw with Θ = η Δ (∇ + βI)⁻¹ Δ + I (seed 004,
-    Eq. 16), Δ and ∇ the within-class and nonparametric between-class scatter of the
+    The SVM regulariser ½ wᵀw becomes ½ wᵀΘw with Θ = η Δ (∇ + βI)⁻¹ Δ + I (Ksantini & Gharbi 2015,
+    Eq. 16; docs/MATH.md §8.8), Δ and ∇ the within-class and nonparametric between-class scatter of the
     training feature vectors φ(x_i). Writing ŵ = Θ^½ w turns it into a plain linear SVM
     on the features Θ^(−½) φ(x), solved by libsvm; a new point is mapped the same way.
 
@@ -248,10 +248,10 @@ class CKSVMNDA(_ExpansionModel):
       whose inner products reproduce K. With η = 0, Θ = I and the model *is* the kernel
       SVM with this kernel (same Gram, same libsvm problem).
     * ``feature_map="empirical"``: φ(x_i) = K[:, i], the empirical kernel map the paper
-      (and MATH.md) writes. With η = 0 this is a linear SVM on the columns of K, i.e. an
+      writes. With η = 0 this is a linear SVM on the columns of K, i.e. an
       SVM with the Gram K², not the kernel SVM with K.
 
-    Both reproduce MATH.md's Δ = K₁(I − 1_{N₁})K₁ᵀ + K₂(I − 1_{N₂})K₂ᵀ up to the change of
+    Both reproduce the Δ of docs/MATH.md (8.3), Δ = K₁(I − 1_{N₁})K₁ᵀ + K₂(I − 1_{N₂})K₂ᵀ up to the change of
     coordinates.
 
     Parameters

@@ -107,8 +107,8 @@ class MPM(_MinimaxModel):
     Finds the hyperplane aᵀz = b that maximises the worst-case accuracy α over all class
     distributions with the training means and covariances:
     min_a ‖Σ₊^½ a‖ + ‖Σ₋^½ a‖ s.t. aᵀ(x̄₊ − x̄₋) = 1, κ = 1/min, α = κ²/(1 + κ²),
-    b = aᵀx̄₊ − κ‖Σ₊^½ a‖ (class "+" is ``classes_[1]``). The kernelised form (seed 003,
-    Eq. 4) is solved in explicit kernel-PCA coordinates of the training Gram, where it
+    b = aᵀx̄₊ − κ‖Σ₊^½ a‖ (class "+" is ``classes_[1]``). The kernelised form (Yang et al. 2008,
+    Eq. 4; docs/MATH.md §8.4) is solved in explicit kernel-PCA coordinates of the training Gram, where it
     is the linear problem again: a = Σ_j v_j φ(x_j) with the same optimum, and the
     feature-space ridge becomes a plain one. Covariances are population covariances
     (1/N), as in the kernel form.
@@ -216,7 +216,7 @@ class MCPM(_MinimaxModel, _ClusterUnitModel):
 
     Each class is split into ``n_components`` k-means clusters, each a Gaussian unit
     built as for :class:`SCM` (see its notes on weights and bandwidth); the kernel MPM
-    of seed 003 (Eq. 4–5) is solved on the units' Gram (LPPK or RBF-PPK), with class
+    of Yang et al. (2008), Eq. 4–5 (docs/MATH.md §8.5), is solved on the units' Gram (LPPK or RBF-PPK), with class
     means and covariances in the feature space weighted by the clusters' sizes (with
     equal sizes this is exactly Eq. 4), in kernel-PCA coordinates as in :class:`MPM`. A
     test point z is the unit (1, z, s² I). Two classes only; ``alpha_`` is the

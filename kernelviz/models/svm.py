@@ -184,7 +184,7 @@ class MkRBF(_KernelModel):
 
     The clusters come from :func:`kernelviz.partitions.fit` ("kmeans") on the labeled
     and unlabeled points; cluster i's SVM uses exp(−γ (x−y)ᵀ Σ_i⁻¹ (x−y)) with Σ_i the
-    partition's regularised covariance (MATH.md §1). A point is classified by the SVM of
+    partition's regularised covariance (docs/MATH.md §2.2–2.3). A point is classified by the SVM of
     its cluster. A cluster whose labeled points all belong to one class predicts that
     class with decision value ±``SINGLE_CLASS_DECISION`` (±1, a point on that class's
     margin); a cluster without labeled points does the same with the most frequent
