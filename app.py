@@ -20,11 +20,12 @@ import streamlit as st
 
 import kernelviz as kv
 from kernelviz import figures as fg
-from kernelviz import registry
+from kernelviz import lessons, registry
 from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
+from kernelviz.ui import teach
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -66,14 +67,20 @@ def is_setting(key: str) -> bool:
 
 
 def session() -> Session:
-    return Session(st.session_state, is_setting=is_setting, always_drawn=ALWAYS_DRAWN)
+    # a control the teacher's link hides is not drawn, so its value must be carried over like any other
+    hide = st.session_state.get("hide") or ()
+    always_drawn = frozenset() if "sidebar" in hide or any(h.startswith("sidebar.") for h in hide) else ALWAYS_DRAWN
+    return Session(st.session_state, is_setting=is_setting,
+                   always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()))
 
 
 def start_session() -> None:
     """First run of a session: settings from the URL (defaults where absent or unreadable)."""
     if session().started:
         return
-    values, problems = kvstate.parse(st.query_params.to_dict())
+    query = st.query_params.to_dict()
+    values, problems = kvstate.parse(query)
+    teach.start(values, problems, query)
     values["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
     session().start(values, problems)
     for problem in set_generator_params(values["generator"], values["gen_params"]):
@@ -113,8 +120,13 @@ def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> No
         queue_and_rerun(restore, f"{error} — restored {describe_values(restore)}.")
 
 
+def page_query(values: dict) -> dict[str, str]:
+    """The link's entries: the settings that differ from their defaults, and the open lesson step."""
+    return {**teach.link_entries(), **kvstate.encode(values)}
+
+
 def write_url(values: dict) -> None:
-    query = kvstate.encode(values)
+    query = page_query(values)
     if query != st.query_params.to_dict():
         st.query_params.from_dict(query)
 
@@ -308,9 +320,9 @@ def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_g
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
-                _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
-    """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ and C, on the same grid."""
-    return read_only(kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed))
+                log_eta: float, unit_kernel: str, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
+    """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ, C, η and unit kernel, on the same grid."""
+    return read_only(kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed, log_eta, unit_kernel))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -377,6 +389,8 @@ def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, 
 
 def number_input(label: str, name: str, where=None, **kwargs):
     """A number input bounded like its setting (``kvstate.bounds``), so the link can always hold its value."""
+    if teach.hidden(name):
+        return st.session_state.get(name)
     lo, hi = kvstate.bounds(name)
     return (where or st).number_input(label, min_value=lo, max_value=hi, key=name,
                                       help=kvstate.BY_NAME[name].widget_help(), **kwargs)
@@ -384,6 +398,8 @@ def number_input(label: str, name: str, where=None, **kwargs):
 
 def slider(label: str, name: str, where=None, **kwargs):
     """A slider (a range slider for a range setting) spanning its setting's bounds."""
+    if teach.hidden(name):
+        return st.session_state.get(name)
     lo, hi = kvstate.bounds(name)
     return (where or st).slider(label, lo, hi, key=name, help=kvstate.BY_NAME[name].widget_help(), **kwargs)
 
@@ -391,16 +407,51 @@ def slider(label: str, name: str, where=None, **kwargs):
 def choice(widget: str, label: str, name: str, where=None, **kwargs):
     """A radio, select box, multiselect or segmented control over a setting's choices,
     labeled and explained as ``kernelviz.registry`` says."""
+    if teach.hidden(name):
+        return st.session_state.get(name)
     setting = kvstate.BY_NAME[name]
-    return getattr(where or st, widget)(label, setting.choices(), key=name, format_func=setting.label,
+    return getattr(where or st, widget)(label, kwargs.pop("options", setting.choices()), key=name, format_func=setting.label,
                                         help=setting.widget_help(), **kwargs)
 
 
+def toggle(label: str, name: str, where=None) -> bool:
+    """An on/off switch for a ``bool`` setting."""
+    if teach.hidden(name):
+        return st.session_state.get(name)
+    return (where or st).toggle(label, key=name, help=kvstate.BY_NAME[name].widget_help())
+
+
 def sidebar(values: dict) -> None:
+    if teach.hidden("sidebar"):
+        return
     sb = st.sidebar
     sb.markdown("## ◎ kernelviz")
     sb.caption("See data-dependent SVM kernels at work.")
+    if not teach.hidden("sidebar.data"):
+        sidebar_data(sb)
+    if not teach.hidden("sidebar.partition"):
+        sidebar_partition(sb)
+    if not teach.hidden("sidebar.kernels"):
+        sidebar_kernels(sb)
+    if not teach.hidden("sidebar.display"):
+        with sb.expander("**Display**"):
+            toggle("Projector (large text and markers)", "projector")
+            toggle("Support-vector rings", "show_support")
+            toggle("Margins", "show_margins")
+            toggle("Test points", "show_test")
+            st.button("Reset to defaults", key="reset_defaults", on_click=reset_to_defaults,
+                      help="Every setting back to its default (what is hidden and the projector stay).")
+    if not teach.hidden("sidebar.share"):
+        with sb.expander("Share this"):
+            teach.share_box(page_query(current_settings()), session().last_good_data, st)
 
+
+def reset_to_defaults() -> None:
+    apply_values(teach.applicable(kvstate.defaults()))
+    teach.leave()
+
+
+def sidebar_data(sb) -> None:
     with sb.expander("**Data**", expanded=True):
         choice("radio", "Source", "source", horizontal=True)
         source = st.session_state["source"]
@@ -442,6 +493,8 @@ def sidebar(values: dict) -> None:
         if prep is not None and prep.d > 2:
             choice("radio", "Fit on", "fit_on", horizontal=True)
 
+
+def sidebar_partition(sb) -> None:
     with sb.expander("**Partition**", expanded=True):
         choice("radio", "Method", "partition", horizontal=True)
         c1, c2 = st.columns(2)
@@ -455,6 +508,8 @@ def sidebar(values: dict) -> None:
             number_input("β₀", "vi_beta0", format="%.3g", where=c2)
             number_input("w₀", "vi_w0", format="%.3g", where=c3)
 
+
+def sidebar_kernels(sb) -> None:
     with sb.expander("**Kernels and SVM**", expanded=True):
         choice("multiselect", "Kernels to compare", "kernels")
         choice("multiselect", "Other models (Decision boundaries)", "models")
@@ -463,11 +518,11 @@ def sidebar(values: dict) -> None:
         slider("log₁₀ C", "log_C", step=0.1, format="%.1f")
         st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
         choice("radio", "CkRBF scale", "normalize", horizontal=True)
-
-    with sb.expander("Share this view"):
-        st.caption("The address bar holds every setting (and drawn points): copy it to reopen this exact view.")
-        query = "&".join(f"{k}={v}" for k, v in kvstate.encode(current_settings()).items())
-        st.code("?" + query if query else "(all defaults)", language=None)
+        models = st.session_state.get("models") or ()
+        if "CKSVMNDA" in models:
+            slider("log₁₀ η (CKSVMNDA)", "log_eta", step=0.5, format="%.1f")
+        if any(m in kvviews.UNIT_KERNEL_MODELS for m in models):
+            choice("radio", "Unit kernel (SCM, MCPM)", "unit_kernel", horizontal=True)
 
 
 # ============================================================================ views
@@ -702,7 +757,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
 
     def other_panel(name):
         return model_panel(name, prep.key, gkey, values["log_gamma"], values["log_C"], values["partition_seed"],
-                           prep, grid)
+                           values["log_eta"], values["unit_kernel"], prep, grid)
 
     with st.spinner("Fitting the SVMs …"):
         # one list, so that the view fails as a whole only when no kernel and no model works
@@ -714,6 +769,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
                                    f"C = {10 ** values['log_C']:.3g}")
     st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
+    teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)
     columns = {
         "kernel": [fg.kernel_label(p.name) + (f" ({p.scheme})" if p.scheme else "") for p in panels],
@@ -752,6 +808,7 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
 
     with st.spinner("Computing Gram matrices and their spectra …"):
         summaries = show_panels(names, summary)
+    teach.report(lessons.gram_results(summaries))
     n = len(prep.y)
     subsample = (f" (every {n / kvviews.GRAM_MAX_POINTS:.1f}-th of {n} points)"
                  if n > kvviews.GRAM_MAX_POINTS else "")
@@ -820,6 +877,7 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
     if not grids:
         return
     log_Cs, log_gammas = grid_axes(values)
+    teach.report(kvviews.pf_curves({name: result.scores for name, (result, _) in grids.items()})[0])
     panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
     fig = fg.grid_search_figure(panels, log_Cs, log_gammas,
                                 title=f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)")
@@ -854,6 +912,7 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
         return
     scores = {name: result.scores for name, (result, _) in grids.items()}
     table, alpha0, alphas, curves = kvviews.pf_curves(scores)
+    teach.report(table)
     fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()})
     st.plotly_chart(fig, key="pf_chart", config={"displaylogo": False})
     st.dataframe(pd.DataFrame([{"kernel": fg.kernel_label(n), "AUC": t["auc"], "AUC / (1 − α₀)": t["normalized_auc"],
@@ -891,14 +950,18 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
 
 # ----------------------------------------------------------------------------- theory
 
-def set_preset(key: str) -> None:
-    preset = kvstate.PRESETS_BY_KEY[key]
-    values = kvstate.apply_preset(preset)
+def apply_values(values: dict) -> None:
+    """Put settings in the session before their widgets are drawn (a button's callback)."""
     for name, value in values.items():
         if name == "points":
             continue
         st.session_state[name] = value
-    set_generator_params(values["generator"], values["gen_params"])
+    if "generator" in values:
+        set_generator_params(values["generator"], values.get("gen_params", {}))
+
+
+def set_preset(key: str) -> None:
+    apply_values(teach.applicable(kvstate.apply_preset(kvstate.PRESETS_BY_KEY[key])))
 
 
 def view_theory() -> None:
@@ -907,6 +970,13 @@ def view_theory() -> None:
     from kernelviz import theory
 
     st.markdown(theory.INTRODUCTION)
+    st.markdown("### Lessons")
+    for name in lessons.names():
+        lesson = lessons.get(name)
+        c1, c2 = st.columns([4, 1])
+        c1.markdown(f"**{lesson.title}** — {lesson.summary}")
+        c2.button("Start the lesson", key=f"theory_lesson_{name}", on_click=teach.go_to, args=(name, 1, apply_values),
+                  width="stretch")
     st.markdown(theory.PRESETS_HEADING)
     for key, title, look_for in theory.PRESETS:
         with st.container(border=True):
@@ -924,6 +994,8 @@ def view_theory() -> None:
     st.markdown(theory.MODELS_HEADING)
     st.markdown("\n".join(f"- **{name}** — {theory.MODELS[name]}" for name in registry.MODELS))
     st.markdown(theory.SCALE_MATTERS)
+    st.markdown("### The papers")
+    st.markdown(teach.citations_markdown())
 
 
 # ============================================================================ page
@@ -993,11 +1065,18 @@ def main() -> None:
     shown = session().messages()
     for message in shown:
         st.error(escape(message))
-    choice("segmented_control", "View", "view", required=True, label_visibility="collapsed")
+    teach.page_style()
+    teach.begin_run()
+    teach.landing(apply_values)
+    explanation = teach.lesson_panel(apply_values)
+    if not teach.hidden("views"):
+        choice("segmented_control", "View", "view", required=True, label_visibility="collapsed",
+               options=teach.visible_views())
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.
     run_view(values["view"], values)
+    teach.explain(explanation)
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())

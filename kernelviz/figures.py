@@ -522,6 +522,7 @@ class BoundaryPanel:
     note: str = ""
     regularised: bool = False  # the kernel measures with ε-regularised (flat) cluster covariances
     scheme: str = ""        # how a two-class model met more classes (e.g. "one-vs-one"), else ""
+    alpha: float | None = None  # MPM / MCPM: the worst-case accuracy bound (the smallest pairwise one)
 
 
 def boundary_title(p: BoundaryPanel) -> str:

@@ -121,12 +121,11 @@ class Lesson:
 def boundary_results(panels: Sequence) -> dict[str, dict[str, Any]]:
     """The Decision boundaries view's numbers, from its ``figures.BoundaryPanel`` list.
 
-    The worst-case bound α of MPM / MCPM is not part of a panel: the app adds it as
-    ``results[name]["alpha"]`` for the steps that read it.
+    ``alpha`` is the worst-case bound of MPM / MCPM (``BoundaryPanel.alpha``; None for the others).
     """
     return {p.name: {"train": p.train_accuracy, "test": p.test_accuracy, "hidden": p.hidden_accuracy,
                      "support_vectors": None if p.support is None else len(p.support),
-                     "n_train": len(p.X_train)}
+                     "n_train": len(p.X_train), "alpha": p.alpha}
             for p in panels}
 
 

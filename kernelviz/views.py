@@ -643,8 +643,12 @@ def _one_vs_one(model, X_unlabeled: np.ndarray | None):
     return OneVsOneClassifier(kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled))
 
 
+#: Models whose units are Gaussians compared by a probability product kernel (``unit_kernel``).
+UNIT_KERNEL_MODELS = ("SCM", "MCPM")
+
+
 def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
-                seed: int) -> fg.BoundaryPanel:
+                seed: int, log_eta: float = -4.0, unit_kernel: str = "rbf-ppk") -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) fitted with γ and C where it takes them.
 
     A two-class model meets more classes through :data:`MULTICLASS_SCHEME` (one fit per
@@ -660,14 +664,21 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
     log_gamma, log_C : float
     seed : int
         ``random_state`` of models that take one.
+    log_eta : float
+        log₁₀ of CKSVMNDA's η (how much KNDA's scatter weighs beside the SVM's margin).
+    unit_kernel : {"rbf-ppk", "lppk"}
+        The kernel between SCM's and MCPM's units.
 
     Returns
     -------
     fg.BoundaryPanel
+        For MPM and MCPM, ``alpha`` holds the fitted worst-case accuracy bound.
     """
     cls, _, binary_only = kv.models.MODELS[name]
     accepted = cls().get_params()
-    params = {"gamma": 10.0 ** log_gamma, "C": 10.0 ** log_C, "random_state": seed}
+    params = {"gamma": 10.0 ** log_gamma, "C": 10.0 ** log_C, "random_state": seed, "eta": 10.0 ** log_eta}
+    if name in UNIT_KERNEL_MODELS:
+        params["kernel"] = unit_kernel
     model = cls(**{k: v for k, v in params.items() if k in accepted})
     X_train, y_train = prep.X_model[prep.train], prep.y[prep.train]
     X_test, y_test = prep.X_model[prep.test], prep.y[prep.test]
@@ -685,13 +696,16 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
     else:
         values = model.decision_function(prep.to_model(grid.points))
     notes = []
+    alpha = None
     if wrapped:
         notes.append(f"{MULTICLASS_SCHEME} over {len(model.classes_)} classes")
         alphas = [e.estimator_.alpha_ for e in model.estimators_ if hasattr(getattr(e, "estimator_", None), "alpha_")]
         if alphas:
-            notes.append(f"pairwise worst-case bound α ≥ {min(alphas):.2f}")
+            alpha = float(min(alphas))
+            notes.append(f"pairwise worst-case bound α ≥ {alpha:.2f}")
     elif hasattr(model, "alpha_"):
-        notes.append(f"worst-case accuracy bound α = {model.alpha_:.2f}")
+        alpha = float(model.alpha_)
+        notes.append(f"worst-case accuracy bound α = {alpha:.2f}")
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(model.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=y_test,
@@ -700,7 +714,7 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         hidden_accuracy=(float(np.mean(model.predict(prep.X_model[prep.hidden]) == prep.y_true[prep.hidden]))
                          if prep.hidden.any() else None),
         fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS and not multiclass,
-        scheme=MULTICLASS_SCHEME if wrapped else "", note=" · ".join(notes)))
+        scheme=MULTICLASS_SCHEME if wrapped else "", note=" · ".join(notes), alpha=alpha))
 
 
 def one_class_note(panel: fg.BoundaryPanel, map_share: float = 0.98, train_accuracy: float = 0.9) -> str:
