@@ -25,7 +25,7 @@ from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
-from kernelviz.ui import teach
+from kernelviz.ui import lesson_grids, teach
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -847,9 +847,22 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     return True
 
 
-def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition) -> dict:
+def take_shipped_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
+    """The lessons' searches shipped with the package (``kernelviz.ui.lesson_grids``), where the
+    settings are exactly a lesson step's: into the session's store, as if just searched."""
+    for name in names:
+        key = grid_key(name, prep, values)
+        if session().stored_grid(key) is None:
+            shipped = lesson_grids.load(name, values, prep, partition)
+            if shipped is not None:
+                session().store_grid(key, shipped)
+
+
+def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
+                 run_label: str = "Run grid search") -> dict:
     if not check_grid_settings(prep, values):
         return {}
+    take_shipped_grids(prep, values, names, partition)
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
         st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {escape(reason)}")
@@ -859,7 +872,7 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
         fits = len(missing) * len(log_Cs) * len(log_gammas) * values["cv"]
         st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: not searched yet with these settings "
                 f"({fits} SVM fits).")
-        if st.button("Run grid search", key=button_key, type="primary"):
+        if st.button(run_label, key=button_key, type="primary"):
             run_grids(prep, values, names, partition)
             st.rerun()  # redraw without the "not searched yet" note
     return grids
@@ -892,10 +905,6 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
         html_download(fig, "grid_search")
 
 
-def toggle_scale() -> None:
-    st.session_state["normalize"] = "unit" if st.session_state["normalize"] == "paper" else "paper"
-
-
 def view_pf(prep: Prepared, values: dict, partition) -> None:
     names = values["kernels"]
     if not names:
@@ -903,14 +912,20 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
         return
     if not require_two_classes(prep):
         return
+    scaled = [n for n in names if n in kvviews.SCALED_KERNELS]
     other = "unit" if values["normalize"] == "paper" else "paper"
-    c1, c2 = st.columns([3, 2])
-    c1.markdown(f"CkRBF scale: **{'as in the paper' if values['normalize'] == 'paper' else 'unit'}**")
-    c2.button(f"Switch CkRBF to the {other} scale", on_click=toggle_scale, key="pf_toggle")
+    if scaled:
+        st.markdown(f"CkRBF scale (sidebar): **{'as in the paper' if values['normalize'] == 'paper' else 'unit'}**. "
+                    f"The other scale can join the plot as its own curve; the sidebar's setting stays as it is.")
     grids = ensure_grids(prep, values, names, "run_pf", partition)
     if not grids:
         return
+    other_values = {**values, "normalize": other}
+    other_grids = (ensure_grids(prep, other_values, scaled, "run_pf_other", partition,
+                                run_label=f"Search CkRBF at the {other} scale too")
+                   if scaled else {})
     scores = {name: result.scores for name, (result, _) in grids.items()}
+    scores.update({other_scale_label(name, other): result.scores for name, (result, _) in other_grids.items()})
     table, alpha0, alphas, curves = kvviews.pf_curves(scores)
     teach.report(table)
     fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()})
@@ -924,7 +939,7 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
     st.caption(f"α₀ = {alpha0:.3f}, the worst score of all grids compared: below it every curve is 1. "
                "A curve further right means more of the grid reaches that accuracy — the kernel is easier to tune.")
     if any(n in kvviews.SCALED_KERNELS for n in grids):
-        st.markdown(scale_sentence(prep, values, grids))
+        st.markdown(scale_sentence(prep, values, grids, other_grids, {n: t["auc"] for n, t in table.items()}))
     curve_csv = pd.DataFrame({"alpha": alphas, **{n: c[1] for n, c in curves.items()}}).to_csv(index=False)
     c1, c2 = st.columns(2)
     c1.download_button("Download P_f curves (CSV)", curve_csv, file_name="pf_curves.csv", mime="text/csv")
@@ -932,7 +947,12 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
         html_download(fig, "pf")
 
 
-def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
+def other_scale_label(name: str, scale: str) -> str:
+    """The P_f curve of a scaled kernel at the scale the sidebar does not use, as its legend names it."""
+    return f"{fg.kernel_label(name)} ({scale} scale)"
+
+
+def scale_sentence(prep: Prepared, values: dict, grids: dict, other_grids: dict, aucs: dict) -> str:
     name = next(n for n in grids if n in kvviews.SCALED_KERNELS)
     result, _ = grids[name]
     normaliser = None
@@ -942,10 +962,10 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
         # exp(log_scale_), while the sentence speaks of the paper's det(Σx+Σy)^(−½)
         paper = np.exp(result.fitted_kernel.log_scale_)
         normaliser = (paper * described["normaliser min"], paper * described["normaliser max"])
-    other_values = {**values, "normalize": "unit" if values["normalize"] == "paper" else "paper"}
-    other = session().stored_grid(grid_key(name, prep, other_values))
-    other_scores = None if other is None or isinstance(other, kvviews.GridFailure) else other[0].scores
-    return kvviews.scale_sentence(escape(prep.name), values["normalize"], normaliser, result.scores, other_scores)
+    other = other_grids.get(name)
+    return kvviews.scale_sentence(escape(prep.name), values["normalize"], normaliser, result.scores,
+                                  None if other is None else other[0].scores, name=name,
+                                  aucs={n: a for n, a in aucs.items() if n in grids})
 
 
 # ----------------------------------------------------------------------------- theory

@@ -968,6 +968,26 @@ def grid_panels(grids: Mapping[str, tuple], log_Cs: np.ndarray, log_gammas: np.n
     return panels
 
 
+def _pf_standing(name: str, aucs: Mapping[str, float], data_name: str, other: str) -> str:
+    """Where ``name``'s P_f AUC stands among ``aucs``, and what showing the ``other`` scale will tell."""
+    label = fg.kernel_label(name)
+    rivals = {n: a for n, a in aucs.items() if n != name}
+    if name not in aucs or not rivals:
+        return (f"Show the {other} scale next to it to see how much this constant alone moves {label}'s curve "
+                f"on {data_name}.")
+    best = max(rivals, key=rivals.get)
+    own, theirs = aucs[name], rivals[best]
+    numbers = f"{own:.3f} against {fg.kernel_label(best)}'s {theirs:.3f}"
+    if own - theirs >= LEVEL_AUC:
+        return (f"On {data_name} {label}'s P_f AUC leads ({numbers}): show the {other} scale next to it to see "
+                "how much of that lead is this constant alone.")
+    if theirs - own >= LEVEL_AUC:
+        return (f"On {data_name} {label}'s P_f AUC trails ({numbers}): there is no lead to explain here; show "
+                f"the {other} scale next to it to see whether the constant helps or hurts.")
+    return (f"On {data_name} {label}'s P_f AUC is level ({numbers}) with the best of the others: show the "
+            f"{other} scale next to it to see whether the constant moves it.")
+
+
 def pf_curves(scores: Mapping[str, np.ndarray], n_alphas: int = 401) -> tuple[dict, float, np.ndarray, dict]:
     """P_f(α) curves of grid scores from the worst score of all grids up to 1.
 
@@ -992,8 +1012,13 @@ def pf_curves(scores: Mapping[str, np.ndarray], n_alphas: int = 401) -> tuple[di
     return table, alpha0, alphas, curves
 
 
+#: P_f AUCs closer than this are called level (as the lessons do: half a point of accuracy over the grid).
+LEVEL_AUC = 0.005
+
+
 def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float, float] | None,
-                   scores: np.ndarray, other_scores: np.ndarray | None) -> str:
+                   scores: np.ndarray, other_scores: np.ndarray | None, *, name: str = "ckrbf",
+                   aucs: Mapping[str, float] | None = None) -> str:
     """Why CkRBF's P_f curve moves with the scale switch, with this data's numbers.
 
     Parameters
@@ -1008,6 +1033,11 @@ def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float
         CkRBF's grid scores at this scale.
     other_scores : array or None
         Its scores on the same grid at the other scale, when that search has been run.
+    name : str
+        The scaled kernel (``"ckrbf"`` or ``"ckrbf-radial"``).
+    aucs : mapping of kernel name → P_f AUC, optional
+        The AUCs the page shows; the sentence says whether ``name`` leads, trails or is level
+        with the best of the others, and speaks of a lead only when there is one.
 
     Returns
     -------
@@ -1021,8 +1051,7 @@ def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float
             f"towards small C — the grid then simply contains more of it. The unit scale divides that constant out")
     if other_scores is None:
         other = "unit" if normalize == "paper" else "paper's"
-        return text + (f". Switch to the {other} scale and run the search again to see how much of CkRBF's "
-                       f"P_f advantage on {data_name} is this constant alone.")
+        return text + ". " + _pf_standing(name, aucs or {}, data_name, other)
     paper, unit = (scores, other_scores) if normalize == "paper" else (other_scores, scores)
     table, alpha0 = kv.evaluation.pf_auc({"paper": paper, "unit": unit})
     return text + (f": on {data_name}, CkRBF's P_f AUC (from α₀ = {alpha0:.3f}, the worse of the two grids) is "
