@@ -25,7 +25,7 @@ from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
-from kernelviz.ui import lesson_grids, teach
+from kernelviz.ui import lesson_grids, takeaway, teach
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -527,12 +527,6 @@ def sidebar_kernels(sb) -> None:
 
 # ============================================================================ views
 
-def html_download(fig, name: str, label: str = "Download figure (HTML)") -> None:
-    """An interactive, self-contained HTML file (PNG export would need kaleido), built only when clicked."""
-    st.download_button(label, lambda: fig.to_html(include_plotlyjs=True, full_html=True), file_name=f"{name}.html",
-                       mime="text/html", key=f"html_{name}", on_click="ignore")
-
-
 def sample_note(prep: Prepared) -> str:
     """Says, in plain words, that the views work on a sample of a large data set."""
     return (f"Showing a stratified sample of {len(prep.y):,} of {prep.n_total:,} points (each class keeps its "
@@ -577,8 +571,8 @@ def view_data(prep: Prepared, values: dict) -> None:
                                  axis_titles=tuple(map(plotly_text, prep.axis_titles)),
                                  title=f"{plotly_text(prep.name)}, "
                                        f"{registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
-            st.plotly_chart(fig, key="data_chart", config={"displaylogo": False})
-            html_download(fig, "data")
+            st.plotly_chart(takeaway.shown(fig), key="data_chart", config={"displaylogo": False})
+            takeaway.downloads(fig, "data")
 
 
 def draw_canvas(values: dict) -> None:
@@ -595,7 +589,7 @@ def draw_canvas(values: dict) -> None:
     lo = min(DRAW_RANGE[0], float(points[:, :2].min()) - 0.5) if len(points) else DRAW_RANGE[0]
     hi = max(DRAW_RANGE[1], float(points[:, :2].max()) + 0.5) if len(points) else DRAW_RANGE[1]
     fig = fg.drawing_figure(points, (lo, hi), (lo, hi), title="Click anywhere to add a point")
-    event = st.plotly_chart(fig, key="draw_chart", on_select="rerun", selection_mode="points",
+    event = st.plotly_chart(takeaway.shown(fig), key="draw_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     add_drawn_points(event)
     st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. Unscaled coordinates; the other views use the scaling chosen in the sidebar.")
@@ -632,7 +626,7 @@ def view_partition(prep: Prepared, values: dict) -> None:
                               classes=prep.classes,
                               title=f"{method}: {part.n_components_} component{'s' if part.n_components_ > 1 else ''} "
                                     "— ellipses at 1, 2 and 3 Mahalanobis units")
-    st.plotly_chart(fig, key="partition_chart", config={"displaylogo": False})
+    st.plotly_chart(takeaway.shown(fig), key="partition_chart", config={"displaylogo": False})
     table = pd.DataFrame({
         "component": np.arange(part.n_components_),
         "weight": np.round(part.weights_, 3),
@@ -647,7 +641,7 @@ def view_partition(prep: Prepared, values: dict) -> None:
                    "every point. k-means gives hard (0/1) responsibilities.")
         for note in part.notes_:
             st.info(note)
-    html_download(fig, "partition")
+    takeaway.downloads(fig, "partition")
 
 
 def centre_reference(prep: Prepared) -> dict:
@@ -704,7 +698,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
         panels = show_panels(names, panel)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.classes)
-    event = st.plotly_chart(fig, key="similarity_chart", on_select="rerun", selection_mode="points",
+    event = st.plotly_chart(takeaway.shown(fig), key="similarity_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     explain_regularised(panels)
     clicked = selected_points(event)
@@ -719,7 +713,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
         "Δ for GMM and RWM; CkRBF's includes its normaliser. Kernels measure in different units, so each panel "
         "spaces its curves for its own range (labels give the values); grey ellipses are the Gaussians "
         "(1 Mahalanobis unit) the kernel uses.")
-    html_download(fig, "similarity")
+    takeaway.downloads(fig, "similarity")
 
 
 def evaluation_grid_key(grid: fg.Grid) -> tuple:
@@ -768,7 +762,9 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
                                    f"C = {10 ** values['log_C']:.3g}")
-    st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
+    fig = fg.hide_boundary_layers(fig, support_vectors=not values["show_support"],
+                                  margins=not values["show_margins"], test_points=not values["show_test"])
+    st.plotly_chart(takeaway.shown(fig), key="boundary_chart", config={"displaylogo": False})
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)
     columns = {
@@ -791,7 +787,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                "the kernels' unsupervised parts see them; they are tinted faintly by their hidden class when "
                "the data have one, and *accuracy on hidden labels* is the accuracy on them — the semi-supervised score. "
                "Fit time: Gram matrix plus libsvm.")
-    html_download(fig, "boundaries")
+    takeaway.downloads(fig, "boundaries")
 
 
 def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
@@ -814,15 +810,17 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
                  if n > kvviews.GRAM_MAX_POINTS else "")
     fig = fg.gram_figure([s.panel for s in summaries],
                          title=f"Gram matrices at γ = {gamma:.3g}, rows ordered by cluster then class{subsample}")
-    st.plotly_chart(fig, key="gram_chart", config={"displaylogo": False})
+    st.plotly_chart(takeaway.shown(fig), key="gram_chart", config={"displaylogo": False})
     st.caption("White lines separate the clusters of the partition. A kernel that knows the clusters shows "
                "brighter blocks on the diagonal.")
     spectra = {s.panel.name: s.eigenvalues for s in summaries}
-    st.plotly_chart(fg.spectrum_figure(spectra), key="spectrum_chart", config={"displaylogo": False})
+    spectrum = fg.spectrum_figure(spectra)
+    st.plotly_chart(takeaway.shown(spectrum), key="spectrum_chart", config={"displaylogo": False})
+    takeaway.downloads(spectrum, "spectrum")
     st.dataframe(pd.DataFrame([s.row for s in summaries]), hide_index=True, width="stretch")
     st.caption("CkRBF and RBF are PSD by construction (Gaussian inner products); RWM and LAP need not be — "
                "libsvm tolerates mild indefiniteness. The diagonal range shows each kernel's scale.")
-    html_download(fig, "kernel_matrix")
+    takeaway.downloads(fig, "kernel_matrix")
 
 
 def grid_controls() -> None:
@@ -847,13 +845,20 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     return True
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def shipped_grid(name: str, key: tuple, _values: dict, _prep: Prepared, _partition):
+    """A lesson's shipped search, rebuilt once per server (its Keerthi–Lin path costs seconds)."""
+    shipped = lesson_grids.load(name, _values, _prep, _partition)
+    return None if shipped is None else read_only(shipped)
+
+
 def take_shipped_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
     """The lessons' searches shipped with the package (``kernelviz.ui.lesson_grids``), where the
     settings are exactly a lesson step's: into the session's store, as if just searched."""
     for name in names:
         key = grid_key(name, prep, values)
-        if session().stored_grid(key) is None:
-            shipped = lesson_grids.load(name, values, prep, partition)
+        if session().stored_grid(key) is None and lesson_grids.store_key(name, values) in lesson_grids.stored_keys():
+            shipped = shipped_grid(name, key, values, prep, partition)
             if shipped is not None:
                 session().store_grid(key, shipped)
 
@@ -894,15 +899,13 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
     panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
     fig = fg.grid_search_figure(panels, log_Cs, log_gammas,
                                 title=f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)")
-    st.plotly_chart(fig, key="grid_chart", config={"displaylogo": False})
+    st.plotly_chart(takeaway.shown(fig), key="grid_chart", config={"displaylogo": False})
     st.caption("★ best cell. Grey circles: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
                "slope −1); red: the best cell on it — one line search instead of the whole grid.")
     frames = pd.concat([result.to_frame() for result, _ in grids.values()], ignore_index=True)
-    c1, c2 = st.columns(2)
-    c1.download_button("Download scores (CSV)", frames.to_csv(index=False), file_name="grid_scores.csv",
+    st.download_button("Download scores (CSV)", frames.to_csv(index=False), file_name="grid_scores.csv",
                        mime="text/csv")
-    with c2:
-        html_download(fig, "grid_search")
+    takeaway.downloads(fig, "grid_search")
 
 
 def view_pf(prep: Prepared, values: dict, partition) -> None:
@@ -929,7 +932,7 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
     table, alpha0, alphas, curves = kvviews.pf_curves(scores)
     teach.report(table)
     fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()})
-    st.plotly_chart(fig, key="pf_chart", config={"displaylogo": False})
+    st.plotly_chart(takeaway.shown(fig), key="pf_chart", config={"displaylogo": False})
     st.dataframe(pd.DataFrame([{"kernel": fg.kernel_label(n), "AUC": t["auc"], "AUC / (1 − α₀)": t["normalized_auc"],
                                 "best accuracy": t["best"]} for n, t in table.items()]),
                  hide_index=True, width="stretch",
@@ -941,10 +944,8 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
     if any(n in kvviews.SCALED_KERNELS for n in grids):
         st.markdown(scale_sentence(prep, values, grids, other_grids, {n: t["auc"] for n, t in table.items()}))
     curve_csv = pd.DataFrame({"alpha": alphas, **{n: c[1] for n, c in curves.items()}}).to_csv(index=False)
-    c1, c2 = st.columns(2)
-    c1.download_button("Download P_f curves (CSV)", curve_csv, file_name="pf_curves.csv", mime="text/csv")
-    with c2:
-        html_download(fig, "pf")
+    st.download_button("Download P_f curves (CSV)", curve_csv, file_name="pf_curves.csv", mime="text/csv")
+    takeaway.downloads(fig, "pf")
 
 
 def other_scale_label(name: str, scale: str) -> str:
@@ -1057,6 +1058,7 @@ def run_view(view: str, values: dict) -> None:
             raise
         if stage is not None and stage[0] == "model":
             session().remember_good(*stage)
+        takeaway.code_box(values, prep)
     except NoDataYet as err:
         st.info(escape(str(err)))
         if view == "data" and values["source"] == "drawn":

@@ -13,6 +13,7 @@ Nothing here imports Streamlit.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
@@ -64,15 +65,22 @@ def heavy_steps() -> list[tuple[str, int]]:
             if step.view in ("grid", "pf")]
 
 
+@functools.lru_cache(maxsize=1)
+def stored_keys(store: Path = STORE) -> frozenset[str]:
+    """The keys (:func:`store_key`) of the searches in ``store``."""
+    if not store.is_file():
+        return frozenset()
+    with np.load(store) as stored:
+        return frozenset(entry.split("/")[0] for entry in stored.files)
+
+
 def load(name: str, values: Mapping[str, Any], prep: kvviews.Prepared, partition, store: Path = STORE):
     """The stored search of kernel ``name`` under ``values`` as ``views.grid_search`` returns it
     (result, Keerthi–Lin path), or None when none is stored for exactly these settings."""
     key = store_key(name, values)
-    if key is None or not store.is_file():
+    if key not in stored_keys(store):
         return None
     with np.load(store) as stored:
-        if f"{key}/fold_scores" not in stored:
-            return None
         arrays = {field: stored[f"{key}/{field}"] for field in FIELDS}
     params = kvviews.kernel_params(name, partition, values["normalize"])
     result = kv.evaluation.GridResult(
