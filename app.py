@@ -25,6 +25,7 @@ from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
+from kernelviz.ui import anatomy as ui_anatomy
 from kernelviz.ui import lesson_grids, takeaway, teach
 from kernelviz.views import NoDataYet, Prepared
 
@@ -788,6 +789,9 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                "the data have one, and *accuracy on hidden labels* is the accuracy on them — the semi-supervised score. "
                "Fit time: Gram matrix plus libsvm.")
     takeaway.downloads(fig, "boundaries")
+    drawn = [n for n in names if n in {p.name for p in panels}]
+    ui_anatomy.section(prep, values, {n: get_kernel(n, prep, values, partition) for n in drawn},
+                       {n: kernel_cache_key(n, values) for n in drawn}, grid, number_input)
 
 
 def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
