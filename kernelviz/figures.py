@@ -664,7 +664,7 @@ class GramPanel:
 
 def gram_figure(panels: Sequence[GramPanel], title: str = "") -> go.Figure:
     """Heatmaps of the Gram matrices (rows and columns ordered by cluster, then class),
-    each scaled to its own range, with lines where one cluster ends and the next begins."""
+    each scaled to its own range with its own colour scale, with lines where one cluster ends and the next begins."""
     titles = [f"<b>{kernel_label(p.name)}</b>" + (f"<br><span style='font-size:12px'>{p.verdict}</span>" if p.verdict else "")
               for p in panels]
     rows, _ = _panel_grid(len(panels))
@@ -674,13 +674,18 @@ def gram_figure(panels: Sequence[GramPanel], title: str = "") -> go.Figure:
     for i, (p, ref) in enumerate(zip(panels, refs)):
         K = np.asarray(p.K, dtype=float)
         n = len(K)
-        traces.append({"type": "heatmap", "z": K, "colorscale": "Viridis", "showscale": False,
+        xkey, ykey, xref, _ = _axis_names(i + 1)
+        x_domain, y_domain = layout[xkey].get("domain", [0, 1]), layout[ykey].get("domain", [0, 1])
+        # each panel has its own range (CkRBF's values are ~30× RBF's), so each gets its own scale
+        colorbar = {"x": x_domain[1] + 0.005, "xanchor": "left", "y": (y_domain[0] + y_domain[1]) / 2,
+                    "len": 0.9 * (y_domain[1] - y_domain[0]), "thickness": 10, "tickformat": ".3g",
+                    "title": {"text": "K", "side": "right"}}
+        traces.append({"type": "heatmap", "z": K, "colorscale": "Viridis", "showscale": True, "colorbar": colorbar,
                        "hovertemplate": "row %{y}, column %{x}<br>K = %{z:.4g}<extra></extra>", **ref})
         for b in p.cluster_breaks:
             for x0, y0, x1, y1 in ((b - 0.5, -0.5, b - 0.5, n - 0.5), (-0.5, b - 0.5, n - 0.5, b - 0.5)):
                 shapes.append({"type": "line", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "xref": ref["xaxis"],
                                "yref": ref["yaxis"], "line": {"color": "white", "width": 1.5}})
-        xkey, ykey, xref, _ = _axis_names(i + 1)
         layout[xkey].update(constrain="domain", showticklabels=False)
         layout[ykey].update(autorange="reversed", scaleanchor=xref, constrain="domain", showticklabels=False)
     layout["shapes"] = shapes
