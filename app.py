@@ -536,7 +536,8 @@ def sample_note(prep: Prepared) -> str:
 
 
 def data_summary(prep: Prepared) -> str:
-    names = fg.class_names(prep.classes)
+    names = ({c: escape(prep.class_names[float(c)]) for c in prep.classes} if prep.class_names
+             else fg.class_names(prep.classes))
     count = f"{len(prep.y):,} of {prep.n_total:,} points (a sample)" if prep.sampled else f"{len(prep.y)} points"
     lines = [f"**{escape(prep.name)}**", f"{count} · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
     for c in prep.classes:
@@ -557,7 +558,8 @@ def view_data(prep: Prepared, values: dict) -> None:
                 f"({100 * prep.explained.sum():.0f}% of the variance). Models are fitted on "
                 + ("the projection." if prep.fit_on == "projection" else
                    "all features; the maps show the plane through the data's mean spanned by the two components."))
-        export = kv.data.Dataset(prep.X_raw, prep.y, name=prep.name, feature_names=list(prep.feature_names))
+        export = kv.data.Dataset(prep.X_raw, prep.y, name=prep.name, feature_names=list(prep.feature_names),
+                                 class_names=prep.class_names)
         st.download_button("Download data (CSV)", lambda: kv.data.to_csv(export), file_name=f"{prep.name}.csv",
                            mime="text/csv", on_click="ignore", width="stretch")
         st.download_button("Download data (LIBSVM)", lambda: kv.data.to_libsvm(export),
@@ -568,7 +570,7 @@ def view_data(prep: Prepared, values: dict) -> None:
         if values["source"] == "drawn":
             draw_canvas(values)
         else:
-            fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.classes,
+            fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.legend_classes,
                                  axis_titles=tuple(map(plotly_text, prep.axis_titles)),
                                  title=f"{plotly_text(prep.name)}, "
                                        f"{registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
@@ -624,7 +626,7 @@ def view_partition(prep: Prepared, values: dict) -> None:
     R_points = part.predict_proba(prep.X_model)
     method = registry.label(registry.PARTITIONS, part.method)
     fig = fg.partition_figure(prep.X_view, prep.y, prep.labeled, means, covs, grid, R_grid, R_points,
-                              classes=prep.classes,
+                              classes=prep.legend_classes,
                               title=f"{method}: {part.n_components_} component{'s' if part.n_components_ > 1 else ''} "
                                     "— ellipses at 1, 2 and 3 Mahalanobis units")
     st.plotly_chart(takeaway.shown(fig), key="partition_chart", config={"displaylogo": False})
@@ -698,7 +700,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     with st.spinner("Evaluating the kernels around the reference point …"):
         panels = show_panels(names, panel)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
-                               classes=prep.classes)
+                               classes=prep.legend_classes)
     event = st.plotly_chart(takeaway.shown(fig), key="similarity_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     explain_regularised(panels)

@@ -20,6 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from kernelviz import registry
+from kernelviz.markdown import plotly_text
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies and in print.
 CLASS_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -43,9 +44,27 @@ def kernel_color(name: str, index: int = 0) -> str:
     return KERNEL_COLORS.get(name, CLASS_COLORS[index % len(CLASS_COLORS)])
 
 
+class NamedClasses(tuple):
+    """Sorted class labels that carry their names from the data file (``Dataset.class_names``):
+    pass it as ``classes=`` and the legends say "setosa", not "class 0"."""
+
+    def __new__(cls, classes, names: Mapping[float, str]):
+        labelled = super().__new__(cls, classes)
+        labelled.names = {float(c): str(names[float(c)]) for c in classes}
+        return labelled
+
+
+def named_classes(classes, names: Mapping[float, str] | None):
+    """``classes`` with their names when the data had names, else ``classes`` as they are."""
+    return NamedClasses(classes, names) if names else classes
+
+
 def class_names(classes) -> dict:
-    """Display name of each label: "class −1" / "class +1" for signed labels, "class 0",
-    "class 1" … otherwise (a +1 gets its sign only when −1 is among the classes)."""
+    """Display name of each label: its name from the data file (:class:`NamedClasses`), else
+    "class −1" / "class +1" for signed labels, "class 0", "class 1" … (a +1 gets its sign only
+    when −1 is among the classes)."""
+    if isinstance(classes, NamedClasses):
+        return {c: plotly_text(classes.names[float(c)]) for c in classes}
     labels = {float(c) for c in classes}
     signed = -1.0 in labels or labels == {1.0}  # a drawing with only +1 points so far is still signed
     return {c: ("class +1" if signed and float(c) == 1.0 else

@@ -122,6 +122,12 @@ class Prepared:
     explained: np.ndarray | None
     fit_on: str
     n_total: int               # points in the data set; more than len(y) when the views work on a sample
+    class_names: dict | None = None  # label → name when the file's labels were names (iris's species)
+
+    @property
+    def legend_classes(self):
+        """The classes as the figures take them: with their names from the file, when it had names."""
+        return fg.named_classes(self.classes, self.class_names)
 
     @property
     def sampled(self) -> bool:
@@ -235,7 +241,7 @@ def prepare(ds: kv.data.Dataset, ds_key: str, scaling: str, fit_on: str, label_h
     classes = np.unique(y[labeled])
     key = hashlib.sha1(b"".join([X_model.tobytes(), y.tobytes(), train.tobytes(), ds_key.encode()])).hexdigest()[:16]
     return Prepared(ds.name, key, ds.X, X_model, X_view, y, y_true, train, test, classes, tuple(ds.feature_names), ds.d,
-                    pca_mean, pca_components, explained, fit_on, n_total)
+                    pca_mean, pca_components, explained, fit_on, n_total, ds.class_names)
 
 
 def stratified_sample(y: np.ndarray, size: int, seed: int = 0) -> np.ndarray:

@@ -249,3 +249,22 @@ def test_a_shipped_grid_equals_a_fresh_search():
     shipped, _ = lesson_grids.load("rbf", values, prep, lesson_grids.partition_of(values, prep))
     assert np.array_equal(shipped.fold_scores, fresh.fold_scores)
     assert np.array_equal(shipped.Cs, fresh.Cs) and np.array_equal(shipped.gammas, fresh.gammas)
+
+
+# ============================================================================ class names from the file
+
+def test_text_labels_name_the_classes_in_the_legend_the_summary_and_the_download():
+    csv = "x1,x2,species\n0,0,cat\n1,1,dog\n0,1,cat\n1,0.2,dog\n0.5,0.5,cat\n1.5,1.5,dog\n0.1,0.3,cat\n1.2,1.4,dog\n"
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["source"] = "upload"
+    at.query_params["test_fraction"] = "0"
+    at.session_state["_upload"] = ("digest", "pets.csv", csv.encode())
+    at.run()
+    assert_clean(at)
+    legend = [t["name"] for t in charts(at)[0]["data"] if "name" in t]
+    assert "cat" in legend and "dog" in legend
+    assert any("- cat: 4 train" in m.value for m in at.markdown)
+    assert "Download data (CSV)" in [d.label for d in at.get("download_button")]
+    prep = views.prepare(kv.data.read(csv.encode(), name="pets"), "p", "zscore", "projection", "all", 1.0, 0, 0.0)
+    export = kv.data.Dataset(prep.X_raw, prep.y, name="pets", class_names=prep.class_names)
+    assert "cat" in kv.data.to_csv(export) and "dog" in kv.data.to_csv(export)
