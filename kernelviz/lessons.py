@@ -656,12 +656,24 @@ CKSVMNDA = Lesson(
             "CKSVMNDA: the SVM plus KNDA's scatter",
             "CKSVMNDA is an SVM whose regulariser also penalises the directions along which KNDA's within-class "
             "scatter is large relative to its between-class scatter: Θ = η Δ (∇ + βI)⁻¹ Δ + I. With η = 0 it is "
-            "exactly the SVM; the larger η, the more KNDA's scatter weighs. The app fits it at the model's "
-            "default η = 10⁻⁴.",
+            "exactly the SVM; the larger η, the more KNDA's scatter weighs. This step fits it at the model's "
+            "default η = 10⁻⁴; the next one changes η.",
             "boundaries",
             {**_MOONS_CKS, "kernels": ["rbf"], "models": ["KNDA", "CKSVMNDA"]},
             LookAt("test accuracy", "CKSVMNDA's boundary against the SVM's and KNDA's."),
             comparison("CKSVMNDA", "rbf", "test"),
+        ),
+        Step(
+            "η: from the SVM towards KNDA",
+            "η sets how much KNDA's scatter weighs beside the SVM's margin. This step sets η = 1 (log₁₀ η = 0 in "
+            "the sidebar's CKSVMNDA slider), ten thousand times the default. Compare CKSVMNDA's boundary with the "
+            "SVM's and KNDA's, then move the slider: at log₁₀ η = −6 CKSVMNDA draws the SVM's boundary, and the "
+            "larger η, the more Θ is KNDA's scatter rather than the identity — which need not mean the boundary "
+            "keeps getting closer to KNDA's, since KNDA also has its own regularisation β.",
+            "boundaries",
+            {**_MOONS_CKS, "kernels": ["rbf"], "models": ["KNDA", "CKSVMNDA"], "log_eta": 0.0},
+            LookAt("CKSVMNDA", "CKSVMNDA's boundary between the SVM's and KNDA's, and the test-accuracy column."),
+            ranking(["rbf", "KNDA", "CKSVMNDA"], "test"),
         ),
         Step(
             "Heart: one of the paper's data sets",
