@@ -411,7 +411,8 @@ def choice(widget: str, label: str, name: str, where=None, **kwargs):
     if teach.hidden(name):
         return st.session_state.get(name)
     setting = kvstate.BY_NAME[name]
-    return getattr(where or st, widget)(label, kwargs.pop("options", setting.choices()), key=name, format_func=setting.label,
+    options = kwargs.pop("options", setting.choices())
+    return getattr(where or st, widget)(label, options, key=name, format_func=setting.label,
                                         help=setting.widget_help(), **kwargs)
 
 

@@ -112,7 +112,8 @@ def _header(settings: Mapping, data_file: str | None) -> str:
     ) if needed]
     reads = (f"\nIt reads {data_file}, the data file the app offers beside this code."
              if settings["source"] in FILE_SOURCES else "")
-    return (f'"""kernelviz, {registry.label(registry.VIEWS, view)} view: the numbers the app shows for these settings.{reads}"""\n'
+    title = registry.label(registry.VIEWS, view)
+    return (f'"""kernelviz, {title} view: the numbers the app shows for these settings.{reads}"""\n'
             + "\n".join(imports) + "\n\nimport kernelviz as kv")
 
 
@@ -340,7 +341,8 @@ def _boundaries_body(settings: Mapping) -> str:
             two_class_models = tuple(n for n in settings["models"] if kv.models.MODELS[n][2])
             lines += [f"    if name in {two_class_models!r} and len(np.unique(y[train])) > 2:",
                       "        # a two-class model meets more classes one pair at a time (one-vs-one), as in the app",
-                      "        pairs = OneVsOneClassifier(kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled))",
+                      "        with_unlabeled = kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled)",
+                      "        pairs = OneVsOneClassifier(with_unlabeled)",
                       "        model = pairs.fit(X[train], y[train])",
                       "    else:",
                       "        model.fit(X[train], y[train], X_unlabeled=X_unlabeled)"]

@@ -373,7 +373,7 @@ RBF_BASICS = Lesson(
             "Neither parameter has a best value on its own: a wider bump (small γ) needs a larger C to bend as "
             "much. The grid search scores every (γ, C) pair by cross-validation; good cells often line up along a "
             "diagonal, and the Keerthi–Lin path searches along a line of slope −1 instead of the whole grid. "
-            "This step runs a grid search (49 cells × 5 folds): it takes several seconds.",
+            "The grid search (49 cells × 5 folds) comes computed in advance; change a grid setting and it runs anew.",
             "grid",
             {**_MOONS_NOISY},
             LookAt("rbf", "The ★ best cell and the good cells around it."),
@@ -437,8 +437,8 @@ CKRBF = Lesson(
             "P_f(α) at the paper's scale",
             "The paper's measure of how easy a kernel is to tune: P_f(α) is the share of grid cells whose "
             "cross-validated accuracy reaches α, and its area (AUC, from α₀ = the worst score of all grids) sums "
-            "it up. This runs three grid searches (3 × 49 cells × 5 folds): expect it to take a while on a "
-            "busy machine.",
+            "it up. The three grid searches (3 × 49 cells × 5 folds) come computed in advance. The plot also "
+            "shows CkRBF at the unit scale as a curve of its own; the next step explains it.",
             "pf",
             {**_FOURCLASS, "normalize": "paper"},
             LookAt("AUC", "The AUC column of the table and the curves' order."),
@@ -545,7 +545,7 @@ RWM = Lesson(
             "Every label known: Ripley's data",
             "With all labels, the unlabeled points have nothing left to teach, and a data-dependent kernel has "
             "to win on shape alone. The grid search compares RBF and RWM on the whole (γ, C) grid, as the "
-            "paper does with 5-fold cross-validation. Two grid searches: this step takes a while.",
+            "paper does with 5-fold cross-validation. The two grid searches come computed in advance.",
             "grid",
             {"source": "sample", "sample": "ripley", "partition": "vi", "n_components": 6,
              "kernels": ["rbf", "rwm"]},
@@ -665,9 +665,9 @@ CKSVMNDA = Lesson(
         ),
         Step(
             "η: from the SVM towards KNDA",
-            "η sets how much KNDA's scatter weighs beside the SVM's margin. This step sets η = 1 (log₁₀ η = 0 in "
-            "the sidebar's CKSVMNDA slider), ten thousand times the default. Compare CKSVMNDA's boundary with the "
-            "SVM's and KNDA's, then move the slider: at log₁₀ η = −6 CKSVMNDA draws the SVM's boundary, and the "
+            "η sets how much KNDA's scatter weighs beside the SVM's margin. This step sets η = 1 "
+            "(log₁₀ η = 0 in the sidebar's CKSVMNDA slider), ten thousand times the default. Compare "
+            "CKSVMNDA's boundary with the SVM's and KNDA's, then move the slider: at log₁₀ η = −6 CKSVMNDA draws the SVM's boundary, and the "
             "larger η, the more Θ is KNDA's scatter rather than the identity — which need not mean the boundary "
             "keeps getting closer to KNDA's, since KNDA also has its own regularisation β.",
             "boundaries",

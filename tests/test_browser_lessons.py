@@ -55,3 +55,13 @@ def test_each_lessons_key_step_is_screenshotted(server, page, screenshot_dir, na
     assert_clean(page)
     page.set_viewport_size({"width": 1440, "height": 900})
     page.screenshot(path=str(screenshot_dir / f"lesson_{name}.png"))
+
+
+def test_the_landing_screen_is_screenshotted_on_a_wide_screen(server, page, screenshot_dir):
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{server}/")
+    settle(page, "See when a data-dependent kernel beats RBF")
+    page.wait_for_selector(CHART)
+    settle(page)
+    assert_clean(page)
+    page.screenshot(path=str(screenshot_dir / "landing.png"))

@@ -44,7 +44,7 @@ def for_projector(fig: go.Figure) -> go.Figure:
         marker = getattr(trace, "marker", None)
         size = getattr(marker, "size", None) if marker is not None else None
         if size is not None:
-            marker.size = np.asarray(size, dtype=float) * PROJECTOR_MARKERS if np.ndim(size) else size * PROJECTOR_MARKERS
+            marker.size = (np.asarray(size, dtype=float) if np.ndim(size) else size) * PROJECTOR_MARKERS
     return big
 
 
