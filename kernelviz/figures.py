@@ -542,6 +542,7 @@ class BoundaryPanel:
     regularised: bool = False  # the kernel measures with ε-regularised (flat) cluster covariances
     scheme: str = ""        # how a two-class model met more classes (e.g. "one-vs-one"), else ""
     alpha: float | None = None  # MPM / MCPM: the worst-case accuracy bound (the smallest pairwise one)
+    bounded: np.ndarray | None = None  # per support vector: is |α| at its bound C (drawn square, free ones round)
 
 
 def boundary_title(p: BoundaryPanel) -> str:
@@ -598,12 +599,14 @@ def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np
             sv = np.asarray(p.X_train)[np.asarray(p.support)]
             dual = np.abs(np.asarray(p.dual if p.dual is not None else np.ones(len(sv)), dtype=float))
             scale = dual / dual.max() if dual.max() > 0 else np.ones_like(dual)
+            bounded = np.zeros(len(sv), bool) if p.bounded is None else np.asarray(p.bounded, bool)
             panel.append({
                 "type": "scatter", "x": sv[:, 0], "y": sv[:, 1], "mode": "markers",
-                "name": "support vectors (size ∝ |α|)", "legendgroup": "sv", "showlegend": i == 0,
-                "marker": {"symbol": "circle-open", "color": "black", "size": 10 + 14 * np.sqrt(scale),
-                           "line": {"width": 1.5}},
-                "customdata": dual, "hovertemplate": "support vector<br>|α| = %{customdata:.3g}<extra></extra>",
+                "name": "support vectors (size ∝ |α|; square: α at C)", "legendgroup": "sv", "showlegend": i == 0,
+                "marker": {"symbol": np.where(bounded, BOUNDED_SV_SYMBOL, FREE_SV_SYMBOL).tolist(), "color": "black",
+                           "size": 10 + 14 * np.sqrt(scale), "line": {"width": 1.5}},
+                "customdata": np.column_stack([dual, np.where(bounded, "at the bound C", "free")]),
+                "hovertemplate": "support vector, %{customdata[1]}<br>|α| = %{customdata[0]:.3g}<extra></extra>",
             })
         traces += _on(panel, ref)
     _equal_aspect(layout, len(panels), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))

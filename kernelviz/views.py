@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import _chunks, _svm
+from kernelviz import _chunks, _svm, anatomy
 from kernelviz import figures as fg
 
 #: Kernels whose definition uses the partition / mixture shown in the Partition view.
@@ -626,7 +626,7 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=sv,
-        dual=np.abs(clf.dual_coef_).max(axis=0), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
+        dual=np.abs(clf.dual_coef_).max(axis=0), bounded=bounded_support(clf), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
         test_accuracy=accuracy("test", prep.test, prep.y),
         hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true),
         fit_seconds=fit_seconds, multiclass=multiclass, regularised=bool(regularised),
@@ -634,6 +634,15 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
             "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
             regularised))),
     ))
+
+
+def bounded_support(clf) -> np.ndarray | None:
+    """Per support vector (``clf.support_`` order): is its α at the bound C? None for more than two classes."""
+    if len(clf.classes_) != 2:
+        return None
+    expansion = anatomy.support_expansion(clf)  # sorted by |α|: map back to libsvm's order
+    at_bound = dict(zip(expansion.support.tolist(), expansion.bounded.tolist()))
+    return np.array([at_bound[i] for i in clf.support_.tolist()], dtype=bool)
 
 
 #: How a two-class model of ``kv.models`` is extended to more classes (named in its panel).

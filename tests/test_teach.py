@@ -268,3 +268,15 @@ def test_text_labels_name_the_classes_in_the_legend_the_summary_and_the_download
     prep = views.prepare(kv.data.read(csv.encode(), name="pets"), "p", "zscore", "projection", "all", 1.0, 0, 0.0)
     export = kv.data.Dataset(prep.X_raw, prep.y, name="pets", class_names=prep.class_names)
     assert "cat" in kv.data.to_csv(export) and "dog" in kv.data.to_csv(export)
+
+
+def test_support_vectors_at_the_bound_c_are_drawn_apart_from_free_ones():
+    X, y = kv.data.make("moons", noise=0.3, random_state=0)
+    prep = views.prepare(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
+    grid = fg.grid_over(prep.X_view, 10)
+    C = 1.0
+    panel = views.boundary_panel("rbf", views.fit_kernel("rbf", prep.X_model, None, "paper"), prep, grid, 0.0, 0.0)
+    assert np.array_equal(panel.bounded, np.isclose(panel.dual, C, rtol=1e-9))
+    assert 0 < panel.bounded.sum() < len(panel.bounded)  # both kinds on noisy moons at C = 1
+    (rings,) = [t for t in fg.boundary_figure([panel], grid).data if t.legendgroup == "sv"]
+    assert list(rings.marker.symbol) == [fg.BOUNDED_SV_SYMBOL if b else fg.FREE_SV_SYMBOL for b in panel.bounded]
