@@ -258,7 +258,7 @@ def test_text_labels_name_the_classes_in_the_legend_the_summary_and_the_download
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["source"] = "upload"
     at.query_params["test_fraction"] = "0"
-    at.session_state["_upload"] = ("digest", "pets.csv", csv.encode())
+    at.session_state["_upload"] = ("digest-species", "species.csv", csv.encode())
     at.run()
     assert_clean(at)
     legend = [t["name"] for t in charts(at)[0]["data"] if "name" in t]
