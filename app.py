@@ -702,6 +702,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
         panels = show_panels(names, panel)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.legend_classes)
+    fig = teach.highlighted(fig, [p.name for p in panels])
     event = st.plotly_chart(takeaway.shown(fig), key="similarity_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     explain_regularised(panels)
@@ -768,6 +769,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                                    f"C = {10 ** values['log_C']:.3g}")
     fig = fg.hide_boundary_layers(fig, support_vectors=not values["show_support"],
                                   margins=not values["show_margins"], test_points=not values["show_test"])
+    fig = teach.highlighted(fig, [p.name for p in panels])
     st.plotly_chart(takeaway.shown(fig), key="boundary_chart", config={"displaylogo": False})
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)

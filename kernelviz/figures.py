@@ -1048,3 +1048,22 @@ def hide_boundary_layers(figure: go.Figure, *, support_vectors: bool = False, ma
 
     kept = [t for t in figure.data if not hidden(t)]
     return go.Figure({"data": [t.to_plotly_json() for t in kept], "layout": figure.layout.to_plotly_json()})
+
+
+#: The frame around the panel a lesson step asks the reader to look at.
+HIGHLIGHT_COLOR = "#E8710A"
+
+
+def highlight_panel(figure: go.Figure, index: int) -> go.Figure:
+    """A copy of a small-multiples figure with a frame around panel ``index`` (0-based) — the panel
+    a lesson step points at. The frame follows the panel's axis domains, in paper coordinates."""
+    x_key, y_key, _, _ = _axis_names(index + 1)
+    x_domain, y_domain = figure.layout[x_key].domain, figure.layout[y_key].domain
+    if x_domain is None or y_domain is None:
+        raise ValueError(f"The figure has no panel {index + 1}: highlight one of its panels.")
+    framed = go.Figure(figure)
+    pad = 0.01
+    framed.add_shape(type="rect", xref="paper", yref="paper", x0=x_domain[0] - pad, x1=x_domain[1] + pad,
+                     y0=y_domain[0] - pad, y1=y_domain[1] + 3 * pad, layer="above",
+                     line={"color": HIGHLIGHT_COLOR, "width": 4}, fillcolor="rgba(0,0,0,0)")
+    return framed

@@ -280,3 +280,18 @@ def test_support_vectors_at_the_bound_c_are_drawn_apart_from_free_ones():
     assert 0 < panel.bounded.sum() < len(panel.bounded)  # both kinds on noisy moons at C = 1
     (rings,) = [t for t in fg.boundary_figure([panel], grid).data if t.legendgroup == "sv"]
     assert list(rings.marker.symbol) == [fg.BOUNDED_SV_SYMBOL if b else fg.FREE_SV_SYMBOL for b in panel.bounded]
+
+
+def test_the_panel_a_step_points_at_is_framed():
+    at = open_app(**lessons.link("rwm", 2))  # look at: the RWM panel, beside the RBF one
+    assert_clean(at)
+    step = lessons.get("rwm").step(2)
+    figure = charts(at)[0]
+    frames = [s for s in figure["layout"].get("shapes", []) if s.get("line", {}).get("color") == fg.HIGHLIGHT_COLOR]
+    assert len(frames) == 1
+    index = step.settings["kernels"].index(step.look_at.target)
+    axis = figure["layout"]["xaxis" + ("" if index == 0 else str(index + 1))]
+    assert frames[0]["x0"] < axis["domain"][0] < axis["domain"][1] < frames[0]["x1"]
+    at.button(key="lesson_leave").click().run()
+    assert not [s for s in charts(at)[0]["layout"].get("shapes", [])
+                if s.get("line", {}).get("color") == fg.HIGHLIGHT_COLOR]

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 import streamlit as st
 
 from kernelviz import codegen, lessons, registry
+from kernelviz import figures as fg
 from kernelviz import state as kvstate
 from kernelviz.markdown import escape
 from kernelviz.references import PAPERS
@@ -174,6 +175,18 @@ def lesson_panel(apply: Apply):
         if lesson.citation():
             st.caption(f"Source: {lesson.citation()}")
     return placeholder
+
+
+def highlighted(figure, panel_names):
+    """``figure`` with a frame around the panel the open lesson step asks to look at, if it shows it."""
+    current = st.session_state.get(LESSON)
+    if not current:
+        return figure
+    step = lessons.get(current[0]).step(current[1])
+    names = list(panel_names)
+    if step.view != st.session_state.get("view") or step.look_at.target not in names:
+        return figure
+    return fg.highlight_panel(figure, names.index(step.look_at.target))
 
 
 def begin_run() -> None:
