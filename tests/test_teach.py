@@ -244,11 +244,14 @@ def test_a_shipped_grid_is_used_only_for_exactly_the_steps_settings():
 @pytest.mark.slow
 def test_a_shipped_grid_equals_a_fresh_search():
     values = lessons.get("rbf-basics").step(6).applied()
-    fresh = lesson_grids.search("rbf", values)
+    fresh, fresh_path = lesson_grids.search("rbf", values)
     prep = lesson_grids.prepared(values)
-    shipped, _ = lesson_grids.load("rbf", values, prep, lesson_grids.partition_of(values, prep))
+    shipped, path = lesson_grids.load("rbf", values, prep, lesson_grids.partition_of(values, prep))
     assert np.array_equal(shipped.fold_scores, fresh.fold_scores)
     assert np.array_equal(shipped.Cs, fresh.Cs) and np.array_equal(shipped.gammas, fresh.gammas)
+    # the Keerthi–Lin path rebuilt from the stored C̃ alone is the path of the full search
+    assert path.C_tilde == fresh_path.C_tilde and path.cells == fresh_path.cells
+    assert np.array_equal(path.line_gammas, fresh_path.line_gammas) and path.best_cell == fresh_path.best_cell
 
 
 # ============================================================================ class names from the file

@@ -36,6 +36,10 @@ PARTITION_SETTINGS = ("partition", "n_components", "partition_seed", "vi_prior_t
 GRID_SETTINGS = ("grid_log_C", "grid_log_gamma", "grid_steps", "cv", "cv_seed")
 #: The fields of a ``kv.evaluation.GridResult`` that are stored; the rest are rebuilt on load.
 FIELDS = ("Cs", "gammas", "fold_scores", "capped_folds")
+#: The Keerthi–Lin path is rebuilt from its linear SVM's best C̃ alone (stored as ``KEY/C_tilde``,
+#: absent when the line misses the grid): the linear SVM's cross-validation over every C is the
+#: slow part of the path (about 4 s on fourclass), and with C̃ given only its one C is refitted.
+PATH_FIELD = "C_tilde"
 
 
 def store_key(name: str, values: Mapping[str, Any]) -> str | None:
@@ -82,17 +86,17 @@ def load(name: str, values: Mapping[str, Any], prep: kvviews.Prepared, partition
         return None
     with np.load(store) as stored:
         arrays = {field: stored[f"{key}/{field}"] for field in FIELDS}
+        C_tilde = stored[f"{key}/{PATH_FIELD}"] if f"{key}/{PATH_FIELD}" in stored.files else None
     params = kvviews.kernel_params(name, partition, values["normalize"])
     result = kv.evaluation.GridResult(
         kernel=name, **arrays, cv=values["cv"], random_state=values["cv_seed"],
         max_iter=kv.evaluation.DEFAULT_MAX_ITER, kernel_params=params,
         fitted_kernel=kvviews.fit_kernel(name, prep.X_model, partition, values["normalize"]))
+    if C_tilde is None:
+        return result, None  # as views.grid_search: the line misses this grid
     X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
-    try:
-        path = kv.evaluation.keerthi_lin(X, y, result.Cs, result.gammas, scores=result, cv=values["cv"],
-                                         random_state=values["cv_seed"])
-    except ValueError:
-        path = None  # as views.grid_search: the line misses this grid
+    path = kv.evaluation.keerthi_lin(X, y, result.Cs, result.gammas, scores=result, cv=values["cv"],
+                                     random_state=values["cv_seed"], linear_Cs=np.atleast_1d(C_tilde))
     return result, path
 
 
@@ -121,13 +125,13 @@ def partition_of(values: Mapping[str, Any], prep: kvviews.Prepared):
 
 
 def search(name: str, values: Mapping[str, Any]):
-    """Kernel ``name``'s grid search under ``values``, as the app runs it."""
+    """Kernel ``name``'s grid search under ``values`` as the app runs it: (result, Keerthi–Lin path or None)."""
     prep = prepared(values)
     partition = partition_of(values, prep)
     log_Cs = kvviews.grid_axis(values["grid_log_C"], values["grid_steps"])
     log_gammas = kvviews.grid_axis(values["grid_log_gamma"], values["grid_steps"])
     params = kvviews.kernel_params(name, partition, values["normalize"])
-    return kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params)[0]
+    return kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params)
 
 
 def precompute(store: Path = STORE) -> dict[str, np.ndarray]:
@@ -140,8 +144,10 @@ def precompute(store: Path = STORE) -> dict[str, np.ndarray]:
             if f"{key}/fold_scores" in arrays:
                 continue  # a later step showing the same search (ckrbf 6 reuses step 5's RBF)
             print(f"{lesson} step {k}: {name} …", file=sys.stderr, flush=True)
-            result = search(name, values)
+            result, path = search(name, values)
             arrays.update({f"{key}/{field}": getattr(result, field) for field in FIELDS})
+            if path is not None:
+                arrays[f"{key}/{PATH_FIELD}"] = np.float64(path.C_tilde)
     np.savez_compressed(store, **arrays)
     return arrays
 
