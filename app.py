@@ -766,9 +766,9 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
-                                   f"C = {10 ** values['log_C']:.3g}")
-    fig = fg.hide_boundary_layers(fig, support_vectors=not values["show_support"],
-                                  margins=not values["show_margins"], test_points=not values["show_test"])
+                                   f"C = {10 ** values['log_C']:.3g}",
+                             support_vectors=values["show_support"], margins=values["show_margins"],
+                             test_points=values["show_test"], class_names=prep.class_names)
     fig = teach.highlighted(fig, [p.name for p in panels])
     st.plotly_chart(takeaway.shown(fig), key="boundary_chart", config={"displaylogo": False})
     teach.report(lessons.boundary_results(panels))

@@ -574,28 +574,33 @@ def _wrap_note(note: str, width: int = 48) -> list[str]:
 
 
 def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np.ndarray | None = None,
-                    title: str = "", y_unlabeled: np.ndarray | None = None) -> go.Figure:
+                    title: str = "", y_unlabeled: np.ndarray | None = None, *, support_vectors: bool = True,
+                    margins: bool = True, test_points: bool = True,
+                    class_names: Mapping[float, str] | None = None) -> go.Figure:
     """One panel per classifier: tinted sides, boundary (solid), ±1 margins (dashed),
     support vectors ringed with a size growing with |α|, test points hollow.
 
     ``y_unlabeled`` (NaN where unknown) gives the hidden true class of unlabeled points:
     they are then tinted faintly in their class colour, so one sees which side they
-    should fall on; without it they are grey.
+    should fall on; without it they are grey. ``support_vectors``, ``margins`` and
+    ``test_points`` False leave those layers out (the teacher's clutter toggles: dozens of
+    rings can bury a panel); the tints keep their scale and the titles their scores.
+    ``class_names`` (label → name, as ``Dataset.class_names``) names the classes in the legend.
     """
     layout = _layout(title, height=_panels_height(len(panels), grid, extra=90))
     refs = _panels(layout, [boundary_title(p) for p in panels])
     traces = []
     for i, (p, ref) in enumerate(zip(panels, refs)):
-        classes = list(p.classes)
-        panel = _multiclass_regions(p, grid) if p.multiclass else _binary_regions(p, grid)
+        classes = named_classes(list(p.classes), class_names)
+        panel = _multiclass_regions(p, grid) if p.multiclass else _binary_regions(p, grid, margins)
         if X_unlabeled is not None and len(X_unlabeled):
             panel += _unlabeled_traces(X_unlabeled, y_unlabeled, classes, show_legend=i == 0)
         panel += point_traces(p.X_train, p.y_train, classes=classes, size=8, show_legend=i == 0,
                               name_suffix=" (train)")
-        if p.X_test is not None and len(p.X_test):
+        if test_points and p.X_test is not None and len(p.X_test):
             panel += point_traces(p.X_test, p.y_test, classes=classes, size=7, show_legend=i == 0,
                                   name_suffix=" (test)", hollow=True)
-        if p.support is not None and len(p.support):
+        if support_vectors and p.support is not None and len(p.support):
             sv = np.asarray(p.X_train)[np.asarray(p.support)]
             dual = np.abs(np.asarray(p.dual if p.dual is not None else np.ones(len(sv)), dtype=float))
             scale = dual / dual.max() if dual.max() > 0 else np.ones_like(dual)
@@ -631,7 +636,7 @@ def _unlabeled_traces(X: np.ndarray, y: np.ndarray | None, classes: Sequence, sh
     return traces
 
 
-def _binary_regions(p: BoundaryPanel, grid: Grid) -> list[dict]:
+def _binary_regions(p: BoundaryPanel, grid: Grid, draw_margins: bool = True) -> list[dict]:
     z = grid.reshape(np.asarray(p.values, dtype=float))
     finite = np.abs(z[np.isfinite(z)])
     spread = float(np.percentile(finite, 95)) if finite.size else 1.0
@@ -647,7 +652,7 @@ def _binary_regions(p: BoundaryPanel, grid: Grid) -> list[dict]:
         {**line, "contours": {"start": 0, "end": 0, "size": 1, "coloring": "none"},
          "line": {"color": "black", "width": 2.6}},
     ]
-    if p.margins:
+    if p.margins and draw_margins:
         traces.append({**line, "contours": {"start": -1, "end": 1, "size": 2, "coloring": "none"},
                        "line": {"color": "#444444", "width": 1.3, "dash": "dash"}})
     return traces
@@ -1023,31 +1028,6 @@ def buildup_figure(buildup: "BumpBuildUp", grid: Grid, X_train: np.ndarray, y_tr
         traces += _on(panel, ref)
     _equal_aspect(layout, len(refs), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
     return _figure(traces, layout)
-
-
-def hide_boundary_layers(figure: go.Figure, *, support_vectors: bool = False, margins: bool = False,
-                         test_points: bool = False) -> go.Figure:
-    """A copy of a :func:`boundary_figure` without the layers asked to go (teacher's clutter toggles).
-
-    Hiding leaves everything else as drawn (tints keep their scale, titles their scores):
-    dozens of support-vector rings can bury a panel, and a projector wants the boundary alone.
-
-    Parameters
-    ----------
-    figure : go.Figure
-        As :func:`boundary_figure` returns it.
-    support_vectors, margins, test_points : bool
-        True hides the support-vector rings, the f = ±1 margin lines, the hollow test points.
-    """
-    def hidden(trace) -> bool:
-        if support_vectors and trace.legendgroup == "sv":
-            return True
-        if margins and trace.type == "contour" and (trace.contours.start, trace.contours.end) == (-1, 1):
-            return True
-        return test_points and trace.type == "scatter" and (trace.name or "").endswith(" (test)")
-
-    kept = [t for t in figure.data if not hidden(t)]
-    return go.Figure({"data": [t.to_plotly_json() for t in kept], "layout": figure.layout.to_plotly_json()})
 
 
 #: The frame around the panel a lesson step asks the reader to look at.

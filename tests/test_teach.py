@@ -268,6 +268,10 @@ def test_text_labels_name_the_classes_in_the_legend_the_summary_and_the_download
     assert "cat" in legend and "dog" in legend
     assert any("- cat: 4 train" in m.value for m in at.markdown)
     assert "Download data (CSV)" in [d.label for d in at.get("download_button")]
+    at.segmented_control(key="view").set_value("boundaries").run()
+    assert_clean(at)
+    legend = [t["name"] for t in charts(at)[0]["data"] if t.get("name")]
+    assert "cat (train)" in legend and "dog (train)" in legend
     prep = views.prepare(kv.data.read(csv.encode(), name="pets"), "p", "zscore", "projection", "all", 1.0, 0, 0.0)
     export = kv.data.Dataset(prep.X_raw, prep.y, name="pets", class_names=prep.class_names)
     assert "cat" in kv.data.to_csv(export) and "dog" in kv.data.to_csv(export)
