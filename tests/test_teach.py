@@ -61,6 +61,10 @@ def test_the_first_screen_says_what_kernelviz_is_for_and_offers_lessons_and_view
     assert_clean(at)
     assert link(at)["lesson"] == "ckrbf" and link(at)["step"] == "1"
     assert not any(b.key == "start_ckrbf" for b in at.button)  # the landing gave way to the lesson
+    at = open_app()
+    at.segmented_control(key="view").set_value("partition").run()
+    at.segmented_control(key="view").set_value("data").run()
+    assert not any(b.key and b.key.startswith("start_") for b in at.button)  # moving on closes it for good
 
 
 def test_theory_is_not_the_last_view_and_cites_every_paper():

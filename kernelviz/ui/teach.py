@@ -119,7 +119,10 @@ def page_style() -> None:
 # ============================================================================ landing
 
 def landing(apply: Apply) -> None:
-    """The first screen: what kernelviz is for, the lessons and the views."""
+    """The first screen: what kernelviz is for, the lessons and the views (until the visitor
+    closes it, starts a lesson or moves to another view)."""
+    if st.session_state.get("view") != kvstate.BY_NAME["view"].default:
+        st.session_state[LANDING] = False
     if not st.session_state.get(LANDING) or st.session_state.get(LESSON):
         return
     with st.container(border=True, key="landing"):
