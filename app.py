@@ -20,11 +20,13 @@ import streamlit as st
 
 import kernelviz as kv
 from kernelviz import figures as fg
-from kernelviz import registry
+from kernelviz import lessons, registry
 from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
+from kernelviz.ui import anatomy as ui_anatomy
+from kernelviz.ui import lesson_grids, takeaway, teach
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -66,14 +68,20 @@ def is_setting(key: str) -> bool:
 
 
 def session() -> Session:
-    return Session(st.session_state, is_setting=is_setting, always_drawn=ALWAYS_DRAWN)
+    # a control the teacher's link hides is not drawn, so its value must be carried over like any other
+    hide = st.session_state.get("hide") or ()
+    always_drawn = frozenset() if "sidebar" in hide or any(h.startswith("sidebar.") for h in hide) else ALWAYS_DRAWN
+    return Session(st.session_state, is_setting=is_setting,
+                   always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()))
 
 
 def start_session() -> None:
     """First run of a session: settings from the URL (defaults where absent or unreadable)."""
     if session().started:
         return
-    values, problems = kvstate.parse(st.query_params.to_dict())
+    query = st.query_params.to_dict()
+    values, problems = kvstate.parse(query)
+    teach.start(values, problems, query)
     values["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
     session().start(values, problems)
     for problem in set_generator_params(values["generator"], values["gen_params"]):
@@ -113,8 +121,13 @@ def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> No
         queue_and_rerun(restore, f"{error} — restored {describe_values(restore)}.")
 
 
+def page_query(values: dict) -> dict[str, str]:
+    """The link's entries: the settings that differ from their defaults, and the open lesson step."""
+    return {**teach.link_entries(), **kvstate.encode(values)}
+
+
 def write_url(values: dict) -> None:
-    query = kvstate.encode(values)
+    query = page_query(values)
     if query != st.query_params.to_dict():
         st.query_params.from_dict(query)
 
@@ -308,9 +321,9 @@ def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_g
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
-                _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
-    """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ and C, on the same grid."""
-    return read_only(kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed))
+                log_eta: float, unit_kernel: str, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
+    """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ, C, η and unit kernel, on the same grid."""
+    return read_only(kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed, log_eta, unit_kernel))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -377,6 +390,8 @@ def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, 
 
 def number_input(label: str, name: str, where=None, **kwargs):
     """A number input bounded like its setting (``kvstate.bounds``), so the link can always hold its value."""
+    if teach.hidden(name):
+        return st.session_state.get(name)
     lo, hi = kvstate.bounds(name)
     return (where or st).number_input(label, min_value=lo, max_value=hi, key=name,
                                       help=kvstate.BY_NAME[name].widget_help(), **kwargs)
@@ -384,6 +399,8 @@ def number_input(label: str, name: str, where=None, **kwargs):
 
 def slider(label: str, name: str, where=None, **kwargs):
     """A slider (a range slider for a range setting) spanning its setting's bounds."""
+    if teach.hidden(name):
+        return st.session_state.get(name)
     lo, hi = kvstate.bounds(name)
     return (where or st).slider(label, lo, hi, key=name, help=kvstate.BY_NAME[name].widget_help(), **kwargs)
 
@@ -391,16 +408,52 @@ def slider(label: str, name: str, where=None, **kwargs):
 def choice(widget: str, label: str, name: str, where=None, **kwargs):
     """A radio, select box, multiselect or segmented control over a setting's choices,
     labeled and explained as ``kernelviz.registry`` says."""
+    if teach.hidden(name):
+        return st.session_state.get(name)
     setting = kvstate.BY_NAME[name]
-    return getattr(where or st, widget)(label, setting.choices(), key=name, format_func=setting.label,
+    options = kwargs.pop("options", setting.choices())
+    return getattr(where or st, widget)(label, options, key=name, format_func=setting.label,
                                         help=setting.widget_help(), **kwargs)
 
 
+def toggle(label: str, name: str, where=None) -> bool:
+    """An on/off switch for a ``bool`` setting."""
+    if teach.hidden(name):
+        return st.session_state.get(name)
+    return (where or st).toggle(label, key=name, help=kvstate.BY_NAME[name].widget_help())
+
+
 def sidebar(values: dict) -> None:
+    if teach.hidden("sidebar"):
+        return
     sb = st.sidebar
     sb.markdown("## ◎ kernelviz")
     sb.caption("See data-dependent SVM kernels at work.")
+    if not teach.hidden("sidebar.data"):
+        sidebar_data(sb)
+    if not teach.hidden("sidebar.partition"):
+        sidebar_partition(sb)
+    if not teach.hidden("sidebar.kernels"):
+        sidebar_kernels(sb)
+    if not teach.hidden("sidebar.display"):
+        with sb.expander("**Display**"):
+            toggle("Projector (large text and markers)", "projector")
+            toggle("Support-vector rings", "show_support")
+            toggle("Margins", "show_margins")
+            toggle("Test points", "show_test")
+            st.button("Reset to defaults", key="reset_defaults", on_click=reset_to_defaults,
+                      help="Every setting back to its default (what is hidden and the projector stay).")
+    if not teach.hidden("sidebar.share"):
+        with sb.expander("Share this"):
+            teach.share_box(page_query(current_settings()), session().last_good_data, st)
 
+
+def reset_to_defaults() -> None:
+    apply_values(teach.applicable(kvstate.defaults()))
+    teach.leave()
+
+
+def sidebar_data(sb) -> None:
     with sb.expander("**Data**", expanded=True):
         choice("radio", "Source", "source", horizontal=True)
         source = st.session_state["source"]
@@ -442,6 +495,8 @@ def sidebar(values: dict) -> None:
         if prep is not None and prep.d > 2:
             choice("radio", "Fit on", "fit_on", horizontal=True)
 
+
+def sidebar_partition(sb) -> None:
     with sb.expander("**Partition**", expanded=True):
         choice("radio", "Method", "partition", horizontal=True)
         c1, c2 = st.columns(2)
@@ -455,6 +510,8 @@ def sidebar(values: dict) -> None:
             number_input("β₀", "vi_beta0", format="%.3g", where=c2)
             number_input("w₀", "vi_w0", format="%.3g", where=c3)
 
+
+def sidebar_kernels(sb) -> None:
     with sb.expander("**Kernels and SVM**", expanded=True):
         choice("multiselect", "Kernels to compare", "kernels")
         choice("multiselect", "Other models (Decision boundaries)", "models")
@@ -463,20 +520,14 @@ def sidebar(values: dict) -> None:
         slider("log₁₀ C", "log_C", step=0.1, format="%.1f")
         st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
         choice("radio", "CkRBF scale", "normalize", horizontal=True)
-
-    with sb.expander("Share this view"):
-        st.caption("The address bar holds every setting (and drawn points): copy it to reopen this exact view.")
-        query = "&".join(f"{k}={v}" for k, v in kvstate.encode(current_settings()).items())
-        st.code("?" + query if query else "(all defaults)", language=None)
+        models = st.session_state.get("models") or ()
+        if "CKSVMNDA" in models:
+            slider("log₁₀ η (CKSVMNDA)", "log_eta", step=0.5, format="%.1f")
+        if any(m in kvviews.UNIT_KERNEL_MODELS for m in models):
+            choice("radio", "Unit kernel (SCM, MCPM)", "unit_kernel", horizontal=True)
 
 
 # ============================================================================ views
-
-def html_download(fig, name: str, label: str = "Download figure (HTML)") -> None:
-    """An interactive, self-contained HTML file (PNG export would need kaleido), built only when clicked."""
-    st.download_button(label, lambda: fig.to_html(include_plotlyjs=True, full_html=True), file_name=f"{name}.html",
-                       mime="text/html", key=f"html_{name}", on_click="ignore")
-
 
 def sample_note(prep: Prepared) -> str:
     """Says, in plain words, that the views work on a sample of a large data set."""
@@ -486,7 +537,8 @@ def sample_note(prep: Prepared) -> str:
 
 
 def data_summary(prep: Prepared) -> str:
-    names = fg.class_names(prep.classes)
+    names = ({c: escape(prep.class_names[float(c)]) for c in prep.classes} if prep.class_names
+             else fg.class_names(prep.classes))
     count = f"{len(prep.y):,} of {prep.n_total:,} points (a sample)" if prep.sampled else f"{len(prep.y)} points"
     lines = [f"**{escape(prep.name)}**", f"{count} · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
     for c in prep.classes:
@@ -507,7 +559,8 @@ def view_data(prep: Prepared, values: dict) -> None:
                 f"({100 * prep.explained.sum():.0f}% of the variance). Models are fitted on "
                 + ("the projection." if prep.fit_on == "projection" else
                    "all features; the maps show the plane through the data's mean spanned by the two components."))
-        export = kv.data.Dataset(prep.X_raw, prep.y, name=prep.name, feature_names=list(prep.feature_names))
+        export = kv.data.Dataset(prep.X_raw, prep.y, name=prep.name, feature_names=list(prep.feature_names),
+                                 class_names=prep.class_names)
         st.download_button("Download data (CSV)", lambda: kv.data.to_csv(export), file_name=f"{prep.name}.csv",
                            mime="text/csv", on_click="ignore", width="stretch")
         st.download_button("Download data (LIBSVM)", lambda: kv.data.to_libsvm(export),
@@ -518,12 +571,12 @@ def view_data(prep: Prepared, values: dict) -> None:
         if values["source"] == "drawn":
             draw_canvas(values)
         else:
-            fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.classes,
+            fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.legend_classes,
                                  axis_titles=tuple(map(plotly_text, prep.axis_titles)),
                                  title=f"{plotly_text(prep.name)}, "
                                        f"{registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
-            st.plotly_chart(fig, key="data_chart", config={"displaylogo": False})
-            html_download(fig, "data")
+            st.plotly_chart(takeaway.shown(fig), key="data_chart", config={"displaylogo": False})
+            takeaway.downloads(fig, "data")
 
 
 def draw_canvas(values: dict) -> None:
@@ -540,7 +593,7 @@ def draw_canvas(values: dict) -> None:
     lo = min(DRAW_RANGE[0], float(points[:, :2].min()) - 0.5) if len(points) else DRAW_RANGE[0]
     hi = max(DRAW_RANGE[1], float(points[:, :2].max()) + 0.5) if len(points) else DRAW_RANGE[1]
     fig = fg.drawing_figure(points, (lo, hi), (lo, hi), title="Click anywhere to add a point")
-    event = st.plotly_chart(fig, key="draw_chart", on_select="rerun", selection_mode="points",
+    event = st.plotly_chart(takeaway.shown(fig), key="draw_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     add_drawn_points(event)
     st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. Unscaled coordinates; the other views use the scaling chosen in the sidebar.")
@@ -574,10 +627,10 @@ def view_partition(prep: Prepared, values: dict) -> None:
     R_points = part.predict_proba(prep.X_model)
     method = registry.label(registry.PARTITIONS, part.method)
     fig = fg.partition_figure(prep.X_view, prep.y, prep.labeled, means, covs, grid, R_grid, R_points,
-                              classes=prep.classes,
+                              classes=prep.legend_classes,
                               title=f"{method}: {part.n_components_} component{'s' if part.n_components_ > 1 else ''} "
                                     "— ellipses at 1, 2 and 3 Mahalanobis units")
-    st.plotly_chart(fig, key="partition_chart", config={"displaylogo": False})
+    st.plotly_chart(takeaway.shown(fig), key="partition_chart", config={"displaylogo": False})
     table = pd.DataFrame({
         "component": np.arange(part.n_components_),
         "weight": np.round(part.weights_, 3),
@@ -592,7 +645,7 @@ def view_partition(prep: Prepared, values: dict) -> None:
                    "every point. k-means gives hard (0/1) responsibilities.")
         for note in part.notes_:
             st.info(note)
-    html_download(fig, "partition")
+    takeaway.downloads(fig, "partition")
 
 
 def centre_reference(prep: Prepared) -> dict:
@@ -648,8 +701,9 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     with st.spinner("Evaluating the kernels around the reference point …"):
         panels = show_panels(names, panel)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
-                               classes=prep.classes)
-    event = st.plotly_chart(fig, key="similarity_chart", on_select="rerun", selection_mode="points",
+                               classes=prep.legend_classes)
+    fig = teach.highlighted(fig, [p.name for p in panels])
+    event = st.plotly_chart(takeaway.shown(fig), key="similarity_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     explain_regularised(panels)
     clicked = selected_points(event)
@@ -664,7 +718,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
         "Δ for GMM and RWM; CkRBF's includes its normaliser. Kernels measure in different units, so each panel "
         "spaces its curves for its own range (labels give the values); grey ellipses are the Gaussians "
         "(1 Mahalanobis unit) the kernel uses.")
-    html_download(fig, "similarity")
+    takeaway.downloads(fig, "similarity")
 
 
 def evaluation_grid_key(grid: fg.Grid) -> tuple:
@@ -702,7 +756,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
 
     def other_panel(name):
         return model_panel(name, prep.key, gkey, values["log_gamma"], values["log_C"], values["partition_seed"],
-                           prep, grid)
+                           values["log_eta"], values["unit_kernel"], prep, grid)
 
     with st.spinner("Fitting the SVMs …"):
         # one list, so that the view fails as a whole only when no kernel and no model works
@@ -712,8 +766,12 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
-                                   f"C = {10 ** values['log_C']:.3g}")
-    st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
+                                   f"C = {10 ** values['log_C']:.3g}",
+                             support_vectors=values["show_support"], margins=values["show_margins"],
+                             test_points=values["show_test"], class_names=prep.class_names)
+    fig = teach.highlighted(fig, [p.name for p in panels])
+    st.plotly_chart(takeaway.shown(fig), key="boundary_chart", config={"displaylogo": False})
+    teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)
     columns = {
         "kernel": [fg.kernel_label(p.name) + (f" ({p.scheme})" if p.scheme else "") for p in panels],
@@ -735,7 +793,10 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                "the kernels' unsupervised parts see them; they are tinted faintly by their hidden class when "
                "the data have one, and *accuracy on hidden labels* is the accuracy on them — the semi-supervised score. "
                "Fit time: Gram matrix plus libsvm.")
-    html_download(fig, "boundaries")
+    takeaway.downloads(fig, "boundaries")
+    drawn = [n for n in names if n in {p.name for p in panels}]
+    ui_anatomy.section(prep, values, {n: get_kernel(n, prep, values, partition) for n in drawn},
+                       {n: kernel_cache_key(n, values) for n in drawn}, grid, number_input)
 
 
 def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
@@ -752,20 +813,23 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
 
     with st.spinner("Computing Gram matrices and their spectra …"):
         summaries = show_panels(names, summary)
+    teach.report(lessons.gram_results(summaries))
     n = len(prep.y)
     subsample = (f" (every {n / kvviews.GRAM_MAX_POINTS:.1f}-th of {n} points)"
                  if n > kvviews.GRAM_MAX_POINTS else "")
     fig = fg.gram_figure([s.panel for s in summaries],
                          title=f"Gram matrices at γ = {gamma:.3g}, rows ordered by cluster then class{subsample}")
-    st.plotly_chart(fig, key="gram_chart", config={"displaylogo": False})
+    st.plotly_chart(takeaway.shown(fig), key="gram_chart", config={"displaylogo": False})
     st.caption("White lines separate the clusters of the partition. A kernel that knows the clusters shows "
                "brighter blocks on the diagonal.")
     spectra = {s.panel.name: s.eigenvalues for s in summaries}
-    st.plotly_chart(fg.spectrum_figure(spectra), key="spectrum_chart", config={"displaylogo": False})
+    spectrum = fg.spectrum_figure(spectra)
+    st.plotly_chart(takeaway.shown(spectrum), key="spectrum_chart", config={"displaylogo": False})
+    takeaway.downloads(spectrum, "spectrum")
     st.dataframe(pd.DataFrame([s.row for s in summaries]), hide_index=True, width="stretch")
     st.caption("CkRBF and RBF are PSD by construction (Gaussian inner products); RWM and LAP need not be — "
                "libsvm tolerates mild indefiniteness. The diagonal range shows each kernel's scale.")
-    html_download(fig, "kernel_matrix")
+    takeaway.downloads(fig, "kernel_matrix")
 
 
 def grid_controls() -> None:
@@ -790,9 +854,29 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     return True
 
 
-def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition) -> dict:
+@st.cache_resource(show_spinner=False, max_entries=16)
+def shipped_grid(name: str, key: tuple, _values: dict, _prep: Prepared, _partition):
+    """A lesson's shipped search, rebuilt once per server (its Keerthi–Lin path costs seconds)."""
+    shipped = lesson_grids.load(name, _values, _prep, _partition)
+    return None if shipped is None else read_only(shipped)
+
+
+def take_shipped_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
+    """The lessons' searches shipped with the package (``kernelviz.ui.lesson_grids``), where the
+    settings are exactly a lesson step's: into the session's store, as if just searched."""
+    for name in names:
+        key = grid_key(name, prep, values)
+        if session().stored_grid(key) is None and lesson_grids.store_key(name, values) in lesson_grids.stored_keys():
+            shipped = shipped_grid(name, key, values, prep, partition)
+            if shipped is not None:
+                session().store_grid(key, shipped)
+
+
+def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
+                 run_label: str = "Run grid search") -> dict:
     if not check_grid_settings(prep, values):
         return {}
+    take_shipped_grids(prep, values, names, partition)
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
         st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {escape(reason)}")
@@ -802,7 +886,7 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
         fits = len(missing) * len(log_Cs) * len(log_gammas) * values["cv"]
         st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: not searched yet with these settings "
                 f"({fits} SVM fits).")
-        if st.button("Run grid search", key=button_key, type="primary"):
+        if st.button(run_label, key=button_key, type="primary"):
             run_grids(prep, values, names, partition)
             st.rerun()  # redraw without the "not searched yet" note
     return grids
@@ -820,22 +904,17 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
     if not grids:
         return
     log_Cs, log_gammas = grid_axes(values)
+    teach.report(kvviews.pf_curves({name: result.scores for name, (result, _) in grids.items()})[0])
     panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
     fig = fg.grid_search_figure(panels, log_Cs, log_gammas,
                                 title=f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)")
-    st.plotly_chart(fig, key="grid_chart", config={"displaylogo": False})
+    st.plotly_chart(takeaway.shown(fig), key="grid_chart", config={"displaylogo": False})
     st.caption("★ best cell. Grey circles: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
                "slope −1); red: the best cell on it — one line search instead of the whole grid.")
     frames = pd.concat([result.to_frame() for result, _ in grids.values()], ignore_index=True)
-    c1, c2 = st.columns(2)
-    c1.download_button("Download scores (CSV)", frames.to_csv(index=False), file_name="grid_scores.csv",
+    st.download_button("Download scores (CSV)", frames.to_csv(index=False), file_name="grid_scores.csv",
                        mime="text/csv")
-    with c2:
-        html_download(fig, "grid_search")
-
-
-def toggle_scale() -> None:
-    st.session_state["normalize"] = "unit" if st.session_state["normalize"] == "paper" else "paper"
+    takeaway.downloads(fig, "grid_search")
 
 
 def view_pf(prep: Prepared, values: dict, partition) -> None:
@@ -845,17 +924,24 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
         return
     if not require_two_classes(prep):
         return
+    scaled = [n for n in names if n in kvviews.SCALED_KERNELS]
     other = "unit" if values["normalize"] == "paper" else "paper"
-    c1, c2 = st.columns([3, 2])
-    c1.markdown(f"CkRBF scale: **{'as in the paper' if values['normalize'] == 'paper' else 'unit'}**")
-    c2.button(f"Switch CkRBF to the {other} scale", on_click=toggle_scale, key="pf_toggle")
+    if scaled:
+        st.markdown(f"CkRBF scale (sidebar): **{'as in the paper' if values['normalize'] == 'paper' else 'unit'}**. "
+                    f"The other scale can join the plot as its own curve; the sidebar's setting stays as it is.")
     grids = ensure_grids(prep, values, names, "run_pf", partition)
     if not grids:
         return
+    other_values = {**values, "normalize": other}
+    other_grids = (ensure_grids(prep, other_values, scaled, "run_pf_other", partition,
+                                run_label=f"Search CkRBF at the {other} scale too")
+                   if scaled else {})
     scores = {name: result.scores for name, (result, _) in grids.items()}
+    scores.update({other_scale_label(name, other): result.scores for name, (result, _) in other_grids.items()})
     table, alpha0, alphas, curves = kvviews.pf_curves(scores)
+    teach.report(table)
     fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()})
-    st.plotly_chart(fig, key="pf_chart", config={"displaylogo": False})
+    st.plotly_chart(takeaway.shown(fig), key="pf_chart", config={"displaylogo": False})
     st.dataframe(pd.DataFrame([{"kernel": fg.kernel_label(n), "AUC": t["auc"], "AUC / (1 − α₀)": t["normalized_auc"],
                                 "best accuracy": t["best"]} for n, t in table.items()]),
                  hide_index=True, width="stretch",
@@ -865,15 +951,18 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
     st.caption(f"α₀ = {alpha0:.3f}, the worst score of all grids compared: below it every curve is 1. "
                "A curve further right means more of the grid reaches that accuracy — the kernel is easier to tune.")
     if any(n in kvviews.SCALED_KERNELS for n in grids):
-        st.markdown(scale_sentence(prep, values, grids))
+        st.markdown(scale_sentence(prep, values, grids, other_grids, {n: t["auc"] for n, t in table.items()}))
     curve_csv = pd.DataFrame({"alpha": alphas, **{n: c[1] for n, c in curves.items()}}).to_csv(index=False)
-    c1, c2 = st.columns(2)
-    c1.download_button("Download P_f curves (CSV)", curve_csv, file_name="pf_curves.csv", mime="text/csv")
-    with c2:
-        html_download(fig, "pf")
+    st.download_button("Download P_f curves (CSV)", curve_csv, file_name="pf_curves.csv", mime="text/csv")
+    takeaway.downloads(fig, "pf")
 
 
-def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
+def other_scale_label(name: str, scale: str) -> str:
+    """The P_f curve of a scaled kernel at the scale the sidebar does not use, as its legend names it."""
+    return f"{fg.kernel_label(name)} ({scale} scale)"
+
+
+def scale_sentence(prep: Prepared, values: dict, grids: dict, other_grids: dict, aucs: dict) -> str:
     name = next(n for n in grids if n in kvviews.SCALED_KERNELS)
     result, _ = grids[name]
     normaliser = None
@@ -883,22 +972,26 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict) -> str:
         # exp(log_scale_), while the sentence speaks of the paper's det(Σx+Σy)^(−½)
         paper = np.exp(result.fitted_kernel.log_scale_)
         normaliser = (paper * described["normaliser min"], paper * described["normaliser max"])
-    other_values = {**values, "normalize": "unit" if values["normalize"] == "paper" else "paper"}
-    other = session().stored_grid(grid_key(name, prep, other_values))
-    other_scores = None if other is None or isinstance(other, kvviews.GridFailure) else other[0].scores
-    return kvviews.scale_sentence(escape(prep.name), values["normalize"], normaliser, result.scores, other_scores)
+    other = other_grids.get(name)
+    return kvviews.scale_sentence(escape(prep.name), values["normalize"], normaliser, result.scores,
+                                  None if other is None else other[0].scores, name=name,
+                                  aucs={n: a for n, a in aucs.items() if n in grids})
 
 
 # ----------------------------------------------------------------------------- theory
 
-def set_preset(key: str) -> None:
-    preset = kvstate.PRESETS_BY_KEY[key]
-    values = kvstate.apply_preset(preset)
+def apply_values(values: dict) -> None:
+    """Put settings in the session before their widgets are drawn (a button's callback)."""
     for name, value in values.items():
         if name == "points":
             continue
         st.session_state[name] = value
-    set_generator_params(values["generator"], values["gen_params"])
+    if "generator" in values:
+        set_generator_params(values["generator"], values.get("gen_params", {}))
+
+
+def set_preset(key: str) -> None:
+    apply_values(teach.applicable(kvstate.apply_preset(kvstate.PRESETS_BY_KEY[key])))
 
 
 def view_theory() -> None:
@@ -907,6 +1000,13 @@ def view_theory() -> None:
     from kernelviz import theory
 
     st.markdown(theory.INTRODUCTION)
+    st.markdown("### Lessons")
+    for name in lessons.names():
+        lesson = lessons.get(name)
+        c1, c2 = st.columns([4, 1])
+        c1.markdown(f"**{lesson.title}** — {lesson.summary}")
+        c2.button("Start the lesson", key=f"theory_lesson_{name}", on_click=teach.go_to, args=(name, 1, apply_values),
+                  width="stretch")
     st.markdown(theory.PRESETS_HEADING)
     for key, title, look_for in theory.PRESETS:
         with st.container(border=True):
@@ -924,6 +1024,8 @@ def view_theory() -> None:
     st.markdown(theory.MODELS_HEADING)
     st.markdown("\n".join(f"- **{name}** — {theory.MODELS[name]}" for name in registry.MODELS))
     st.markdown(theory.SCALE_MATTERS)
+    st.markdown("### The papers")
+    st.markdown(teach.citations_markdown())
 
 
 # ============================================================================ page
@@ -965,6 +1067,7 @@ def run_view(view: str, values: dict) -> None:
             raise
         if stage is not None and stage[0] == "model":
             session().remember_good(*stage)
+        takeaway.code_box(values, prep)
     except NoDataYet as err:
         st.info(escape(str(err)))
         if view == "data" and values["source"] == "drawn":
@@ -993,11 +1096,18 @@ def main() -> None:
     shown = session().messages()
     for message in shown:
         st.error(escape(message))
-    choice("segmented_control", "View", "view", required=True, label_visibility="collapsed")
+    teach.page_style()
+    teach.begin_run()
+    teach.landing(apply_values)
+    explanation = teach.lesson_panel(apply_values)
+    if not teach.hidden("views"):
+        choice("segmented_control", "View", "view", required=True, label_visibility="collapsed",
+               options=teach.visible_views())
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.
     run_view(values["view"], values)
+    teach.explain(explanation)
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())

@@ -19,7 +19,6 @@ from typing import Mapping
 
 import kernelviz as kv
 from kernelviz import registry
-from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 
 #: Views that have numbers to reproduce (the Theory view has none).
@@ -113,7 +112,8 @@ def _header(settings: Mapping, data_file: str | None) -> str:
     ) if needed]
     reads = (f"\nIt reads {data_file}, the data file the app offers beside this code."
              if settings["source"] in FILE_SOURCES else "")
-    return (f'"""kernelviz, {registry.VIEWS[view].label} view: the numbers the app shows for these settings.{reads}"""\n'
+    title = registry.label(registry.VIEWS, view)
+    return (f'"""kernelviz, {title} view: the numbers the app shows for these settings.{reads}"""\n'
             + "\n".join(imports) + "\n\nimport kernelviz as kv")
 
 
@@ -329,7 +329,10 @@ def _boundaries_body(settings: Mapping) -> str:
         for name in settings["models"]:
             cls, _, two_classes = kv.models.MODELS[name]
             accepted = cls().get_params()
-            params = {"gamma": "gamma", "C": "C", "random_state": str(settings["partition_seed"])}
+            params = {"gamma": "gamma", "C": "C", "random_state": str(settings["partition_seed"]),
+                      "eta": f"10 ** {_number(settings['log_eta'])}"}
+            if name in kvviews.UNIT_KERNEL_MODELS:
+                params["kernel"] = repr(settings["unit_kernel"])
             args = ", ".join(f"{k}={v}" for k, v in params.items() if k in accepted)
             rows.append(f"    {name!r}: kv.models.{cls.__name__}({args}),")
             binary_only = binary_only or two_classes
@@ -338,8 +341,9 @@ def _boundaries_body(settings: Mapping) -> str:
             two_class_models = tuple(n for n in settings["models"] if kv.models.MODELS[n][2])
             lines += [f"    if name in {two_class_models!r} and len(np.unique(y[train])) > 2:",
                       "        # a two-class model meets more classes one pair at a time (one-vs-one), as in the app",
-                      "        model = OneVsOneClassifier(kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled)).fit(X[train], "
-                      "y[train])",
+                      "        with_unlabeled = kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled)",
+                      "        pairs = OneVsOneClassifier(with_unlabeled)",
+                      "        model = pairs.fit(X[train], y[train])",
                       "    else:",
                       "        model.fit(X[train], y[train], X_unlabeled=X_unlabeled)"]
         else:

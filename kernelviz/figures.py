@@ -20,6 +20,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from kernelviz import registry
+from kernelviz.markdown import plotly_text
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies and in print.
 CLASS_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -43,9 +44,27 @@ def kernel_color(name: str, index: int = 0) -> str:
     return KERNEL_COLORS.get(name, CLASS_COLORS[index % len(CLASS_COLORS)])
 
 
+class NamedClasses(tuple):
+    """Sorted class labels that carry their names from the data file (``Dataset.class_names``):
+    pass it as ``classes=`` and the legends say "setosa", not "class 0"."""
+
+    def __new__(cls, classes, names: Mapping[float, str]):
+        labelled = super().__new__(cls, classes)
+        labelled.names = {float(c): str(names[float(c)]) for c in classes}
+        return labelled
+
+
+def named_classes(classes, names: Mapping[float, str] | None):
+    """``classes`` with their names when the data had names, else ``classes`` as they are."""
+    return NamedClasses(classes, names) if names else classes
+
+
 def class_names(classes) -> dict:
-    """Display name of each label: "class −1" / "class +1" for signed labels, "class 0",
-    "class 1" … otherwise (a +1 gets its sign only when −1 is among the classes)."""
+    """Display name of each label: its name from the data file (:class:`NamedClasses`), else
+    "class −1" / "class +1" for signed labels, "class 0", "class 1" … (a +1 gets its sign only
+    when −1 is among the classes)."""
+    if isinstance(classes, NamedClasses):
+        return {c: plotly_text(classes.names[float(c)]) for c in classes}
     labels = {float(c) for c in classes}
     signed = -1.0 in labels or labels == {1.0}  # a drawing with only +1 points so far is still signed
     return {c: ("class +1" if signed and float(c) == 1.0 else
@@ -522,6 +541,8 @@ class BoundaryPanel:
     note: str = ""
     regularised: bool = False  # the kernel measures with ε-regularised (flat) cluster covariances
     scheme: str = ""        # how a two-class model met more classes (e.g. "one-vs-one"), else ""
+    alpha: float | None = None  # MPM / MCPM: the worst-case accuracy bound (the smallest pairwise one)
+    bounded: np.ndarray | None = None  # per support vector: is |α| at its bound C (drawn square, free ones round)
 
 
 def boundary_title(p: BoundaryPanel) -> str:
@@ -553,37 +574,44 @@ def _wrap_note(note: str, width: int = 48) -> list[str]:
 
 
 def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np.ndarray | None = None,
-                    title: str = "", y_unlabeled: np.ndarray | None = None) -> go.Figure:
+                    title: str = "", y_unlabeled: np.ndarray | None = None, *, support_vectors: bool = True,
+                    margins: bool = True, test_points: bool = True,
+                    class_names: Mapping[float, str] | None = None) -> go.Figure:
     """One panel per classifier: tinted sides, boundary (solid), ±1 margins (dashed),
     support vectors ringed with a size growing with |α|, test points hollow.
 
     ``y_unlabeled`` (NaN where unknown) gives the hidden true class of unlabeled points:
     they are then tinted faintly in their class colour, so one sees which side they
-    should fall on; without it they are grey.
+    should fall on; without it they are grey. ``support_vectors``, ``margins`` and
+    ``test_points`` False leave those layers out (the teacher's clutter toggles: dozens of
+    rings can bury a panel); the tints keep their scale and the titles their scores.
+    ``class_names`` (label → name, as ``Dataset.class_names``) names the classes in the legend.
     """
     layout = _layout(title, height=_panels_height(len(panels), grid, extra=90))
     refs = _panels(layout, [boundary_title(p) for p in panels])
     traces = []
     for i, (p, ref) in enumerate(zip(panels, refs)):
-        classes = list(p.classes)
-        panel = _multiclass_regions(p, grid) if p.multiclass else _binary_regions(p, grid)
+        classes = named_classes(list(p.classes), class_names)
+        panel = _multiclass_regions(p, grid) if p.multiclass else _binary_regions(p, grid, margins)
         if X_unlabeled is not None and len(X_unlabeled):
             panel += _unlabeled_traces(X_unlabeled, y_unlabeled, classes, show_legend=i == 0)
         panel += point_traces(p.X_train, p.y_train, classes=classes, size=8, show_legend=i == 0,
                               name_suffix=" (train)")
-        if p.X_test is not None and len(p.X_test):
+        if test_points and p.X_test is not None and len(p.X_test):
             panel += point_traces(p.X_test, p.y_test, classes=classes, size=7, show_legend=i == 0,
                                   name_suffix=" (test)", hollow=True)
-        if p.support is not None and len(p.support):
+        if support_vectors and p.support is not None and len(p.support):
             sv = np.asarray(p.X_train)[np.asarray(p.support)]
             dual = np.abs(np.asarray(p.dual if p.dual is not None else np.ones(len(sv)), dtype=float))
             scale = dual / dual.max() if dual.max() > 0 else np.ones_like(dual)
+            bounded = np.zeros(len(sv), bool) if p.bounded is None else np.asarray(p.bounded, bool)
             panel.append({
                 "type": "scatter", "x": sv[:, 0], "y": sv[:, 1], "mode": "markers",
-                "name": "support vectors (size ∝ |α|)", "legendgroup": "sv", "showlegend": i == 0,
-                "marker": {"symbol": "circle-open", "color": "black", "size": 10 + 14 * np.sqrt(scale),
-                           "line": {"width": 1.5}},
-                "customdata": dual, "hovertemplate": "support vector<br>|α| = %{customdata:.3g}<extra></extra>",
+                "name": "support vectors (size ∝ |α|; square: α at C)", "legendgroup": "sv", "showlegend": i == 0,
+                "marker": {"symbol": np.where(bounded, BOUNDED_SV_SYMBOL, FREE_SV_SYMBOL).tolist(), "color": "black",
+                           "size": 10 + 14 * np.sqrt(scale), "line": {"width": 1.5}},
+                "customdata": np.column_stack([dual, np.where(bounded, "at the bound C", "free")]),
+                "hovertemplate": "support vector, %{customdata[1]}<br>|α| = %{customdata[0]:.3g}<extra></extra>",
             })
         traces += _on(panel, ref)
     _equal_aspect(layout, len(panels), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
@@ -608,7 +636,7 @@ def _unlabeled_traces(X: np.ndarray, y: np.ndarray | None, classes: Sequence, sh
     return traces
 
 
-def _binary_regions(p: BoundaryPanel, grid: Grid) -> list[dict]:
+def _binary_regions(p: BoundaryPanel, grid: Grid, draw_margins: bool = True) -> list[dict]:
     z = grid.reshape(np.asarray(p.values, dtype=float))
     finite = np.abs(z[np.isfinite(z)])
     spread = float(np.percentile(finite, 95)) if finite.size else 1.0
@@ -624,7 +652,7 @@ def _binary_regions(p: BoundaryPanel, grid: Grid) -> list[dict]:
         {**line, "contours": {"start": 0, "end": 0, "size": 1, "coloring": "none"},
          "line": {"color": "black", "width": 2.6}},
     ]
-    if p.margins:
+    if p.margins and draw_margins:
         traces.append({**line, "contours": {"start": -1, "end": 1, "size": 2, "coloring": "none"},
                        "line": {"color": "#444444", "width": 1.3, "dash": "dash"}})
     return traces
@@ -663,7 +691,7 @@ class GramPanel:
 
 def gram_figure(panels: Sequence[GramPanel], title: str = "") -> go.Figure:
     """Heatmaps of the Gram matrices (rows and columns ordered by cluster, then class),
-    each scaled to its own range, with lines where one cluster ends and the next begins."""
+    each scaled to its own range with its own colour scale, with lines where one cluster ends and the next begins."""
     titles = [f"<b>{kernel_label(p.name)}</b>" + (f"<br><span style='font-size:12px'>{p.verdict}</span>" if p.verdict else "")
               for p in panels]
     rows, _ = _panel_grid(len(panels))
@@ -673,13 +701,18 @@ def gram_figure(panels: Sequence[GramPanel], title: str = "") -> go.Figure:
     for i, (p, ref) in enumerate(zip(panels, refs)):
         K = np.asarray(p.K, dtype=float)
         n = len(K)
-        traces.append({"type": "heatmap", "z": K, "colorscale": "Viridis", "showscale": False,
+        xkey, ykey, xref, _ = _axis_names(i + 1)
+        x_domain, y_domain = layout[xkey].get("domain", [0, 1]), layout[ykey].get("domain", [0, 1])
+        # each panel has its own range (CkRBF's values are ~30× RBF's), so each gets its own scale
+        colorbar = {"x": x_domain[1] + 0.005, "xanchor": "left", "y": (y_domain[0] + y_domain[1]) / 2,
+                    "len": 0.9 * (y_domain[1] - y_domain[0]), "thickness": 10, "tickformat": ".3g",
+                    "title": {"text": "K", "side": "right"}}
+        traces.append({"type": "heatmap", "z": K, "colorscale": "Viridis", "showscale": True, "colorbar": colorbar,
                        "hovertemplate": "row %{y}, column %{x}<br>K = %{z:.4g}<extra></extra>", **ref})
         for b in p.cluster_breaks:
             for x0, y0, x1, y1 in ((b - 0.5, -0.5, b - 0.5, n - 0.5), (-0.5, b - 0.5, n - 0.5, b - 0.5)):
                 shapes.append({"type": "line", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "xref": ref["xaxis"],
                                "yref": ref["yaxis"], "line": {"color": "white", "width": 1.5}})
-        xkey, ykey, xref, _ = _axis_names(i + 1)
         layout[xkey].update(constrain="domain", showticklabels=False)
         layout[ykey].update(autorange="reversed", scaleanchor=xref, constrain="domain", showticklabels=False)
     layout["shapes"] = shapes
@@ -997,26 +1030,20 @@ def buildup_figure(buildup: "BumpBuildUp", grid: Grid, X_train: np.ndarray, y_tr
     return _figure(traces, layout)
 
 
-def hide_boundary_layers(figure: go.Figure, *, support_vectors: bool = False, margins: bool = False,
-                         test_points: bool = False) -> go.Figure:
-    """A copy of a :func:`boundary_figure` without the layers asked to go (teacher's clutter toggles).
+#: The frame around the panel a lesson step asks the reader to look at.
+HIGHLIGHT_COLOR = "#E8710A"
 
-    Hiding leaves everything else as drawn (tints keep their scale, titles their scores):
-    dozens of support-vector rings can bury a panel, and a projector wants the boundary alone.
 
-    Parameters
-    ----------
-    figure : go.Figure
-        As :func:`boundary_figure` returns it.
-    support_vectors, margins, test_points : bool
-        True hides the support-vector rings, the f = ±1 margin lines, the hollow test points.
-    """
-    def hidden(trace) -> bool:
-        if support_vectors and trace.legendgroup == "sv":
-            return True
-        if margins and trace.type == "contour" and (trace.contours.start, trace.contours.end) == (-1, 1):
-            return True
-        return test_points and trace.type == "scatter" and (trace.name or "").endswith(" (test)")
-
-    kept = [t for t in figure.data if not hidden(t)]
-    return go.Figure({"data": [t.to_plotly_json() for t in kept], "layout": figure.layout.to_plotly_json()})
+def highlight_panel(figure: go.Figure, index: int) -> go.Figure:
+    """A copy of a small-multiples figure with a frame around panel ``index`` (0-based) — the panel
+    a lesson step points at. The frame follows the panel's axis domains, in paper coordinates."""
+    x_key, y_key, _, _ = _axis_names(index + 1)
+    x_domain, y_domain = figure.layout[x_key].domain, figure.layout[y_key].domain
+    if x_domain is None or y_domain is None:
+        raise ValueError(f"The figure has no panel {index + 1}: highlight one of its panels.")
+    framed = go.Figure(figure)
+    pad = 0.01
+    framed.add_shape(type="rect", xref="paper", yref="paper", x0=x_domain[0] - pad, x1=x_domain[1] + pad,
+                     y0=y_domain[0] - pad, y1=y_domain[1] + 3 * pad, layer="above",
+                     line={"color": HIGHLIGHT_COLOR, "width": 4}, fillcolor="rgba(0,0,0,0)")
+    return framed

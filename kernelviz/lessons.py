@@ -121,12 +121,11 @@ class Lesson:
 def boundary_results(panels: Sequence) -> dict[str, dict[str, Any]]:
     """The Decision boundaries view's numbers, from its ``figures.BoundaryPanel`` list.
 
-    The worst-case bound α of MPM / MCPM is not part of a panel: the app adds it as
-    ``results[name]["alpha"]`` for the steps that read it.
+    ``alpha`` is the worst-case bound of MPM / MCPM (``BoundaryPanel.alpha``; None for the others).
     """
     return {p.name: {"train": p.train_accuracy, "test": p.test_accuracy, "hidden": p.hidden_accuracy,
                      "support_vectors": None if p.support is None else len(p.support),
-                     "n_train": len(p.X_train)}
+                     "n_train": len(p.X_train), "alpha": p.alpha}
             for p in panels}
 
 
@@ -374,7 +373,7 @@ RBF_BASICS = Lesson(
             "Neither parameter has a best value on its own: a wider bump (small γ) needs a larger C to bend as "
             "much. The grid search scores every (γ, C) pair by cross-validation; good cells often line up along a "
             "diagonal, and the Keerthi–Lin path searches along a line of slope −1 instead of the whole grid. "
-            "This step runs a grid search (49 cells × 5 folds): it takes several seconds.",
+            "The grid search (49 cells × 5 folds) comes computed in advance; change a grid setting and it runs anew.",
             "grid",
             {**_MOONS_NOISY},
             LookAt("rbf", "The ★ best cell and the good cells around it."),
@@ -438,8 +437,8 @@ CKRBF = Lesson(
             "P_f(α) at the paper's scale",
             "The paper's measure of how easy a kernel is to tune: P_f(α) is the share of grid cells whose "
             "cross-validated accuracy reaches α, and its area (AUC, from α₀ = the worst score of all grids) sums "
-            "it up. This runs three grid searches (3 × 49 cells × 5 folds): expect it to take a while on a "
-            "busy machine.",
+            "it up. The three grid searches (3 × 49 cells × 5 folds) come computed in advance. The plot also "
+            "shows CkRBF at the unit scale as a curve of its own; the next step explains it.",
             "pf",
             {**_FOURCLASS, "normalize": "paper"},
             LookAt("AUC", "The AUC column of the table and the curves' order."),
@@ -546,7 +545,7 @@ RWM = Lesson(
             "Every label known: Ripley's data",
             "With all labels, the unlabeled points have nothing left to teach, and a data-dependent kernel has "
             "to win on shape alone. The grid search compares RBF and RWM on the whole (γ, C) grid, as the "
-            "paper does with 5-fold cross-validation. Two grid searches: this step takes a while.",
+            "paper does with 5-fold cross-validation. The two grid searches come computed in advance.",
             "grid",
             {"source": "sample", "sample": "ripley", "partition": "vi", "n_components": 6,
              "kernels": ["rbf", "rwm"]},
@@ -657,12 +656,24 @@ CKSVMNDA = Lesson(
             "CKSVMNDA: the SVM plus KNDA's scatter",
             "CKSVMNDA is an SVM whose regulariser also penalises the directions along which KNDA's within-class "
             "scatter is large relative to its between-class scatter: Θ = η Δ (∇ + βI)⁻¹ Δ + I. With η = 0 it is "
-            "exactly the SVM; the larger η, the more KNDA's scatter weighs. The app fits it at the model's "
-            "default η = 10⁻⁴.",
+            "exactly the SVM; the larger η, the more KNDA's scatter weighs. This step fits it at the model's "
+            "default η = 10⁻⁴; the next one changes η.",
             "boundaries",
             {**_MOONS_CKS, "kernels": ["rbf"], "models": ["KNDA", "CKSVMNDA"]},
             LookAt("test accuracy", "CKSVMNDA's boundary against the SVM's and KNDA's."),
             comparison("CKSVMNDA", "rbf", "test"),
+        ),
+        Step(
+            "η: from the SVM towards KNDA",
+            "η sets how much KNDA's scatter weighs beside the SVM's margin. This step sets η = 1 "
+            "(log₁₀ η = 0 in the sidebar's CKSVMNDA slider), ten thousand times the default. Compare "
+            "CKSVMNDA's boundary with the SVM's and KNDA's, then move the slider: at log₁₀ η = −6 CKSVMNDA draws the SVM's boundary, and the "
+            "larger η, the more Θ is KNDA's scatter rather than the identity — which need not mean the boundary "
+            "keeps getting closer to KNDA's, since KNDA also has its own regularisation β.",
+            "boundaries",
+            {**_MOONS_CKS, "kernels": ["rbf"], "models": ["KNDA", "CKSVMNDA"], "log_eta": 0.0},
+            LookAt("CKSVMNDA", "CKSVMNDA's boundary between the SVM's and KNDA's, and the test-accuracy column."),
+            ranking(["rbf", "KNDA", "CKSVMNDA"], "test"),
         ),
         Step(
             "Heart: one of the paper's data sets",

@@ -88,6 +88,7 @@ SOURCES: dict[str, Choice] = {
 }
 
 VIEWS: dict[str, Choice] = {
+    "theory": Choice("Theory", "The kernels and models in words and formulas, and the papers' figures."),
     "data": Choice("Data", "The data as the models see them."),
     "partition": Choice("Partition", "The clusters or mixture components the data-dependent kernels use."),
     "similarity": Choice("Similarity", "Each kernel's similarity to one reference point."),
@@ -95,7 +96,21 @@ VIEWS: dict[str, Choice] = {
     "kernel": Choice("Kernel matrix", "Gram matrices and their spectra."),
     "grid": Choice("Grid search", "Cross-validated accuracy over a (γ, C) grid."),
     "pf": Choice("P_f(α)", "How much of the grid reaches each accuracy: how easy a kernel is to tune."),
-    "theory": Choice("Theory", "The kernels and models in words and formulas."),
+}
+
+#: The Gaussian-to-Gaussian kernel SCM and MCPM compare their units (clusters) with.
+UNIT_KERNELS: dict[str, Choice] = {
+    "rbf-ppk": Choice("RBF-PPK", "exp(−γ × the squared distance between the units' feature-space means)."),
+    "lppk": Choice("LPPK", "The linear probability product kernel: the overlap integral of the two Gaussians."),
+}
+
+#: Sections of the sidebar a teacher's link can hide (``hide=sidebar.data``); ``sidebar`` hides all.
+SIDEBAR_SECTIONS: dict[str, Choice] = {
+    "data": Choice("Data", "Source, scaling, labeled points, test share."),
+    "partition": Choice("Partition", "The clustering the data-dependent kernels use."),
+    "kernels": Choice("Kernels and SVM", "Kernels, models, γ, C, η, scales."),
+    "display": Choice("Display", "Projector, support-vector rings, margins, test points."),
+    "share": Choice("Share this", "The link to this page."),
 }
 
 FIT_ON: dict[str, Choice] = {

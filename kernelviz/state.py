@@ -127,6 +127,18 @@ SETTINGS: tuple[Setting, ...] = (
             "log₁₀ of the SVM penalty C: larger C fits the training points harder."),
     Setting("normalize", "str", "paper", registry.CKRBF_SCALES,
             "The paper's CkRBF is multiplied by det(Σx+Σy)^(−½), a large constant; 'unit' divides it out."),
+    Setting("log_eta", "float", -4.0, (-6.0, 4.0),
+            "log₁₀ of CKSVMNDA's η: how much KNDA's scatter weighs beside the SVM's margin (η = 0 is the SVM)."),
+    Setting("unit_kernel", "str", "rbf-ppk", registry.UNIT_KERNELS,
+            "The kernel SCM and MCPM compare their units (clusters as Gaussians) with."),
+    # --- display
+    Setting("projector", "bool", False, None, "Larger fonts and markers, for a projector at the back of a room."),
+    Setting("show_support", "bool", True, None, "Rings around the support vectors in Decision boundaries."),
+    Setting("show_margins", "bool", True, None, "The dashed margins f = ±1 in Decision boundaries."),
+    Setting("show_test", "bool", True, None, "The held-out test points in Decision boundaries."),
+    Setting("hide", "list", (), lambda: hideable(),
+            "Teacher's mode: what the page leaves out — 'sidebar' or a section 'sidebar.NAME', 'views' (the view "
+            "switcher) or one view 'view.NAME', or a setting's name for its control."),
     # --- similarity
     Setting("ref_x", "optfloat", None, (-1e6, 1e6), "First coordinate of the reference point (empty: a data point)."),
     Setting("ref_y", "optfloat", None, (-1e6, 1e6), "Second coordinate of the reference point."),
@@ -141,6 +153,17 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+#: Settings that are page chrome, not the computation: never hidden by ``hide=``, never part of a script.
+DISPLAY_SETTINGS = ("view", "projector", "show_support", "show_margins", "show_test", "hide")
+
+
+def hideable() -> tuple[str, ...]:
+    """Everything a teacher's ``hide=`` link may name (TensorFlow Playground's ``*_hide``, in one list):
+    the sidebar or one of its sections, the view switcher or one view, or any setting's control."""
+    return (("sidebar",) + tuple(f"sidebar.{name}" for name in registry.SIDEBAR_SECTIONS)
+            + ("views",) + tuple(f"view.{name}" for name in registry.VIEWS)
+            + tuple(s.name for s in SETTINGS if s.name not in DISPLAY_SETTINGS and s.kind != "points"))
 
 
 def bounds(name: str) -> tuple:

@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import _chunks, _svm
+from kernelviz import _chunks, _svm, anatomy
 from kernelviz import figures as fg
 
 #: Kernels whose definition uses the partition / mixture shown in the Partition view.
@@ -122,6 +122,12 @@ class Prepared:
     explained: np.ndarray | None
     fit_on: str
     n_total: int               # points in the data set; more than len(y) when the views work on a sample
+    class_names: dict | None = None  # label → name when the file's labels were names (iris's species)
+
+    @property
+    def legend_classes(self):
+        """The classes as the figures take them: with their names from the file, when it had names."""
+        return fg.named_classes(self.classes, self.class_names)
 
     @property
     def sampled(self) -> bool:
@@ -235,7 +241,7 @@ def prepare(ds: kv.data.Dataset, ds_key: str, scaling: str, fit_on: str, label_h
     classes = np.unique(y[labeled])
     key = hashlib.sha1(b"".join([X_model.tobytes(), y.tobytes(), train.tobytes(), ds_key.encode()])).hexdigest()[:16]
     return Prepared(ds.name, key, ds.X, X_model, X_view, y, y_true, train, test, classes, tuple(ds.feature_names), ds.d,
-                    pca_mean, pca_components, explained, fit_on, n_total)
+                    pca_mean, pca_components, explained, fit_on, n_total, ds.class_names)
 
 
 def stratified_sample(y: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
@@ -620,7 +626,7 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=sv,
-        dual=np.abs(clf.dual_coef_).max(axis=0), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
+        dual=np.abs(clf.dual_coef_).max(axis=0), bounded=bounded_support(clf), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
         test_accuracy=accuracy("test", prep.test, prep.y),
         hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true),
         fit_seconds=fit_seconds, multiclass=multiclass, regularised=bool(regularised),
@@ -628,6 +634,15 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
             "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
             regularised))),
     ))
+
+
+def bounded_support(clf) -> np.ndarray | None:
+    """Per support vector (``clf.support_`` order): is its α at the bound C? None for more than two classes."""
+    if len(clf.classes_) != 2:
+        return None
+    expansion = anatomy.support_expansion(clf)  # sorted by |α|: map back to libsvm's order
+    at_bound = dict(zip(expansion.support.tolist(), expansion.bounded.tolist()))
+    return np.array([at_bound[i] for i in clf.support_.tolist()], dtype=bool)
 
 
 #: How a two-class model of ``kv.models`` is extended to more classes (named in its panel).
@@ -643,8 +658,12 @@ def _one_vs_one(model, X_unlabeled: np.ndarray | None):
     return OneVsOneClassifier(kv.models.WithUnlabeled(estimator=model, X_unlabeled=X_unlabeled))
 
 
+#: Models whose units are Gaussians compared by a probability product kernel (``unit_kernel``).
+UNIT_KERNEL_MODELS = ("SCM", "MCPM")
+
+
 def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
-                seed: int) -> fg.BoundaryPanel:
+                seed: int, log_eta: float = -4.0, unit_kernel: str = "rbf-ppk") -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) fitted with γ and C where it takes them.
 
     A two-class model meets more classes through :data:`MULTICLASS_SCHEME` (one fit per
@@ -660,14 +679,21 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
     log_gamma, log_C : float
     seed : int
         ``random_state`` of models that take one.
+    log_eta : float
+        log₁₀ of CKSVMNDA's η (how much KNDA's scatter weighs beside the SVM's margin).
+    unit_kernel : {"rbf-ppk", "lppk"}
+        The kernel between SCM's and MCPM's units.
 
     Returns
     -------
     fg.BoundaryPanel
+        For MPM and MCPM, ``alpha`` holds the fitted worst-case accuracy bound.
     """
     cls, _, binary_only = kv.models.MODELS[name]
     accepted = cls().get_params()
-    params = {"gamma": 10.0 ** log_gamma, "C": 10.0 ** log_C, "random_state": seed}
+    params = {"gamma": 10.0 ** log_gamma, "C": 10.0 ** log_C, "random_state": seed, "eta": 10.0 ** log_eta}
+    if name in UNIT_KERNEL_MODELS:
+        params["kernel"] = unit_kernel
     model = cls(**{k: v for k, v in params.items() if k in accepted})
     X_train, y_train = prep.X_model[prep.train], prep.y[prep.train]
     X_test, y_test = prep.X_model[prep.test], prep.y[prep.test]
@@ -685,13 +711,16 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
     else:
         values = model.decision_function(prep.to_model(grid.points))
     notes = []
+    alpha = None
     if wrapped:
         notes.append(f"{MULTICLASS_SCHEME} over {len(model.classes_)} classes")
         alphas = [e.estimator_.alpha_ for e in model.estimators_ if hasattr(getattr(e, "estimator_", None), "alpha_")]
         if alphas:
-            notes.append(f"pairwise worst-case bound α ≥ {min(alphas):.2f}")
+            alpha = float(min(alphas))
+            notes.append(f"pairwise worst-case bound α ≥ {alpha:.2f}")
     elif hasattr(model, "alpha_"):
-        notes.append(f"worst-case accuracy bound α = {model.alpha_:.2f}")
+        alpha = float(model.alpha_)
+        notes.append(f"worst-case accuracy bound α = {alpha:.2f}")
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(model.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=y_test,
@@ -700,7 +729,7 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         hidden_accuracy=(float(np.mean(model.predict(prep.X_model[prep.hidden]) == prep.y_true[prep.hidden]))
                          if prep.hidden.any() else None),
         fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS and not multiclass,
-        scheme=MULTICLASS_SCHEME if wrapped else "", note=" · ".join(notes)))
+        scheme=MULTICLASS_SCHEME if wrapped else "", note=" · ".join(notes), alpha=alpha))
 
 
 def one_class_note(panel: fg.BoundaryPanel, map_share: float = 0.98, train_accuracy: float = 0.9) -> str:
@@ -954,6 +983,26 @@ def grid_panels(grids: Mapping[str, tuple], log_Cs: np.ndarray, log_gammas: np.n
     return panels
 
 
+def _pf_standing(name: str, aucs: Mapping[str, float], data_name: str, other: str) -> str:
+    """Where ``name``'s P_f AUC stands among ``aucs``, and what showing the ``other`` scale will tell."""
+    label = fg.kernel_label(name)
+    rivals = {n: a for n, a in aucs.items() if n != name}
+    if name not in aucs or not rivals:
+        return (f"Show the {other} scale next to it to see how much this constant alone moves {label}'s curve "
+                f"on {data_name}.")
+    best = max(rivals, key=rivals.get)
+    own, theirs = aucs[name], rivals[best]
+    numbers = f"{own:.3f} against {fg.kernel_label(best)}'s {theirs:.3f}"
+    if own - theirs >= LEVEL_AUC:
+        return (f"On {data_name} {label}'s P_f AUC leads ({numbers}): show the {other} scale next to it to see "
+                "how much of that lead is this constant alone.")
+    if theirs - own >= LEVEL_AUC:
+        return (f"On {data_name} {label}'s P_f AUC trails ({numbers}): there is no lead to explain here; show "
+                f"the {other} scale next to it to see whether the constant helps or hurts.")
+    return (f"On {data_name} {label}'s P_f AUC is level ({numbers}) with the best of the others: show the "
+            f"{other} scale next to it to see whether the constant moves it.")
+
+
 def pf_curves(scores: Mapping[str, np.ndarray], n_alphas: int = 401) -> tuple[dict, float, np.ndarray, dict]:
     """P_f(α) curves of grid scores from the worst score of all grids up to 1.
 
@@ -978,8 +1027,13 @@ def pf_curves(scores: Mapping[str, np.ndarray], n_alphas: int = 401) -> tuple[di
     return table, alpha0, alphas, curves
 
 
+#: P_f AUCs closer than this are called level (as the lessons do: half a point of accuracy over the grid).
+LEVEL_AUC = 0.005
+
+
 def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float, float] | None,
-                   scores: np.ndarray, other_scores: np.ndarray | None) -> str:
+                   scores: np.ndarray, other_scores: np.ndarray | None, *, name: str = "ckrbf",
+                   aucs: Mapping[str, float] | None = None) -> str:
     """Why CkRBF's P_f curve moves with the scale switch, with this data's numbers.
 
     Parameters
@@ -994,6 +1048,11 @@ def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float
         CkRBF's grid scores at this scale.
     other_scores : array or None
         Its scores on the same grid at the other scale, when that search has been run.
+    name : str
+        The scaled kernel (``"ckrbf"`` or ``"ckrbf-radial"``).
+    aucs : mapping of kernel name → P_f AUC, optional
+        The AUCs the page shows; the sentence says whether ``name`` leads, trails or is level
+        with the best of the others, and speaks of a lead only when there is one.
 
     Returns
     -------
@@ -1007,8 +1066,7 @@ def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float
             f"towards small C — the grid then simply contains more of it. The unit scale divides that constant out")
     if other_scores is None:
         other = "unit" if normalize == "paper" else "paper's"
-        return text + (f". Switch to the {other} scale and run the search again to see how much of CkRBF's "
-                       f"P_f advantage on {data_name} is this constant alone.")
+        return text + ". " + _pf_standing(name, aucs or {}, data_name, other)
     paper, unit = (scores, other_scores) if normalize == "paper" else (other_scores, scores)
     table, alpha0 = kv.evaluation.pf_auc({"paper": paper, "unit": unit})
     return text + (f": on {data_name}, CkRBF's P_f AUC (from α₀ = {alpha0:.3f}, the worse of the two grids) is "

@@ -251,12 +251,12 @@ def test_buildup_figure_rings_the_support_vectors_used_so_far():
     assert fig.layout.annotations[len(buildup.counts) - 1].text == f"m = {len(svc.support_)} of {len(svc.support_)}"
 
 
-def _boundary_figure():
+def _boundary_figure(**shown):
     grid = fg.grid_over(X, 25)
     panel = fg.BoundaryPanel(
         name="rbf", values=grid.points[:, 0], classes=[3.0, 7.0], X_train=X[:40], y_train=Y[:40], X_test=X[40:],
         y_test=Y[40:], support=np.array([0, 1, 2]), dual=np.array([0.1, 1.0, 0.5]))
-    return fg.boundary_figure([panel, panel], grid)
+    return fg.boundary_figure([panel, panel], grid, **shown)
 
 
 def test_hiding_boundary_layers_removes_only_those_layers():
@@ -265,15 +265,15 @@ def test_hiding_boundary_layers_removes_only_those_layers():
     def layers(fig):
         return [(t.type, t.name, t.xaxis) for t in fig.data]
 
-    assert layers(fg.hide_boundary_layers(full)) == layers(full)
+    assert layers(_boundary_figure(support_vectors=True, margins=True, test_points=True)) == layers(full)
     for flag, gone in (("support_vectors", lambda t: t.legendgroup == "sv"),
                        ("margins", lambda t: t.type == "contour" and t.contours.start == -1),
                        ("test_points", lambda t: (t.name or "").endswith("(test)"))):
         removed = [t for t in full.data if gone(t)]
         assert len(removed) >= 2  # one per panel at least: the check below can fail
-        hidden = fg.hide_boundary_layers(full, **{flag: True})
+        hidden = _boundary_figure(**{flag: False})
         assert layers(hidden) == [(t.type, t.name, t.xaxis) for t in full.data if not gone(t)]
-    everything = fg.hide_boundary_layers(full, support_vectors=True, margins=True, test_points=True)
+    everything = _boundary_figure(support_vectors=False, margins=False, test_points=False)
     contours = [t for t in everything.data if t.type == "contour"]
     assert [(c.contours.start, c.contours.end) for c in contours] == [(0, 0), (0, 0)]
     # tints keep their scale and the panels their titles

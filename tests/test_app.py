@@ -273,7 +273,7 @@ def test_every_numeric_widget_is_bounded_like_its_setting():
     """So every value a widget can produce is one a link can hold (test_state checks the round trip)."""
     seen = set()
     for query in ({"label_how": "fraction", "partition": "vi", "view": "similarity"},
-                  {"label_how": "per_class", "view": "grid", "kernels": "rbf", "cv": "2"}):
+                  {"label_how": "per_class", "view": "grid", "kernels": "rbf", "cv": "2", "models": "CKSVMNDA"}):
         at = make_app(gen_params="n_samples:40", **query)
         assert_clean(at)
         for w in list(at.number_input) + list(at.slider):
@@ -292,10 +292,10 @@ def test_every_settings_widget_shows_its_settings_help_and_registry_labels():
     shown = set()
     for query in ({"label_how": "fraction", "partition": "vi", "view": "similarity", "sample": "heart",
                    "source": "sample"}, {"view": "grid", "kernels": "rbf", "cv": "2", "gen_params": "n_samples:40",
-                   "label_how": "per_class"}):
+                   "label_how": "per_class", "models": "CKSVMNDA,MCPM"}):
         at = make_app(**query)
         assert_clean(at)
-        for kind in ("number_input", "slider", "selectbox", "radio", "multiselect", "segmented_control"):
+        for kind in ("number_input", "slider", "selectbox", "radio", "multiselect", "segmented_control", "toggle"):
             for w in getattr(at, kind):
                 if w.key in kvstate.BY_NAME:
                     setting = kvstate.BY_NAME[w.key]
@@ -304,9 +304,10 @@ def test_every_settings_widget_shows_its_settings_help_and_registry_labels():
                         assert w.help == expected, w.key
                     assert w.help, w.key
                     shown.add(w.key)
-    # every setting with a widget of its own (not the data behind the canvas or a generator's parameters)
-    assert {s.name for s in kvstate.SETTINGS} - {"points", "gen_params"} <= shown, \
-        {s.name for s in kvstate.SETTINGS} - {"points", "gen_params"} - shown
+    # every setting with a widget of its own (not the data behind the canvas, a generator's parameters, or
+    # the teacher's hide list, which only a link sets)
+    assert {s.name for s in kvstate.SETTINGS} - {"points", "gen_params", "hide"} <= shown, \
+        {s.name for s in kvstate.SETTINGS} - {"points", "gen_params", "hide"} - shown
     assert widget(at, "partition").options == [registry.PARTITIONS[m].label for m in registry.PARTITIONS]
 
 
@@ -545,14 +546,14 @@ def test_grid_search_then_pf_with_the_scale_switch():
     assert_clean(at)
     paper = charts(at)[0]
     assert any("AUC" in t["name"] for t in paper["data"] if "name" in t)
-    next(b for b in at.button if b.label.startswith("Switch CkRBF")).click()
-    at.run()
-    assert at.session_state["normalize"] == "unit"
-    assert any("CkRBF: not searched yet" in unescaped(i.value) for i in at.info)  # RBF's grid is reused
-    next(b for b in at.button if b.label == "Run grid search").click()
+    assert any("CkRBF: not searched yet" in unescaped(i.value) for i in at.info)  # only CkRBF is scaled
+    next(b for b in at.button if b.label == "Search CkRBF at the unit scale too").click()
     at.run()
     assert_clean(at)
-    assert any("CkRBF scale: **unit**" in m.value for m in at.markdown)
+    # both scales on one plot, and the sidebar's scale untouched
+    assert at.session_state["normalize"] == "paper"
+    names = [t["name"] for t in charts(at)[0]["data"] if "name" in t]
+    assert any(n.startswith("CkRBF (AUC") for n in names) and any(n.startswith("CkRBF (unit scale)") for n in names)
     (why,) = [m.value for m in at.markdown if "Why the CkRBF curve moves" in m.value]
     # both scales are searched now: the sentence compares them on these data, not on fourclass
     assert "on moons, CkRBF's P_f AUC" in why and "with the paper's scale and" in why and "fourclass" not in why

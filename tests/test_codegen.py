@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 
 import kernelviz as kv
-from kernelviz import codegen
+from kernelviz import codegen, registry
 from kernelviz import figures as fg
-from kernelviz import registry
 from kernelviz import state
 from kernelviz import views
 
@@ -110,7 +109,8 @@ def app_numbers(values: dict, upload: bytes | None = None) -> tuple[views.Prepar
         grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
         panels = [views.boundary_panel(name, kernel, prep, grid, values["log_gamma"], values["log_C"])
                   for name, kernel in kernels.items()]
-        panels += [views.model_panel(name, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"])
+        panels += [views.model_panel(name, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"],
+                                     values["log_eta"], values["unit_kernel"])
                    for name in values["models"]]
         for panel in panels:
             out[f"{panel.name} train accuracy"] = panel.train_accuracy
@@ -314,3 +314,10 @@ def test_every_kernel_and_model_on_small_data(tmp_path):
     """The script fits each kernel at γ directly, the app at γ = 1 and then sets γ: the numbers must not care."""
     check_view(tmp_path, view="boundaries", gen_params={"n_samples": 60, "noise": 0.2}, kernels=list(registry.KERNELS),
                models=list(registry.MODELS), log_gamma=0.5, log_C=0.5)
+
+
+@pytest.mark.slow
+def test_eta_and_the_unit_kernel_reach_the_script(tmp_path):
+    """CKSVMNDA at η = 1 and MCPM / SCM with LPPK: the script fits them as the app's panels do."""
+    check_view(tmp_path, view="boundaries", gen_params={"n_samples": 60, "noise": 0.2}, kernels=["rbf"],
+               models=["CKSVMNDA", "SCM", "MCPM"], log_gamma=-0.5, log_C=0.5, log_eta=0.0, unit_kernel="lppk")

@@ -212,3 +212,14 @@ def test_models_without_margins_get_no_margin_lines_and_a_tint_on_their_own_scal
     fig = fg.boundary_figure([panel], grid)
     assert [(c.contours.start, c.contours.end) for c in fig.data if c.type == "contour"] == [(0, 0)]
     assert fig.data[0].zmax < 0.1
+
+
+def test_every_gram_heatmap_has_its_own_colour_scale_beside_its_panel():
+    K = np.eye(3)
+    fig = fg.gram_figure([fg.GramPanel("rbf", K), fg.GramPanel("ckrbf", 30 * K)])
+    heatmaps = [t for t in fig.data if t.type == "heatmap"]
+    assert all(h.showscale for h in heatmaps)
+    for heatmap in heatmaps:
+        domain = fig.layout[heatmap.xaxis.replace("x", "xaxis")].domain
+        assert domain[1] <= heatmap.colorbar.x < domain[1] + 0.05  # right of its own panel, not the figure's
+    assert heatmaps[0].colorbar.x < heatmaps[1].colorbar.x

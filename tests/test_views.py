@@ -274,7 +274,19 @@ def test_the_scale_sentence_speaks_of_the_data_shown():
     scores = np.array([[0.6, 0.9], [0.8, 0.95]])
     alone = views.scale_sentence("moons", "paper", (12.0, 30.0), scores, None)
     assert "fourclass" not in alone and "moons" in alone and "12 to 30" in alone
-    assert "Switch to the unit scale and run the search again" in alone
+    assert "show the unit scale next to it" in alone.lower()
+
+
+@pytest.mark.parametrize("ckrbf_auc, rbf_auc, verdict", [(0.311, 0.324, "trails"), (0.324, 0.311, "leads"),
+                                                          (0.320, 0.318, "is level")])
+def test_the_scale_sentence_speaks_of_a_lead_only_when_the_table_shows_one(ckrbf_auc, rbf_auc, verdict):
+    """Moons once read "CkRBF's P_f advantage" while CkRBF's AUC 0.311 was below RBF's 0.324."""
+    scores = np.array([[0.6, 0.9], [0.8, 0.95]])
+    sentence = views.scale_sentence("moons", "paper", (12.0, 30.0), scores, None,
+                                    aucs={"rbf": rbf_auc, "ckrbf": ckrbf_auc})
+    assert f"CkRBF's P_f AUC {verdict} ({ckrbf_auc:.3f} against RBF's {rbf_auc:.3f})" in sentence
+    assert ("how much of that lead" in sentence) == (verdict == "leads")
+    assert "advantage" not in sentence
     both = views.scale_sentence("moons", "unit", None, scores, np.full((2, 2), 0.95))
     paper_auc = kv.evaluation.pf_auc({"paper": np.full((2, 2), 0.95), "unit": scores})[0]["paper"]["auc"]
     assert f"{paper_auc:.3f} with the paper's scale" in both and "on moons" in both

@@ -1,0 +1,156 @@
+"""The lessons' grid searches, computed once before release and shipped with the package.
+
+The heavy lesson steps (a Grid search or P_f(α) view: rbf-basics 6, ckrbf 5–6, rwm 7) each
+need one to three grid searches of 49 cells × 5 folds — 16 s to over two minutes on the
+shared 2-core machine. A lesson has to come up within a few seconds, so their fold scores are
+computed by ``python -m kernelviz.ui.lesson_grids`` and stored in ``lesson_grids.npz`` next to
+this file. The app takes a stored grid only when every setting the search depends on equals
+the step's (:func:`store_key`), so a visitor who changes a setting gets a fresh search, and
+``tests/test_teach.py`` recomputes one stored grid and compares it cell by cell.
+
+Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+import kernelviz as kv
+from kernelviz import lessons
+from kernelviz import views as kvviews
+
+STORE = Path(__file__).with_name("lesson_grids.npz")
+
+#: The settings a grid search's scores depend on (besides the kernel's partition and scale).
+DATA_SETTINGS = ("source", "generator", "gen_params", "data_seed", "sample", "label_how", "label_fraction",
+                 "label_per_class", "label_seed", "scaling", "fit_on", "test_fraction")
+PARTITION_SETTINGS = ("partition", "n_components", "partition_seed", "vi_prior_type", "vi_alpha0", "vi_beta0",
+                      "vi_w0")
+GRID_SETTINGS = ("grid_log_C", "grid_log_gamma", "grid_steps", "cv", "cv_seed")
+#: The fields of a ``kv.evaluation.GridResult`` that are stored; the rest are rebuilt on load.
+FIELDS = ("Cs", "gammas", "fold_scores", "capped_folds")
+#: The Keerthi–Lin path is rebuilt from its linear SVM's best C̃ alone (stored as ``KEY/C_tilde``,
+#: absent when the line misses the grid): the linear SVM's cross-validation over every C is the
+#: slow part of the path (about 4 s on fourclass), and with C̃ given only its one C is refitted.
+PATH_FIELD = "C_tilde"
+
+
+def store_key(name: str, values: Mapping[str, Any]) -> str | None:
+    """What identifies kernel ``name``'s search under these settings; None for uploaded or drawn data."""
+    if values["source"] not in ("generator", "sample"):
+        return None
+    relevant = DATA_SETTINGS + GRID_SETTINGS
+    relevant += PARTITION_SETTINGS if name in kvviews.PARTITION_KERNELS else ()
+    relevant += ("normalize",) if name in kvviews.SCALED_KERNELS else ()
+    described = [name] + [[setting, _plain(values[setting])] for setting in relevant]
+    return hashlib.sha1(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _plain(value):
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in sorted(value.items())}
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    return value
+
+
+def heavy_steps() -> list[tuple[str, int]]:
+    """(lesson, step number) of every step that shows a grid search."""
+    return [(name, k) for name in lessons.names() for k, step in enumerate(lessons.get(name).steps, start=1)
+            if step.view in ("grid", "pf")]
+
+
+@functools.lru_cache(maxsize=1)
+def stored_keys(store: Path = STORE) -> frozenset[str]:
+    """The keys (:func:`store_key`) of the searches in ``store``."""
+    if not store.is_file():
+        return frozenset()
+    with np.load(store) as stored:
+        return frozenset(entry.split("/")[0] for entry in stored.files)
+
+
+def load(name: str, values: Mapping[str, Any], prep: kvviews.Prepared, partition, store: Path = STORE):
+    """The stored search of kernel ``name`` under ``values`` as ``views.grid_search`` returns it
+    (result, Keerthi–Lin path), or None when none is stored for exactly these settings."""
+    key = store_key(name, values)
+    if key not in stored_keys(store):
+        return None
+    with np.load(store) as stored:
+        arrays = {field: stored[f"{key}/{field}"] for field in FIELDS}
+        C_tilde = stored[f"{key}/{PATH_FIELD}"] if f"{key}/{PATH_FIELD}" in stored.files else None
+    params = kvviews.kernel_params(name, partition, values["normalize"])
+    result = kv.evaluation.GridResult(
+        kernel=name, **arrays, cv=values["cv"], random_state=values["cv_seed"],
+        max_iter=kv.evaluation.DEFAULT_MAX_ITER, kernel_params=params,
+        fitted_kernel=kvviews.fit_kernel(name, prep.X_model, partition, values["normalize"]))
+    if C_tilde is None:
+        return result, None  # as views.grid_search: the line misses this grid
+    X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
+    path = kv.evaluation.keerthi_lin(X, y, result.Cs, result.gammas, scores=result, cv=values["cv"],
+                                     random_state=values["cv_seed"], linear_Cs=np.atleast_1d(C_tilde))
+    return result, path
+
+
+def prepared(values: Mapping[str, Any]) -> kvviews.Prepared:
+    """The data as the app prepares them for a step's settings (generated or bundled data only)."""
+    if values["source"] == "generator":
+        X, y = kv.data.make(values["generator"], random_state=values["data_seed"], **values["gen_params"])
+        ds = kv.data.Dataset(X, y, name=values["generator"])
+    else:
+        ds = kvviews.bundled_dataset(values["sample"])
+    label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
+    return kvviews.prepare(ds, "lesson", values["scaling"], values["fit_on"], values["label_how"], float(label_value),
+                           values["label_seed"], values["test_fraction"])
+
+
+def partition_of(values: Mapping[str, Any], prep: kvviews.Prepared):
+    """The partition the app fits for these settings."""
+    params = ()
+    if values["partition"] == "vi":
+        params = (("weight_concentration_prior_type", values["vi_prior_type"]),
+                  ("weight_concentration_prior", values["vi_alpha0"]), ("mean_precision_prior", values["vi_beta0"]))
+        if values["vi_w0"] > 0:
+            params += (("covariance_prior", values["vi_w0"]),)
+    return kvviews.fit_partition(prep.X_model, values["partition"], values["n_components"], values["partition_seed"],
+                                 params)
+
+
+def search(name: str, values: Mapping[str, Any]):
+    """Kernel ``name``'s grid search under ``values`` as the app runs it: (result, Keerthi–Lin path or None)."""
+    prep = prepared(values)
+    partition = partition_of(values, prep)
+    log_Cs = kvviews.grid_axis(values["grid_log_C"], values["grid_steps"])
+    log_gammas = kvviews.grid_axis(values["grid_log_gamma"], values["grid_steps"])
+    params = kvviews.kernel_params(name, partition, values["normalize"])
+    return kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params)
+
+
+def precompute(store: Path = STORE) -> dict[str, np.ndarray]:
+    """Run every heavy step's searches and write them to ``store``."""
+    arrays = {}
+    for lesson, k in heavy_steps():
+        values = lessons.get(lesson).step(k).applied()
+        for name in values["kernels"]:
+            key = store_key(name, values)
+            if f"{key}/fold_scores" in arrays:
+                continue  # a later step showing the same search (ckrbf 6 reuses step 5's RBF)
+            print(f"{lesson} step {k}: {name} …", file=sys.stderr, flush=True)
+            result, path = search(name, values)
+            arrays.update({f"{key}/{field}": getattr(result, field) for field in FIELDS})
+            if path is not None:
+                arrays[f"{key}/{PATH_FIELD}"] = np.float64(path.C_tilde)
+    np.savez_compressed(store, **arrays)
+    return arrays
+
+
+if __name__ == "__main__":
+    precompute()

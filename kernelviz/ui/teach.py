@@ -1,0 +1,248 @@
+"""Teaching on the page: the landing screen, the lesson panel, teacher's mode and the share box.
+
+Lessons are data (:mod:`kernelviz.lessons`); this module shows them. A lesson and its step live
+in the link (``?lesson=NAME&step=K``) next to the settings the step applied, so a reload or a
+shared link reopens the same step. Teacher's mode is the ``hide`` setting (what the page leaves
+out, :func:`kernelviz.state.hideable`) and the ``projector`` switch.
+
+Everything that interprets a result comes from ``Step.explain`` on the numbers the view reports
+through :func:`report` during the same run, so the sentence cannot contradict the page.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import streamlit as st
+
+from kernelviz import codegen, lessons, registry
+from kernelviz import figures as fg
+from kernelviz import state as kvstate
+from kernelviz.markdown import escape
+from kernelviz.references import PAPERS
+
+#: Session keys (not settings: no widget, never in the settings table).
+LESSON = "_lesson"        # (lesson name, step number) while a lesson is open, else absent
+LANDING = "_landing"      # True until the visitor opens a lesson or a view from the first screen
+RESULTS = "_view_results"  # the numbers the open view reported in this run
+
+WHAT_IT_IS_FOR = (
+    "**kernelviz** shows what a *data-dependent* SVM kernel changes. An RBF kernel puts the same round bump on "
+    "every point; CkRBF, Mahalanobis RBF, GMM and RWM shape each bump after the data (clusters, mixtures, the "
+    "graph of the points), and the probability product kernels compare whole clusters. See the bumps, the "
+    "decision boundaries they make, their Gram matrices and how easy each kernel is to tune — and where a "
+    "data-dependent kernel helps and where it does not. Every view works on your own data too "
+    "(sidebar → Data → upload a CSV or LIBSVM file).")
+
+#: Applies settings to the session (the app's, which also fills the generator's widgets).
+Apply = Callable[[Mapping[str, Any]], None]
+
+
+# ============================================================================ start and link
+
+def start(values: dict, problems: list, query: Mapping[str, Any]) -> None:
+    """First run: a lesson link overlays its step's settings (the link's own settings still win);
+    a link without any entry opens the landing screen."""
+    if not query:
+        st.session_state[LANDING] = True
+        return
+    try:
+        found = lessons.from_link(query)
+    except ValueError as err:
+        problems.append(f"Ignored the link's lesson: {err}")
+        return
+    if found is None:
+        return
+    lesson, number = found
+    given = {name for name in query if name in kvstate.BY_NAME}
+    for name, value in lesson.step(number).applied().items():
+        if name not in given:
+            values[name] = value
+    st.session_state[LESSON] = (lesson.name, number)
+
+
+def link_entries() -> dict[str, str]:
+    """The lesson's entries of the link (none outside a lesson)."""
+    current = st.session_state.get(LESSON)
+    return lessons.link(*current) if current else {}
+
+
+def applicable(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` without the page chrome a teacher set (what is hidden, the projector, the display
+    toggles): a lesson step or a preset changes what is computed, never how the page is arranged."""
+    return {name: value for name, value in values.items()
+            if name == "view" or name not in kvstate.DISPLAY_SETTINGS}
+
+
+def go_to(name: str, number: int, apply: Apply) -> None:
+    """Open step ``number`` of lesson ``name`` (a button's callback: the widgets are not drawn yet)."""
+    apply(applicable(lessons.get(name).step(number).applied()))
+    st.session_state[LESSON] = (name, number)
+    st.session_state[LANDING] = False
+
+
+def leave() -> None:
+    st.session_state.pop(LESSON, None)
+
+
+# ============================================================================ teacher's mode
+
+def hidden(token: str) -> bool:
+    """Whether the teacher's link hides ``token`` (``"sidebar.data"`` is hidden by ``"sidebar"`` too)."""
+    hide = st.session_state.get("hide") or ()
+    return token in hide or (token.startswith("sidebar.") and "sidebar" in hide)
+
+
+def visible_views() -> tuple[str, ...]:
+    """The views the switcher offers: all but those the link hides (the open one always stays)."""
+    current = st.session_state.get("view")
+    return tuple(v for v in registry.VIEWS if v == current or not hidden(f"view.{v}"))
+
+
+PROJECTOR_STYLE = """<style>
+html, [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {font-size: 1.3rem;}
+[data-testid="stSidebar"] * {font-size: 1.1rem;}
+</style>"""
+HIDDEN_SIDEBAR_STYLE = """<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] {display: none;}
+</style>"""
+
+
+def page_style() -> None:
+    """The projector's larger text, and no sidebar at all when the link hides all of it."""
+    if st.session_state.get("projector"):
+        st.markdown(PROJECTOR_STYLE, unsafe_allow_html=True)
+    if hidden("sidebar"):
+        st.markdown(HIDDEN_SIDEBAR_STYLE, unsafe_allow_html=True)
+
+
+# ============================================================================ landing
+
+def landing(apply: Apply) -> None:
+    """The first screen: what kernelviz is for, the lessons and the views (until the visitor
+    closes it, starts a lesson or moves to another view)."""
+    if st.session_state.get("view") != kvstate.BY_NAME["view"].default:
+        st.session_state[LANDING] = False
+    if not st.session_state.get(LANDING) or st.session_state.get(LESSON):
+        return
+    with st.container(border=True, key="landing"):
+        c1, c2 = st.columns([6, 1])
+        c1.markdown("### See when a data-dependent kernel beats RBF — and when it does not")
+        c2.button("Close", key="landing_close", on_click=st.session_state.__setitem__, args=(LANDING, False))
+        st.markdown(WHAT_IT_IS_FOR)
+        st.markdown("#### Lessons — a few guided steps each")
+        columns = st.columns(len(lessons.names()))
+        for column, name in zip(columns, lessons.names()):
+            lesson = lessons.get(name)
+            with column:
+                st.markdown(f"**{lesson.title}**")
+                st.caption(lesson.summary)
+                st.button("Start", key=f"start_{name}", on_click=go_to, args=(name, 1, apply), type="primary",
+                          width="stretch")
+        st.markdown("#### Or open a view")
+        columns = st.columns(len(registry.VIEWS))
+        for column, (view, choice) in zip(columns, registry.VIEWS.items()):
+            with column:
+                st.button(choice.label, key=f"open_{view}", help=choice.help, width="stretch",
+                          on_click=_open_view, args=(view,))
+
+
+def _open_view(view: str) -> None:
+    st.session_state["view"] = view
+    st.session_state[LANDING] = False
+
+
+# ============================================================================ lesson panel
+
+def lesson_panel(apply: Apply):
+    """The open lesson's step: narrative, what to look at, Back / Next; returns the placeholder
+    :func:`explain` fills once the view has reported its numbers (None outside a lesson)."""
+    current = st.session_state.get(LESSON)
+    if not current:
+        return None
+    name, number = current
+    lesson = lessons.get(name)
+    step = lesson.step(number)
+    with st.container(border=True, key="lesson_panel"):
+        head, back, forward, close = st.columns([6, 1, 1, 1])
+        head.markdown(f"**{lesson.title}** · step {number} of {len(lesson.steps)}: **{step.title}**")
+        back.button("Back", key="lesson_back", disabled=number == 1, on_click=go_to,
+                    args=(name, number - 1, apply), width="stretch")
+        forward.button("Next", key="lesson_next", disabled=number == len(lesson.steps), on_click=go_to,
+                       args=(name, number + 1, apply), type="primary", width="stretch")
+        close.button("Leave", key="lesson_leave", on_click=leave, help="Close the lesson; the settings stay.",
+                     width="stretch")
+        st.markdown(step.narrative)
+        st.markdown(f":orange-background[**Look at: {step.look_at.target}**] — {step.look_at.sentence}")
+        placeholder = st.empty()
+        if lesson.citation():
+            st.caption(f"Source: {lesson.citation()}")
+    return placeholder
+
+
+def highlighted(figure, panel_names):
+    """``figure`` with a frame around the panel the open lesson step asks to look at, if it shows it."""
+    current = st.session_state.get(LESSON)
+    if not current:
+        return figure
+    step = lessons.get(current[0]).step(current[1])
+    names = list(panel_names)
+    if step.view != st.session_state.get("view") or step.look_at.target not in names:
+        return figure
+    return fg.highlight_panel(figure, names.index(step.look_at.target))
+
+
+def begin_run() -> None:
+    st.session_state[RESULTS] = None
+
+
+def report(results: Mapping[str, Mapping[str, Any]]) -> None:
+    """The open view's numbers (``lessons.boundary_results`` / ``gram_results`` / the P_f table)."""
+    st.session_state[RESULTS] = results
+
+
+def explain(placeholder) -> None:
+    """The step's sentence from the numbers the view reported in this run, under the narrative."""
+    current = st.session_state.get(LESSON)
+    if placeholder is None or not current:
+        return
+    step = lessons.get(current[0]).step(current[1])
+    results = st.session_state.get(RESULTS)
+    if step.explain is None or st.session_state.get("view") != step.view:
+        return
+    if results is None:
+        placeholder.caption("The explanation appears once the view shows its numbers.")
+        return
+    try:
+        sentence = step.explain(results)
+    except ValueError as err:
+        placeholder.caption(escape(str(err)))
+        return
+    placeholder.info(f"**On this page:** {sentence}")
+
+
+# ============================================================================ citations
+
+def citations_markdown() -> str:
+    """Every source paper, cited (the Theory view's list)."""
+    return "\n".join(f"- {escape(p.citation())} — *{p.contributes}*" for p in PAPERS.values())
+
+
+# ============================================================================ share box
+
+def share_box(query: Mapping[str, str], prep, where) -> None:
+    """The link to this page; uploaded or drawn-beyond-the-link data travel as a file next to it."""
+    base = str(getattr(st.context, "url", "") or "").split("?")[0]
+    text = "&".join(f"{k}={v}" for k, v in query.items())
+    where.caption("This link reopens this page (view, data, settings, lesson step and teacher's mode):")
+    where.code(f"{base}?{text}" if text else (base or "(all defaults)"), language=None)
+    source = st.session_state.get("source")
+    points = st.session_state.get("points")
+    travels = source != "upload" and not (source == "drawn" and points is not None
+                                          and len(points) > kvstate.MAX_POINTS_IN_URL)
+    if not travels and prep is not None and source in codegen.FILE_SOURCES:
+        where.warning("Your data cannot travel in a link: send the data file with it. Whoever opens the link "
+                      "uploads the file (sidebar → Data → upload).")
+        file_name, text = codegen.data_download(prep)
+        where.download_button("Download the data file (CSV)", text, file_name=file_name, mime="text/csv",
+                              key="share_data", on_click="ignore")

@@ -1,0 +1,67 @@
+"""A lesson in the real app: walked end to end with Next, a figure downloaded as PNG, and a
+screenshot of each lesson's key step (``lesson_<name>.png`` in ``screenshot_dir``).
+
+Uses the ``server`` / ``browser`` / ``page`` fixtures of conftest.py, like tests/test_browser.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelviz import lessons
+from test_browser import CHART, assert_clean, settle
+
+pytestmark = pytest.mark.browser
+
+#: The step of each lesson that shows its point best (the one the README pictures).
+KEY_STEPS = {"rbf-basics": 3, "ckrbf": 6, "rwm": 1, "mcpm": 3, "cksvmnda": 4}
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def heading(name: str, k: int) -> str:
+    return f"step {k} of {len(lessons.get(name).steps)}"
+
+
+def test_the_mcpm_lesson_walks_end_to_end_and_its_figure_downloads_as_png(server, page, tmp_path):
+    page.goto(f"{server}/")
+    settle(page, "See when a data-dependent kernel beats RBF")
+    page.locator('[class*="st-key-start_mcpm"] button').click()
+    name = "mcpm"
+    for k in range(1, len(lessons.get(name).steps) + 1):
+        if k > 1:
+            page.get_by_role("button", name="Next").click()
+        settle(page, heading(name, k))
+        page.wait_for_selector(CHART)
+        page.get_by_text("On this page:", exact=False).first.wait_for()
+        assert_clean(page)
+        assert f"lesson={name}" in page.url and f"step={k}" in page.url
+    assert page.get_by_role("button", name="Next").is_disabled()
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="PNG").first.click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    assert path.suffix == ".png" and path.read_bytes()[:8] == PNG_MAGIC
+
+
+@pytest.mark.parametrize("name", list(KEY_STEPS))
+def test_each_lessons_key_step_is_screenshotted(server, page, screenshot_dir, name):
+    k = KEY_STEPS[name]
+    page.goto(f"{server}/?lesson={name}&step={k}")
+    settle(page, heading(name, k))
+    page.wait_for_selector(CHART)
+    if lessons.get(name).step(k).explain is not None:
+        page.get_by_text("On this page:", exact=False).first.wait_for()
+    settle(page)
+    assert_clean(page)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.screenshot(path=str(screenshot_dir / f"lesson_{name}.png"))
+
+
+def test_the_landing_screen_is_screenshotted_on_a_wide_screen(server, page, screenshot_dir):
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{server}/")
+    settle(page, "See when a data-dependent kernel beats RBF")
+    page.wait_for_selector(CHART)
+    settle(page)
+    assert_clean(page)
+    page.screenshot(path=str(screenshot_dir / "landing.png"))

@@ -1,0 +1,308 @@
+"""Teaching in the app (issue 10): landing, lessons in the link, teacher's mode, take-away, anatomy.
+
+AppTest drives ``app.py``; the shipped lesson grids are checked against a fresh search.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import kernelviz as kv
+from kernelviz import figures as fg
+from kernelviz import lessons, registry
+from kernelviz import state as kvstate
+from kernelviz import views
+from kernelviz.references import PAPERS
+from kernelviz.ui import lesson_grids, takeaway
+
+from test_app import APP, assert_clean, charts, unescaped
+
+ALL_STEPS = [(name, k) for name in lessons.names() for k in range(1, len(lessons.get(name).steps) + 1)]
+
+
+def open_app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def link(at: AppTest) -> dict:
+    return {k: v[-1] if isinstance(v, list) else v for k, v in dict(at.query_params).items()}
+
+
+def lesson_heading(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if "· step " in m.value)
+
+
+def explanation(at: AppTest) -> str | None:
+    found = [i.value for i in at.info if i.value.startswith("**On this page:**")]
+    return found[0] if found else None
+
+
+# ============================================================================ landing and Theory
+
+def test_the_first_screen_says_what_kernelviz_is_for_and_offers_lessons_and_views():
+    at = open_app()
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "data-dependent" in text and "own data" in text
+    starts = [b for b in at.button if b.key and b.key.startswith("start_")]
+    assert [b.key for b in starts] == [f"start_{n}" for n in lessons.names()]
+    assert {b.label for b in at.button if b.key and b.key.startswith("open_")} == \
+        {c.label for c in registry.VIEWS.values()}
+    next(b for b in starts if b.key == "start_ckrbf").click()
+    at.run()
+    assert_clean(at)
+    assert link(at)["lesson"] == "ckrbf" and link(at)["step"] == "1"
+    assert not any(b.key == "start_ckrbf" for b in at.button)  # the landing gave way to the lesson
+    at = open_app()
+    at.segmented_control(key="view").set_value("partition").run()
+    at.segmented_control(key="view").set_value("data").run()
+    assert not any(b.key and b.key.startswith("start_") for b in at.button)  # moving on closes it for good
+
+
+def test_theory_is_not_the_last_view_and_cites_every_paper():
+    assert list(registry.VIEWS)[-1] != "theory"
+    at = open_app(view="theory")
+    assert_clean(at)
+    text = unescaped(" ".join(m.value for m in at.markdown))
+    for paper in PAPERS.values():
+        assert paper.citation() in text
+
+
+# ============================================================================ lessons
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, k", ALL_STEPS)
+def test_every_lesson_step_opens_from_its_link_applies_its_settings_and_draws(name, k):
+    step = lessons.get(name).step(k)
+    at = open_app(**lessons.link(name, k))
+    assert_clean(at)
+    assert at.get("plotly_chart") or step.view == "theory", "the step's view drew no figure"
+    assert f"step {k} of {len(lessons.get(name).steps)}" in lesson_heading(at)
+    kept = link(at)
+    assert kept["lesson"] == name and kept["step"] == str(k)
+    assert {key: kept.get(key) for key in kvstate.encode(step.applied())} == kvstate.encode(step.applied())
+    if step.explain is not None:  # the heavy steps too: their grids are shipped, nothing waits for a button
+        sentence = explanation(at)
+        assert sentence is not None and sentence.endswith(".")
+
+
+def test_back_and_next_walk_the_steps_and_the_link_follows():
+    at = open_app(lesson="rbf-basics")
+    assert "step 1 of 6" in lesson_heading(at)
+    assert at.button(key="lesson_back").disabled
+    at.button(key="lesson_next").click().run()
+    assert_clean(at)
+    assert "step 2 of 6" in lesson_heading(at) and link(at)["step"] == "2"
+    assert at.session_state["log_gamma"] == lessons.get("rbf-basics").step(2).settings["log_gamma"]
+    # the sentence is the step's explain on the page's own numbers
+    (row,) = [r for r in at.dataframe if "test accuracy" in r.value.columns]
+    test = float(row.value["test accuracy"].iloc[0])
+    assert f"test accuracy {100 * test:.1f}%" in explanation(at)
+    at.button(key="lesson_back").click().run()
+    assert "step 1 of 6" in lesson_heading(at) and link(at)["step"] == "1"
+    at.button(key="lesson_leave").click().run()
+    assert "lesson" not in link(at) and not [m for m in at.markdown if "· step " in m.value]
+
+
+def test_a_damaged_lesson_link_says_why_and_opens_the_app():
+    at = open_app(lesson="nonsense", step="2")
+    assert not at.exception
+    assert any("There is no lesson 'nonsense'" in unescaped(e.value) for e in at.error)
+
+
+def test_the_mcpm_bound_step_reads_alpha_from_the_panels():
+    at = open_app(**lessons.link("mcpm", 3))
+    assert_clean(at)
+    titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
+    for alpha in re.findall(r"α = (\d\.\d\d)", explanation(at)):
+        assert f"α = {alpha}" in titles
+
+
+# ============================================================================ the new settings
+
+def test_eta_moves_cksvmnda_and_alpha_is_a_number_on_the_panel():
+    X, y = kv.data.make("moons", noise=0.3, random_state=0)
+    prep = views.prepare(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
+    grid = fg.grid_over(prep.X_view, 20)
+    small = views.model_panel("CKSVMNDA", prep, grid, 0.0, 0.0, 0, log_eta=-6.0)
+    large = views.model_panel("CKSVMNDA", prep, grid, 0.0, 0.0, 0, log_eta=2.0)
+    direct = kv.models.CKSVMNDA(gamma=1.0, C=1.0, eta=100.0).fit(prep.X_model[prep.train], prep.y[prep.train])
+    assert np.allclose(large.values, direct.decision_function(prep.to_model(grid.points)))
+    assert not np.allclose(small.values, large.values)
+    mcpm = views.model_panel("MCPM", prep, grid, -1.0, 0.0, 0, unit_kernel="lppk")
+    model = kv.models.MCPM(gamma=0.1, kernel="lppk", random_state=0).fit(prep.X_model[prep.train], prep.y[prep.train])
+    assert mcpm.alpha == pytest.approx(model.alpha_)
+    assert lessons.boundary_results([mcpm])["MCPM"]["alpha"] == mcpm.alpha
+
+
+# ============================================================================ teacher's mode
+
+def test_a_teachers_link_hides_sections_controls_and_views_and_keeps_their_values():
+    at = open_app(view="boundaries", hide="sidebar.partition,log_C,view.grid", log_C="2")
+    assert_clean(at)
+    assert "**Partition**" not in [e.label for e in at.expander]
+    assert "log_C" not in [s.key for s in at.slider] and "log_gamma" in [s.key for s in at.slider]
+    assert "grid" not in at.segmented_control(key="view").options
+    at.slider(key="log_gamma").set_value(0.5).run()  # another control changes; the hidden C stays
+    assert at.session_state["log_C"] == 2.0 and link(at)["log_C"] == "2"
+    assert link(at)["hide"] == "sidebar.partition,log_C,view.grid"
+
+
+def test_hiding_the_whole_sidebar_and_the_switcher_leaves_the_view_alone():
+    at = open_app(view="similarity", hide="sidebar,views")
+    assert_clean(at)
+    assert not at.sidebar.children or not list(at.sidebar)
+    assert not [w for w in at.segmented_control if w.key == "view"]
+    assert charts(at)
+
+
+def test_an_unknown_hide_flag_is_named():
+    at = open_app(hide="sidebar.nonsense")
+    assert any("hide" in unescaped(e.value) and "sidebar.nonsense" in unescaped(e.value) for e in at.error)
+
+
+def test_the_projector_enlarges_fonts_and_markers():
+    figure = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], mode="markers", marker={"size": 10}),
+                       layout={"font": {"size": 14}})
+    big = takeaway.for_projector(figure)
+    assert big.layout.font.size == round(14 * takeaway.PROJECTOR_FONT)
+    assert big.data[0].marker.size == 10 * takeaway.PROJECTOR_MARKERS
+    assert figure.data[0].marker.size == 10  # the original is left as it was
+    plain = charts(open_app(view="data"))[0]["layout"].get("font", {}).get("size", takeaway.DEFAULT_FONT_SIZE)
+    at = open_app(view="data", projector="1")
+    assert_clean(at)
+    assert charts(at)[0]["layout"]["font"]["size"] == round(plain * takeaway.PROJECTOR_FONT)
+
+
+def test_the_share_box_writes_the_link_and_offers_the_data_file_for_uploads():
+    at = open_app(view="data", lesson="rwm", step="2")
+    share = [c.value for c in at.code if "lesson=rwm" in c.value]
+    assert share and "step=2" in share[0]
+    at = open_app(view="data", source="upload")
+    assert_clean(at)
+    assert not any("cannot travel in a link" in w.value for w in at.warning)  # nothing uploaded yet: no file
+    csv = "x1,x2,label\n0,0,cat\n1,1,dog\n0,1,cat\n1,0,dog\n0.5,0.5,cat\n1.5,1.5,dog\n"
+    at.session_state["_upload"] = ("digest", "pets.csv", csv.encode())
+    at.run()
+    assert any("cannot travel in a link" in w.value for w in at.warning)
+    assert "Download the data file (CSV)" in [d.label for d in at.get("download_button")]
+
+
+# ============================================================================ take it away
+
+def test_every_view_but_theory_has_the_code_box_and_every_figure_three_downloads():
+    for view in ("data", "boundaries", "kernel"):
+        at = open_app(view=view)
+        assert_clean(at)
+        assert any(e.label.startswith("Python code") for e in at.expander)
+        code = [c.value for c in at.code if "import kernelviz" in c.value]
+        assert code, view
+        labels = [d.label for d in at.get("download_button")]
+        assert labels.count("HTML") == len(charts(at)) - (view == "boundaries" and 0)
+    at = open_app(view="theory")
+    assert not any(e.label.startswith("Python code") for e in at.expander)
+
+
+# ============================================================================ the decision function taken apart
+
+def test_the_terms_of_the_chosen_point_add_up_to_the_panels_f():
+    at = open_app(view="boundaries", kernels="rbf", ref_x="0.5", ref_y="0.2")
+    assert_clean(at)
+    figures = charts(at)
+    terms = next(f for f in figures if "What decides the point" in f["layout"]["title"]["text"])
+    title = terms["layout"]["annotations"][0]["text"]
+    value = float(re.search(r"f\(x\) = ([+−-]?\d+\.\d+)", title).group(1).replace("−", "-"))
+    X, y = kv.data.make("moons", random_state=0)
+    prep = views.prepare(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
+    grid = fg.Grid(np.array([0.5]), np.array([0.2]))
+    panel = views.boundary_panel("rbf", views.fit_kernel("rbf", prep.X_model, None, "paper"), prep, grid, 0.0, 0.0)
+    assert value == pytest.approx(float(panel.values[0]), abs=1e-3)
+
+
+# ============================================================================ the shipped lesson grids
+
+def test_every_heavy_step_has_its_grids_shipped():
+    for name, k in lesson_grids.heavy_steps():
+        values = lessons.get(name).step(k).applied()
+        for kernel in values["kernels"]:
+            assert lesson_grids.store_key(kernel, values) in lesson_grids.stored_keys(), (name, k, kernel)
+
+
+def test_a_shipped_grid_is_used_only_for_exactly_the_steps_settings():
+    values = lessons.get("rbf-basics").step(6).applied()
+    key = lesson_grids.store_key("rbf", values)
+    assert lesson_grids.store_key("rbf", {**values, "cv_seed": 1}) != key
+    assert lesson_grids.store_key("rbf", {**values, "normalize": "unit"}) == key  # RBF has no scale
+    assert lesson_grids.store_key("ckrbf", {**values, "normalize": "unit"}) != lesson_grids.store_key("ckrbf", values)
+    assert lesson_grids.store_key("rbf", {**values, "source": "upload"}) is None
+
+
+@pytest.mark.slow
+def test_a_shipped_grid_equals_a_fresh_search():
+    values = lessons.get("rbf-basics").step(6).applied()
+    fresh, fresh_path = lesson_grids.search("rbf", values)
+    prep = lesson_grids.prepared(values)
+    shipped, path = lesson_grids.load("rbf", values, prep, lesson_grids.partition_of(values, prep))
+    assert np.array_equal(shipped.fold_scores, fresh.fold_scores)
+    assert np.array_equal(shipped.Cs, fresh.Cs) and np.array_equal(shipped.gammas, fresh.gammas)
+    # the Keerthi–Lin path rebuilt from the stored C̃ alone is the path of the full search
+    assert path.C_tilde == fresh_path.C_tilde and path.cells == fresh_path.cells
+    assert np.array_equal(path.line_gammas, fresh_path.line_gammas) and path.best_cell == fresh_path.best_cell
+
+
+# ============================================================================ class names from the file
+
+def test_text_labels_name_the_classes_in_the_legend_the_summary_and_the_download():
+    csv = "x1,x2,species\n0,0,cat\n1,1,dog\n0,1,cat\n1,0.2,dog\n0.5,0.5,cat\n1.5,1.5,dog\n0.1,0.3,cat\n1.2,1.4,dog\n"
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["source"] = "upload"
+    at.query_params["test_fraction"] = "0"
+    at.session_state["_upload"] = ("digest-species", "species.csv", csv.encode())
+    at.run()
+    assert_clean(at)
+    legend = [t["name"] for t in charts(at)[0]["data"] if "name" in t]
+    assert "cat" in legend and "dog" in legend
+    assert any("- cat: 4 train" in m.value for m in at.markdown)
+    assert "Download data (CSV)" in [d.label for d in at.get("download_button")]
+    at.segmented_control(key="view").set_value("boundaries").run()
+    assert_clean(at)
+    legend = [t["name"] for t in charts(at)[0]["data"] if t.get("name")]
+    assert "cat (train)" in legend and "dog (train)" in legend
+    prep = views.prepare(kv.data.read(csv.encode(), name="pets"), "p", "zscore", "projection", "all", 1.0, 0, 0.0)
+    export = kv.data.Dataset(prep.X_raw, prep.y, name="pets", class_names=prep.class_names)
+    assert "cat" in kv.data.to_csv(export) and "dog" in kv.data.to_csv(export)
+
+
+def test_support_vectors_at_the_bound_c_are_drawn_apart_from_free_ones():
+    X, y = kv.data.make("moons", noise=0.3, random_state=0)
+    prep = views.prepare(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
+    grid = fg.grid_over(prep.X_view, 10)
+    C = 1.0
+    panel = views.boundary_panel("rbf", views.fit_kernel("rbf", prep.X_model, None, "paper"), prep, grid, 0.0, 0.0)
+    assert np.array_equal(panel.bounded, np.isclose(panel.dual, C, rtol=1e-9))
+    assert 0 < panel.bounded.sum() < len(panel.bounded)  # both kinds on noisy moons at C = 1
+    (rings,) = [t for t in fg.boundary_figure([panel], grid).data if t.legendgroup == "sv"]
+    assert list(rings.marker.symbol) == [fg.BOUNDED_SV_SYMBOL if b else fg.FREE_SV_SYMBOL for b in panel.bounded]
+
+
+def test_the_panel_a_step_points_at_is_framed():
+    at = open_app(**lessons.link("rwm", 2))  # look at: the RWM panel, beside the RBF one
+    assert_clean(at)
+    step = lessons.get("rwm").step(2)
+    figure = charts(at)[0]
+    frames = [s for s in figure["layout"].get("shapes", []) if s.get("line", {}).get("color") == fg.HIGHLIGHT_COLOR]
+    assert len(frames) == 1
+    index = step.settings["kernels"].index(step.look_at.target)
+    axis = figure["layout"]["xaxis" + ("" if index == 0 else str(index + 1))]
+    assert frames[0]["x0"] < axis["domain"][0] < axis["domain"][1] < frames[0]["x1"]
+    at.button(key="lesson_leave").click().run()
+    assert not [s for s in charts(at)[0]["layout"].get("shapes", [])
+                if s.get("line", {}).get("color") == fg.HIGHLIGHT_COLOR]
