@@ -25,6 +25,7 @@ from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
+from kernelviz.ui import live
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -616,6 +617,17 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     return list(panels.values())
 
 
+def scrub_live(kind: str, prep: Prepared, values: dict, partition, panels, reference=None) -> None:
+    """The live γ / C sliders over the kernels that drew a committed panel (kernelviz.ui.live)."""
+    names = [p.name for p in panels if p.name in values["kernels"]]
+    kernels = {name: get_kernel(name, prep, values, partition) for name in names}
+    grid = fg.grid_over(prep.X_view, live.RESOLUTION, extra=None if reference is None else np.array([reference]))
+    context = (prep.key, tuple((name, kernel_cache_key(name, values)) for name in names),
+               evaluation_grid_key(grid), reference)
+    live.scrub_section(kind, prep=prep, kernels=kernels, grid=grid, context=context, log_gamma=values["log_gamma"],
+                       log_C=values["log_C"] if kind == "decision" else None, reference=reference)
+
+
 def explain_regularised(panels) -> None:
     """Under panels whose kernel had to regularise a flat cluster: what that does to the map."""
     if any(panel.regularised for panel in panels):
@@ -647,6 +659,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
 
     with st.spinner("Evaluating the kernels around the reference point …"):
         panels = show_panels(names, panel)
+    scrub_live("similarity", prep, values, partition, panels, reference=reference)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.classes)
     event = st.plotly_chart(fig, key="similarity_chart", on_select="rerun", selection_mode="points",
@@ -709,6 +722,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
         tagged = [("kernel", n) for n in names] + [("model", n) for n in values["models"]]
         panels = show_panels(tagged, lambda t: (kernel_panel if t[0] == "kernel" else other_panel)(t[1]),
                              label=lambda t: fg.kernel_label(t[1]))
+    scrub_live("decision", prep, values, partition, panels)
     truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
@@ -947,6 +961,7 @@ VIEW_STAGES = {"similarity": ("model", MODEL_SETTINGS), "boundaries": ("model", 
 
 def run_view(view: str, values: dict) -> None:
     """The view boundary: ValueError → its message; anything else → a short error with details folded away."""
+    live.LiveLattices(st.session_state).leave(live.VIEW_KINDS.get(view))
     try:
         if view == "theory":
             view_theory()

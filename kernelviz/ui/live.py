@@ -1,0 +1,216 @@
+"""Live exploration: the scrub component beside the kernel panels, fed by background lattices.
+
+On Decision boundaries and Similarity, :func:`scrub_section` draws the γ (and C) sliders of
+:mod:`kernelviz.components.scrub` above the committed Plotly figure, inside an
+``st.fragment``. The first run of a view starts a :class:`kernelviz.lattice.LatticeJob` for
+its (data, kernels, grid, committed γ / C); while it runs the fragment polls
+(``run_every``) and sends each kernel's lattice as it becomes ready; when it ends, one run
+of the page stops the polling. Dragging then repaints every panel in the browser with no
+script run; a release commits the value to the settings (sidebar sliders, URL, cached fits)
+and reruns the page, whose Plotly figure is the committed one.
+
+Which lattices exist is decided by :class:`LiveLattices`, which knows nothing of Streamlit
+(a ``dict`` stands in for ``st.session_state`` in the tests): per session, per view kind,
+the lattice of the committed values and at most one finished older one of the same data
+and kernels (shown, its out-of-date axis labelled by the component, until the new one is
+ready); anything of other data, kernels or grid is cancelled and dropped at once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable, Hashable, MutableMapping
+
+from kernelviz.lattice import Lattice, LatticeJob
+
+#: Where a session keeps its lattices (in ``st.session_state``; dropped with the session).
+STORE_KEY = "_live_lattices"
+#: Set by a release of the scrub sliders; the fragment then reruns the whole page.
+COMMITTED_KEY = "_live_committed"
+#: Lattices a session holds at once (two views × (current + one older)); the least
+#: recently used go first. A decision lattice of four kernels is ~1.3 MB of codes.
+MAX_LATTICES = 4
+#: How often the fragment looks for newly finished kernels while a lattice is computed.
+POLL_SECONDS = 0.5
+#: The kinds of lattice and the view each belongs to.
+VIEW_KINDS = {"boundaries": "decision", "similarity": "similarity"}
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """What the fragment shows: ``lattice`` (None: nothing yet), and why.
+
+    ``running``: the lattice of the committed values is still being computed;
+    ``previous``: ``lattice`` is an older finished one of the same data and kernels (the
+    component blanks, with a note, whatever of it the committed values left behind);
+    ``stopped``: the person stopped the computation; ``error``: it failed as a whole.
+    """
+
+    lattice: Lattice | None
+    running: bool
+    previous: bool = False
+    stopped: bool = False
+    error: BaseException | None = None
+
+
+class LiveLattices:
+    """A session's lattice jobs, over a plain mapping (see the module's notes).
+
+    Keys are ``(kind, context, committed)``: ``context`` identifies the data, kernels and
+    grid (and the reference point of a similarity lattice); ``committed`` the γ / C values
+    the lattice is centred on.
+    """
+
+    def __init__(self, store: MutableMapping, max_lattices: int = MAX_LATTICES):
+        self.jobs: OrderedDict = store.setdefault(STORE_KEY, OrderedDict())
+        self.max_lattices = max_lattices
+
+    def request(self, kind: str, context: Hashable, committed: Hashable,
+                start: Callable[[], LatticeJob]) -> LiveState:
+        """The lattice to show for these settings, starting its job (``start()``) when there is none."""
+        key = (kind, context, committed)
+        for other, job in list(self.jobs.items()):
+            if other[0] != kind or other == key:
+                continue
+            # Other data, kernels or grid: stale. Unfinished for other values: superseded.
+            if other[1] != context or not _finished(job):
+                self._drop(other)
+        if key not in self.jobs:
+            self.jobs[key] = start()
+        self.jobs.move_to_end(key)
+        older = [k for k in self.jobs if k[0] == kind and k != key]
+        for stale in older[:-1]:
+            self._drop(stale)
+        while len(self.jobs) > self.max_lattices:
+            self._drop(next(iter(self.jobs)))
+        job = self.jobs[key]
+        if job.error is not None:
+            return LiveState(None, running=False, error=job.error)
+        running = not job.done and not job.cancelled
+        if _finished(job):
+            return LiveState(job.lattice, running=False)
+        fallback = self.jobs.get(older[-1]) if older and older[-1] in self.jobs else None
+        if fallback is not None:
+            return LiveState(fallback.lattice, running=running, previous=True, stopped=job.cancelled)
+        return LiveState(job.lattice, running=running, stopped=job.cancelled)
+
+    def stop(self, kind: str) -> None:
+        """Stop the running jobs of ``kind``; their finished kernels stay, the rest is never sent as current."""
+        for key, job in self.jobs.items():
+            if key[0] == kind and not job.done:
+                job.cancel()
+
+    def restart(self, kind: str) -> None:
+        """Forget the stopped jobs of ``kind``, so that the next request computes them again."""
+        for key in [k for k, job in self.jobs.items() if k[0] == kind and job.cancelled]:
+            del self.jobs[key]
+
+    def leave(self, kind: str | None) -> None:
+        """The page shows another view: unfinished jobs of the other kinds stop and go; finished
+        lattices stay (they are still right for their settings, and coming back reuses them)."""
+        for key in [k for k, job in self.jobs.items() if k[0] != kind and not _finished(job)]:
+            self._drop(key)
+
+    def _drop(self, key) -> None:
+        self.jobs.pop(key).cancel()
+
+
+def _finished(job: LatticeJob) -> bool:
+    return job.done and not job.cancelled and job.error is None
+
+
+# ============================================================================ the Streamlit side
+
+#: Cells along the longer side of a live panel's field (the issue asks for 80 × 80 or finer).
+RESOLUTION = 80
+
+
+def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, log_gamma: float,
+                  log_C: float | None = None, reference: tuple[float, float] | None = None) -> None:
+    """The scrub sliders and live panels of one view, in a fragment (see the module's notes).
+
+    Parameters
+    ----------
+    kind : {"decision", "similarity"}
+    prep : kernelviz.views.Prepared
+    kernels : dict of name → fitted kernel
+        The kernels whose panels scrub (those the committed figure could draw).
+    grid : kernelviz.figures.Grid
+        The live panels' field grid.
+    context : hashable
+        Identifies the data, kernels and grid (and the reference point): a lattice of another
+        context is never shown.
+    log_gamma, log_C : float
+        The committed values (``log_C`` None for a similarity lattice).
+    reference : (float, float), optional
+        The reference point of a similarity lattice.
+    """
+    if not kernels:
+        return
+    committed = (log_gamma, log_C)
+
+    def start() -> LatticeJob:
+        names = list(kernels)
+        lattice = (Lattice.decision(names, grid, log_gamma, log_C) if kind == "decision"
+                   else Lattice.similarity(names, grid, log_gamma, reference))
+        return LatticeJob(lattice, kernels, prep)
+
+    import streamlit as st
+
+    state = LiveLattices(st.session_state).request(kind, context, committed, start)
+    polling, still = _fragments()
+    fragment = polling if state.running else still
+    fragment(kind, context, committed, start, prep, state.running)
+
+
+def _commit(value: dict) -> None:
+    """A release of a scrub slider: the value becomes the setting, and the page reruns with it."""
+    import streamlit as st
+
+    for axis in ("log_gamma", "log_C"):
+        if value.get(axis) is not None:
+            st.session_state[axis] = round(float(value[axis]), 4)
+    st.session_state[COMMITTED_KEY] = True
+
+
+def _section(kind: str, context: Hashable, committed: tuple, start: Callable[[], LatticeJob], prep,
+             polling: bool) -> None:
+    import streamlit as st
+
+    from kernelviz.components.scrub import scrub
+
+    if st.session_state.pop(COMMITTED_KEY, False):
+        st.rerun()  # the committed figure, sidebar and URL belong to the whole page
+    live = LiveLattices(st.session_state)
+    state = live.request(kind, context, committed, start)
+    if polling != state.running:
+        # Polling starts and stops with a run of the page (a fragment cannot change its own interval).
+        st.rerun()
+    if state.error is not None:
+        st.warning(f"No live preview: {type(state.error).__name__}: {state.error}. "
+                   "The sliders in the sidebar still set γ and C.")
+        return
+    log_gamma, log_C = committed
+    scrub(state.lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}", on_commit=_commit)
+    if state.running:
+        note = ("Showing the preview of the last values until the new one is ready." if state.previous
+                else "Kernels appear as their preview is ready.")
+        c1, c2 = st.columns([5, 1])
+        c1.caption(f"Preparing the live preview in the background: {note}")
+        c2.button("Stop", key=f"stop_{kind}", on_click=live.stop, args=(kind,),
+                  help="Stop computing the live preview; the committed figure below stays.")
+    elif state.stopped:
+        c1, c2 = st.columns([5, 1])
+        c1.caption("Live preview stopped: the sliders commit on release; panels without a preview say so.")
+        c2.button("Prepare", key=f"restart_{kind}", on_click=live.restart, args=(kind,),
+                  help="Compute the live preview for the current values again.")
+
+
+@functools.cache
+def _fragments():
+    """The section as a fragment that polls (while a lattice is computed) and one that does not."""
+    import streamlit as st
+
+    return st.fragment(_section, run_every=POLL_SECONDS), st.fragment(_section)
