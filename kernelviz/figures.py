@@ -177,17 +177,19 @@ def _layout(title: str = "", height: int | None = None, top: int = 80) -> dict:
 
 
 def _panels_height(n: int, grid: Grid, extra: int = 70) -> int:
-    """Figure height at which equal-aspect panels of ``grid`` fill the page width
-    (about 900 px of plot area), so wide data get short rows and tall data tall ones."""
+    """Figure height at which equal-aspect panels of ``grid`` fill the page width (about
+    1000 px of plot area at 1440 px), so wide data get short rows and tall data tall ones,
+    and one row of four panels stays within a laptop screen's height."""
     rows, cols = _panel_grid(n)
     aspect = (grid.ys[-1] - grid.ys[0]) / max(grid.xs[-1] - grid.xs[0], 1e-12)
-    panel = min(900 / cols, 520) * float(np.clip(aspect, 0.45, 1.6))
+    panel = min(1000 / cols, 420) * float(np.clip(aspect, 0.45, 1.6))
     return int(rows * (panel + 75) + extra)
 
 
 def _panel_grid(n: int) -> tuple[int, int]:
-    """Rows and columns for ``n`` small multiples: up to three across, four as 2 × 2."""
-    cols = n if n <= 3 else (2 if n == 4 else 3)
+    """Rows and columns for ``n`` small multiples: up to four across, so that the default
+    four kernels sit side by side in one glance."""
+    cols = max(1, min(n, 4))
     return math.ceil(n / cols), cols
 
 
@@ -534,7 +536,8 @@ def boundary_title(p: BoundaryPanel) -> str:
         parts.append(f"unlabeled {100 * p.hidden_accuracy:.0f}%")
     if p.fit_seconds is not None:
         parts.append(f"{1000 * p.fit_seconds:.0f} ms")
-    text = " · ".join(parts)
+    # name on its own line: four panels across leave ~250 px per title
+    text = parts[0] + ("<br>" + " · ".join(parts[1:]) if len(parts) > 1 else "")
     if p.note:
         note = "<br>".join(_wrap_note(p.note))
         text += f"<br><span style='font-size:11px;color:#8a5a00'>{note}</span>"
@@ -561,7 +564,7 @@ def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np
     they are then tinted faintly in their class colour, so one sees which side they
     should fall on; without it they are grey.
     """
-    layout = _layout(title, height=_panels_height(len(panels), grid, extra=90))
+    layout = _layout(title, height=_panels_height(len(panels), grid, extra=90), top=110)
     refs = _panels(layout, [boundary_title(p) for p in panels])
     traces = []
     for i, (p, ref) in enumerate(zip(panels, refs)):
