@@ -25,7 +25,7 @@ from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
-from kernelviz.ui import live
+from kernelviz.ui import grid_jobs, live
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -335,35 +335,15 @@ def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
             values["cv"], values["cv_seed"])
 
 
-def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
-    """Grid-search every kernel not yet in the store, with one progress bar over all fits.
+def start_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
+    """Grid-search ``names`` in the background (kernelviz.ui.grid_jobs): the page stays usable.
 
     The grid's kernels use the very partition the other views show (fitted on every point).
     """
-    missing = [n for n in names if session().stored_grid(grid_key(n, prep, values)) is None]
-    if not missing:
-        return
     log_Cs, log_gammas = grid_axes(values)
-    per_kernel = len(log_Cs) * len(log_gammas) * values["cv"]
-    bar = st.progress(0.0, text="Grid search …")
-
-    def search(name):
-        i = missing.index(name)
-
-        def report(done, total):
-            share = (i * per_kernel + done * per_kernel / max(total, 1)) / (len(missing) * per_kernel)
-            bar.progress(min(share, 1.0), text=f"Grid search: {fg.kernel_label(name)} — {done}/{total} fits")
-
-        params = kvviews.kernel_params(name, partition, values["normalize"])
-        return kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params,
-                                   progress=report)
-
-    done, reasons = kvviews.each_or_reason(missing, search)
-    for name in missing:
-        # a kernel that cannot be searched keeps its reason, so it is not searched again in vain
-        session().store_grid(grid_key(name, prep, values),
-                             done[name] if name in done else kvviews.GridFailure(reasons[name]))
-    bar.empty()
+    params = {name: kvviews.kernel_params(name, partition, values["normalize"]) for name in names}
+    job = grid_jobs.GridJob(names, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params)
+    grid_jobs.start(st.session_state, {name: grid_key(name, prep, values) for name in names}, job)
 
 
 def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, dict]:
@@ -804,22 +784,44 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     return True
 
 
-def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition) -> dict:
+def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
+                 draw_partial=None) -> dict:
+    """The finished searches of ``names``; the others run in the background (their cells so far go to
+    ``draw_partial(grids, complete=False)``) or wait for the button."""
     if not check_grid_settings(prep, values):
         return {}
+    grid_jobs.hand_over(st.session_state, session().store_grid)
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
         st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {escape(reason)}")
     missing = [n for n in names if n not in grids and n not in failures]
     if missing:
+        session_job = grid_jobs.current(st.session_state)
+        ours = session_job is not None and session_job.covers({n: grid_key(n, prep, values) for n in missing})
+        if ours and session_job.running:
+            grid_jobs.show_running(session_job, draw_partial or (lambda found, complete: None))
+            return {}
         log_Cs, log_gammas = grid_axes(values)
         fits = len(missing) * len(log_Cs) * len(log_gammas) * values["cv"]
-        st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: not searched yet with these settings "
-                f"({fits} SVM fits).")
-        if st.button("Run grid search", key=button_key, type="primary"):
-            run_grids(prep, values, names, partition)
-            st.rerun()  # redraw without the "not searched yet" note
+        stopped = ours and session_job.job.cancelled
+        st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: "
+                + ("the search was cancelled; " if stopped else "not searched yet with these settings ")
+                + f"({fits} SVM fits). It runs in the background: the other views stay usable.")
+        st.button("Run grid search", key=button_key, type="primary", on_click=start_grids,
+                  args=(prep, values, missing, partition))
+        partial = session_job.job.partial() if stopped else {}
+        if partial and draw_partial is not None:
+            draw_partial(partial, complete=False)
     return grids
+
+
+def grid_figure(grids: dict, values: dict, complete: bool = True):
+    log_Cs, log_gammas = grid_axes(values)
+    panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
+    title = f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)"
+    if not complete:
+        title += " — incomplete: blank columns are not searched yet"
+    return fg.grid_search_figure(panels, log_Cs, log_gammas, title=title)
 
 
 def view_grid(prep: Prepared, values: dict, partition) -> None:
@@ -830,13 +832,14 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
         return
     if not require_two_classes(prep):
         return
-    grids = ensure_grids(prep, values, names, "run_grid", partition)
+
+    def draw_partial(found: dict, complete: bool) -> None:
+        st.plotly_chart(grid_figure(found, values, complete), key="grid_partial_chart", config={"displaylogo": False})
+
+    grids = ensure_grids(prep, values, names, "run_grid", partition, draw_partial)
     if not grids:
         return
-    log_Cs, log_gammas = grid_axes(values)
-    panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
-    fig = fg.grid_search_figure(panels, log_Cs, log_gammas,
-                                title=f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)")
+    fig = grid_figure(grids, values)
     st.plotly_chart(fig, key="grid_chart", config={"displaylogo": False})
     st.caption("★ best cell. Grey circles: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
                "slope −1); red: the best cell on it — one line search instead of the whole grid.")

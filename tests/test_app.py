@@ -72,7 +72,10 @@ def widget(at: AppTest, key: str):
 
 
 def run_grid_search(at: AppTest) -> AppTest:
+    """Click the button, wait for the background search (kernelviz.ui.grid_jobs), and show its result."""
     next(b for b in at.button if b.label == "Run grid search").click()
+    at.run()
+    at.session_state["_grid_job"].job.result(300)
     return at.run()
 
 
@@ -535,8 +538,7 @@ def test_drawn_points_reopen_from_the_link():
 def test_grid_search_then_pf_with_the_scale_switch():
     at = make_app(view="grid", kernels="rbf,ckrbf", grid_steps="3", cv="2", gen_params="n_samples:60")
     assert not charts(at)
-    next(b for b in at.button if b.label == "Run grid search").click()
-    at.run()
+    run_grid_search(at)
     assert_clean(at)
     (fig,) = charts(at)
     assert sum(t["type"] == "heatmap" for t in fig["data"]) == 2
@@ -549,8 +551,7 @@ def test_grid_search_then_pf_with_the_scale_switch():
     at.run()
     assert at.session_state["normalize"] == "unit"
     assert any("CkRBF: not searched yet" in unescaped(i.value) for i in at.info)  # RBF's grid is reused
-    next(b for b in at.button if b.label == "Run grid search").click()
-    at.run()
+    run_grid_search(at)
     assert_clean(at)
     assert any("CkRBF scale: **unit**" in m.value for m in at.markdown)
     (why,) = [m.value for m in at.markdown if "Why the CkRBF curve moves" in m.value]
