@@ -660,6 +660,22 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     html_download(fig, "similarity")
 
 
+def reference_from_click(event) -> None:
+    """A click on a point of the boundaries sets the Similarity view's reference point there;
+    a button then opens Similarity around it."""
+    clicked = selected_points(event)
+    if clicked:
+        x, y = (live.within("ref_x", float(clicked[0][axis])) for axis in ("x", "y"))
+        if (x, y) != (st.session_state.get("ref_x"), st.session_state.get("ref_y")):
+            queue_and_rerun({"ref_x": x, "ref_y": y})
+        st.button(f"Similarity around ({x:.3g}, {y:.3g})", key="open_similarity", on_click=open_view,
+                  args=("similarity",), help="Open the Similarity view with this point as its reference.")
+
+
+def open_view(view: str) -> None:
+    st.session_state["view"] = view
+
+
 def evaluation_grid_key(grid: fg.Grid) -> tuple:
     """What identifies an evaluation grid for the caches: its extent and resolution."""
     return (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1], len(grid.xs), len(grid.ys))
@@ -707,7 +723,9 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
                                    f"C = {10 ** values['log_C']:.3g}")
-    st.plotly_chart(fig, key="boundary_chart", config={"displaylogo": False})
+    event = st.plotly_chart(fig, key="boundary_chart", on_select="rerun", selection_mode="points",
+                            config={"displaylogo": False})
+    reference_from_click(event)
     explain_regularised(panels)
     columns = {
         "kernel": [fg.kernel_label(p.name) + (f" ({p.scheme})" if p.scheme else "") for p in panels],
@@ -815,6 +833,20 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
     return grids
 
 
+def open_clicked_cell(fig, event, values: dict) -> None:
+    """A click on a heatmap cell opens Decision boundaries there, that kernel's panel first."""
+    points = selected_points(event)
+    signature = repr([(p.get("x"), p.get("y"), p.get("curve_number")) for p in points])
+    cell = live.clicked_cell(fig, points)
+    if cell is None or signature == st.session_state.get("_grid_click"):
+        return
+    st.session_state["_grid_click"] = signature  # a selection outlives its run: act on each click once
+    name, log_gamma, log_C = cell
+    kernels = [name] + [n for n in values["kernels"] if n != name]
+    queue_and_rerun({"view": "boundaries", "kernels": kernels, "log_gamma": live.within("log_gamma", log_gamma),
+                     "log_C": live.within("log_C", log_C)})
+
+
 def grid_figure(grids: dict, values: dict, complete: bool = True):
     log_Cs, log_gammas = grid_axes(values)
     panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
@@ -840,9 +872,12 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
     if not grids:
         return
     fig = grid_figure(grids, values)
-    st.plotly_chart(fig, key="grid_chart", config={"displaylogo": False})
-    st.caption("★ best cell. Grey circles: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
-               "slope −1); red: the best cell on it — one line search instead of the whole grid.")
+    event = st.plotly_chart(fig, key="grid_chart", on_select="rerun", selection_mode="points",
+                            config={"displaylogo": False})
+    open_clicked_cell(fig, event, values)
+    st.caption("★ best cell. Grey rings: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
+               "slope −1); red ring: the best cell on it — one line search instead of the whole grid. "
+               "Click a cell to open Decision boundaries for that kernel at its (C, γ).")
     frames = pd.concat([result.to_frame() for result, _ in grids.values()], ignore_index=True)
     c1, c2 = st.columns(2)
     c1.download_button("Download scores (CSV)", frames.to_csv(index=False), file_name="grid_scores.csv",

@@ -731,7 +731,9 @@ class GridPanel:
 def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gammas: np.ndarray,
                        title: str = "") -> go.Figure:
     """Accuracy heatmaps over (log γ, log C), one colour scale for all kernels, the best
-    cell starred, the Keerthi–Lin path in grey with its best point in red."""
+    cell starred in its corner, the Keerthi–Lin path's cells ringed in grey with its best
+    cell in red (rings and star leave the cell numbers readable), and a transparent point
+    on every cell centre to click."""
     log_Cs, log_gammas = np.asarray(log_Cs, dtype=float), np.asarray(log_gammas, dtype=float)
     titles = [f"<b>{kernel_label(p.name)}</b> · best {100 * np.nanmax(p.scores):.1f}%"
               + (f"<br><span style='font-size:11px'>{p.note}</span>" if p.note else "") for p in panels]
@@ -750,10 +752,12 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
             **({"texttemplate": "%{z:.2f}", "textfont": {"size": 10}} if S.size <= 100 else {}),
         }]
         bi, bj = np.unravel_index(np.nanargmax(S), S.shape)
-        panel.append({"type": "scatter", "x": [log_gammas[bj]], "y": [log_Cs[bi]], "mode": "markers",
-                      "name": "best cell", "showlegend": i == 0, "legendgroup": "best",
-                      "marker": {"symbol": "star", "size": 20, "color": "white", "line": {"color": "black", "width": 1.5}},
-                      "hovertemplate": "best: %{x:g}, %{y:g}<extra></extra>"})
+        # marks sit in the cell's upper-left corner or ring the cell, so its number stays readable
+        corner = (-_step(log_gammas) * 0.3, _step(log_Cs) * 0.3)
+        panel.append({"type": "scatter", "x": [log_gammas[bj] + corner[0]], "y": [log_Cs[bi] + corner[1]],
+                      "mode": "markers", "name": "best cell", "showlegend": i == 0, "legendgroup": "best",
+                      "marker": {"symbol": "star", "size": 13, "color": "white", "line": {"color": "black", "width": 1.2}},
+                      "hoverinfo": "skip"})
         if p.capped is not None and np.any(p.capped):
             ci, cj = np.nonzero(np.asarray(p.capped))
             panel.append({"type": "scatter", "x": log_gammas[cj], "y": log_Cs[ci], "mode": "markers",
@@ -762,16 +766,26 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
                           "hoverinfo": "skip"})
         if p.path is not None and len(p.path):
             path = np.asarray(p.path, dtype=float)
-            panel.append({"type": "scatter", "x": path[:, 0], "y": path[:, 1], "mode": "lines+markers",
+            panel.append({"type": "scatter", "x": path[:, 0], "y": path[:, 1], "mode": "markers",
                           "name": "Keerthi–Lin path", "legendgroup": "kl", "showlegend": i == 0,
-                          "line": {"color": "rgba(200,200,200,0.9)", "width": 2},
-                          "marker": {"size": 7, "color": "#BBBBBB", "line": {"color": "black", "width": 1}},
-                          "hovertemplate": "Keerthi–Lin: %{x:.2f}, %{y:.2f}<extra></extra>"})
+                          "marker": {"symbol": "circle-open", "size": 30, "color": "rgba(235,235,235,0.95)",
+                                     "line": {"width": 2.5}},
+                          "hoverinfo": "skip"})
             if p.path_best is not None:
                 panel.append({"type": "scatter", "x": [p.path_best[0]], "y": [p.path_best[1]], "mode": "markers",
                               "name": "Keerthi–Lin best", "legendgroup": "klbest", "showlegend": i == 0,
-                              "marker": {"size": 13, "color": "#D62728", "line": {"color": "black", "width": 1}},
-                              "hovertemplate": "Keerthi–Lin best: %{x:.2f}, %{y:.2f}<extra></extra>"})
+                              "marker": {"symbol": "circle-open", "size": 30, "color": "#D62728",
+                                         "line": {"width": 3}},
+                              "hoverinfo": "skip"})
+        # Streamlit reports clicks on points, not on heatmap cells: a transparent point per cell
+        # centre makes every cell clickable (``meta`` names the panel's kernel).
+        cell_gammas, cell_Cs = np.meshgrid(log_gammas, log_Cs)
+        panel.append({"type": "scatter", "x": cell_gammas.ravel(), "y": cell_Cs.ravel(), "mode": "markers",
+                      "meta": p.name, "showlegend": False, "customdata": S.ravel(),
+                      "marker": {"symbol": "square", "size": 26, "color": "rgba(0,0,0,0)"},
+                      "selected": {"marker": {"opacity": 1}}, "unselected": {"marker": {"opacity": 1}},
+                      "hovertemplate": "log₁₀γ = %{x:g}, log₁₀C = %{y:g}<br>accuracy %{customdata:.3f}"
+                                       "<br>click: decision boundaries here<extra></extra>"})
         traces += _on(panel, ref)
         xkey, ykey, _, _ = _axis_names(i + 1)
         # ticks on the cells' centres, the grid values themselves

@@ -200,9 +200,25 @@ def test_grid_search_figure_stars_the_best_cell_and_draws_the_path():
     path = np.array([[-3.0, 2.0], [-2.0, 1.0], [-1.0, 0.0]])
     fig = fg.grid_search_figure([fg.GridPanel("rbf", scores, path, (-2.0, 1.0))], log_Cs, log_gammas)
     best = traces_named(fig, "best cell")[0]
-    assert (best.x[0], best.y[0]) == (log_gammas[1], log_Cs[3])
+    # in the upper-left corner of the best cell (steps of 1), off the cell's number
+    assert (best.x[0], best.y[0]) == pytest.approx((log_gammas[1] - 0.3, log_Cs[3] + 0.3))
     assert len(traces_named(fig, "Keerthi–Lin path")[0].x) == 3
     assert fig.data[0].zmax == 1.0 and fig.data[0].zmin == pytest.approx(0.6)
+
+
+def test_grid_marks_leave_the_cell_numbers_readable_and_every_cell_is_clickable():
+    log_Cs, log_gammas = np.arange(-2.0, 3.0), np.arange(-3.0, 2.0)
+    scores = np.linspace(0.5, 1.0, 25).reshape(5, 5)
+    path = np.array([[-3.0, 2.0], [-2.0, 1.0], [-1.0, 0.0]])
+    fig = fg.grid_search_figure([fg.GridPanel("ckrbf", scores, path, (-2.0, 1.0))], log_Cs, log_gammas)
+    assert fig.data[0].texttemplate  # the numbers are drawn ...
+    for name in ("Keerthi–Lin path", "Keerthi–Lin best"):
+        (trace,) = traces_named(fig, name)
+        assert trace.mode == "markers" and trace.marker.symbol == "circle-open"  # ... and only ringed: no line across them
+    (cells,) = [t for t in fig.data if t.meta == "ckrbf"]
+    assert sorted(zip(cells.x, cells.y)) == sorted((g, c) for g in log_gammas for c in log_Cs)
+    assert "rgba(0,0,0,0)" == cells.marker.color
+    np.testing.assert_array_equal(cells.customdata, scores.ravel())
 
 
 def test_pf_figure_draws_steps_from_alpha0_with_auc_in_the_legend():

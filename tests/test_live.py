@@ -254,3 +254,43 @@ def test_the_live_field_at_the_committed_values_is_the_svm_the_lattice_module_co
     for name in ("rbf", "ckrbf"):
         np.testing.assert_array_equal(expected.codes[(name, "log_gamma")], direct.codes[(name, "log_gamma")])
     assert data["x_range"] == [float(expected.grid.xs[0]), float(expected.grid.xs[-1])]
+
+
+# ============================================================================ linked views
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def test_a_click_on_a_grid_cell_opens_decision_boundaries_for_that_kernel_there():
+    at = make_app(view="grid", grid_steps="3", cv="2")
+    next(b for b in at.button if b.label == "Run grid search").click()
+    at.run()
+    at.session_state["_grid_job"].job.result(300)
+    at.run()
+    (fig,) = charts(at)
+    curve = next(i for i, t in enumerate(fig["data"]) if t.get("meta") == "ckrbf")
+    at.session_state["grid_chart"] = {"selection": {"points": [{"x": -3.0, "y": 1.0, "curve_number": curve}]}}
+    at.run()
+    at.run()  # the click is applied at the start of the next run
+    assert not at.exception
+    assert at.session_state["view"] == "boundaries"
+    assert at.session_state["kernels"] == ["ckrbf", "rbf"]
+    assert (at.session_state["log_gamma"], at.session_state["log_C"]) == (-3.0, 1.0)
+    title = charts(at)[0]["layout"]["title"]["text"]
+    assert "γ = 0.001" in title and "C = 10" in title
+
+
+def test_a_click_on_a_boundary_point_sets_the_reference_and_opens_similarity_there():
+    at = make_app(view="boundaries")
+    at.session_state["boundary_chart"] = {"selection": {"points": [{"x": 0.5, "y": -0.25, "curve_number": 2}]}}
+    at.run()
+    at.run()
+    assert (at.session_state["ref_x"], at.session_state["ref_y"]) == (0.5, -0.25)
+    (button,) = [b for b in at.button if b.key == "open_similarity"]
+    button.click()
+    at.run()
+    assert not at.exception
+    assert at.session_state["view"] == "similarity"
+    reference = next(t for t in charts(at)[0]["data"] if t.get("name") == "reference point")
+    assert (reference["x"][0], reference["y"][0]) == (0.5, -0.25)

@@ -121,6 +121,31 @@ def _finished(job: LatticeJob) -> bool:
     return job.done and not job.cancelled and job.error is None
 
 
+# ============================================================================ linked views
+
+def clicked_cell(figure, points: list) -> tuple[str, float, float] | None:
+    """(kernel, log γ, log C) of a click on a grid heatmap's cell layer (``meta`` names the kernel).
+
+    ``points`` are the selection's points, each with ``curve_number``, ``x`` (log γ) and ``y`` (log C).
+    """
+    for point in points:
+        curve = point.get("curve_number")
+        if curve is None or not 0 <= curve < len(figure.data):
+            continue
+        name = figure.data[curve].meta
+        if name:
+            return str(name), float(point["x"]), float(point["y"])
+    return None
+
+
+def within(setting: str, value: float) -> float:
+    """``value`` clipped to a setting's bounds (a grid's axis may reach beyond the sliders)."""
+    from kernelviz import state as kvstate
+
+    lo, hi = kvstate.bounds(setting)
+    return float(min(max(round(value, 4), lo), hi))
+
+
 # ============================================================================ the Streamlit side
 
 #: Cells along the longer side of a live panel's field (the issue asks for 80 × 80 or finer).
