@@ -17,6 +17,7 @@ import traceback
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import kernelviz as kv
 from kernelviz import figures as fg
@@ -76,6 +77,7 @@ def start_session() -> None:
         return
     values, problems = kvstate.parse(st.query_params.to_dict())
     values["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
+    live.drawn_defaults(values, st.query_params)
     session().start(values, problems)
     for problem in set_generator_params(values["generator"], values["gen_params"]):
         session().flash(problem)
@@ -383,7 +385,8 @@ def sidebar(values: dict) -> None:
     sb.caption("See data-dependent SVM kernels at work.")
 
     with sb.expander("**Data**", expanded=True):
-        choice("radio", "Source", "source", horizontal=True)
+        choice("radio", "Source", "source", horizontal=True, on_change=live.source_changed,
+               args=(st.session_state,))
         source = st.session_state["source"]
         if source == "generator":
             descriptions = "\n".join(f"- **{k}**: {v}" for k, v in kv.data.GENERATOR_DESCRIPTIONS.items())
@@ -507,24 +510,39 @@ def view_data(prep: Prepared, values: dict) -> None:
             html_download(fig, "data")
 
 
+@st.fragment
 def draw_canvas(values: dict) -> None:
+    """The drawing canvas, in a fragment: a click redraws the canvas alone, so its point shows at once."""
     c1, c2, c3 = st.columns([3, 1, 1])
     c1.segmented_control("Click adds a point of", tuple(DRAW_LABELS), key="draw_class", default="class +1",
                          required=True)
     points = np.asarray(st.session_state["points"], dtype=float).reshape(-1, 3)
     if c2.button("Undo", disabled=len(points) == 0, width="stretch"):
-        st.session_state["points"] = points[:-1]
-        st.rerun()
+        drawn_points_changed(points[:-1])
     if c3.button("Clear", disabled=len(points) == 0, width="stretch"):
-        st.session_state["points"] = np.zeros((0, 3))
-        st.rerun()
+        drawn_points_changed(np.zeros((0, 3)))
     lo = min(DRAW_RANGE[0], float(points[:, :2].min()) - 0.5) if len(points) else DRAW_RANGE[0]
     hi = max(DRAW_RANGE[1], float(points[:, :2].max()) + 0.5) if len(points) else DRAW_RANGE[1]
     fig = fg.drawing_figure(points, (lo, hi), (lo, hi), title="Click anywhere to add a point")
     event = st.plotly_chart(fig, key="draw_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     add_drawn_points(event)
-    st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. Unscaled coordinates; the other views use the scaling chosen in the sidebar.")
+    st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. "
+               + live.drawn_coordinates_note(points, st.session_state["scaling"]))
+
+
+def drawn_points_changed(points: np.ndarray) -> None:
+    """Keep the new points; redraw the canvas alone while there are points (the link follows),
+    the whole page when the data appear or vanish."""
+    had_points = len(np.asarray(st.session_state["points"]).reshape(-1, 3)) > 0
+    st.session_state["points"] = points
+    if had_points and len(points):
+        write_url(current_settings())
+        try:
+            st.rerun(scope="fragment")
+        except StreamlitAPIException:
+            pass  # in a run of the whole page (a link opened, a test): that page reruns
+    st.rerun()
 
 
 def selected_points(event) -> list[dict]:
@@ -543,8 +561,7 @@ def add_drawn_points(event) -> None:
     st.session_state["_draw_signature"] = signature
     label = DRAW_LABELS[st.session_state.get("draw_class") or "class +1"]
     new = np.array([[float(p["x"]), float(p["y"]), label] for p in clicked[:1]])
-    st.session_state["points"] = np.vstack([np.asarray(st.session_state["points"]).reshape(-1, 3), new])
-    st.rerun()
+    drawn_points_changed(np.vstack([np.asarray(st.session_state["points"]).reshape(-1, 3), new]))
 
 
 def view_partition(prep: Prepared, values: dict) -> None:

@@ -294,3 +294,33 @@ def test_a_click_on_a_boundary_point_sets_the_reference_and_opens_similarity_the
     assert at.session_state["view"] == "similarity"
     reference = next(t for t in charts(at)[0]["data"] if t.get("name") == "reference point")
     assert (reference["x"][0], reference["y"][0]) == (0.5, -0.25)
+
+
+# ============================================================================ drawing
+
+def test_drawn_points_all_train_by_default_and_the_hold_out_comes_back_after_drawing():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert at.session_state["test_fraction"] == 0.3
+    at.radio(key="source").set_value("drawn")
+    at.run()
+    assert at.session_state["test_fraction"] == 0.0
+    at.radio(key="source").set_value("generator")
+    at.run()
+    assert at.session_state["test_fraction"] == 0.3
+    linked = make_app(source="drawn", points="1_0.5_1~1_1_1~0.5_1_1~-1_0_-1~-1_-0.5_-1~-0.5_0_-1")
+    assert linked.session_state["test_fraction"] == 0.0
+    summary = next(m.value for m in linked.markdown if "train" in m.value)
+    assert "3 train" in summary and "test" not in summary  # six drawn points, six training points
+    held = make_app(source="drawn", points="1_0.5_1~1_1_1~0.5_1_1~-1_0_-1~-1_-0.5_-1~-0.5_0_-1", test_fraction="0.4")
+    assert held.session_state["test_fraction"] == 0.4  # a link that says so still holds points out
+
+
+def test_the_canvas_says_how_its_coordinates_map_to_the_other_views():
+    points = np.array([[0.0, 0.0, 1.0], [2.0, 4.0, -1.0]])
+    # z-score by hand: means (1, 2), population standard deviations (1, 2)
+    assert live.drawn_coordinates_note(points, "zscore") == (
+        "The other views show them zscore-scaled: x′ = (x − 1) / 1, y′ = (y − 2) / 2.")
+    # min-max: minima (0, 0), ranges (2, 4)
+    assert live.drawn_coordinates_note(points, "minmax") == (
+        "The other views show them minmax-scaled: x′ = x / 2, y′ = y / 4.")
+    assert live.drawn_coordinates_note(points, "none") == "The other views use these coordinates as they are."

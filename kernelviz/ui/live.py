@@ -146,6 +146,52 @@ def within(setting: str, value: float) -> float:
     return float(min(max(round(value, 4), lo), hi))
 
 
+# ============================================================================ drawing
+
+#: Drawn points all train by default: with a 30 % hold-out, two of six drawn points would
+#: never be seen by the SVM. The sidebar's slider still holds some out on request.
+DRAWN_TEST_FRACTION = 0.0
+#: Where the hold-out chosen before switching to drawing waits, to come back after it.
+_TEST_FRACTION_BEFORE = "_test_fraction_before_drawing"
+
+
+def drawn_defaults(values: dict, query) -> None:
+    """A link to drawn points that does not say how many to hold out holds out none."""
+    if values.get("source") == "drawn" and "test_fraction" not in query:
+        values["test_fraction"] = DRAWN_TEST_FRACTION
+
+
+def source_changed(store) -> None:
+    """Switching to drawing trains on every drawn point; switching back restores the earlier hold-out."""
+    if store.get("source") == "drawn":
+        store[_TEST_FRACTION_BEFORE] = store.get("test_fraction")
+        store["test_fraction"] = DRAWN_TEST_FRACTION
+    elif _TEST_FRACTION_BEFORE in store:
+        before = store.pop(_TEST_FRACTION_BEFORE)
+        if store.get("test_fraction") == DRAWN_TEST_FRACTION and before is not None:
+            store["test_fraction"] = before
+
+
+def drawn_coordinates_note(points, scaling: str) -> str:
+    """How the canvas's coordinates map to those of the other views, with the numbers."""
+    import numpy as np
+
+    import kernelviz as kv
+
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    if scaling == "none" or len(points) == 0:
+        return "The other views use these coordinates as they are." if scaling == "none" else (
+            "The other views show the points scaled as the sidebar's *Scaling* says.")
+    offset, factor = kv.data.scaling_parameters(points[:, :2], scaling)
+
+    def term(axis: str, a: float, b: float) -> str:
+        shifted = axis if a == 0 else f"({axis} {'−' if a > 0 else '+'} {abs(a):.3g})"
+        return f"{axis}′ = {shifted} / {b:.3g}"
+
+    return (f"The other views show them {scaling}-scaled: {term('x', offset[0], factor[0])}, "
+            f"{term('y', offset[1], factor[1])}.")
+
+
 # ============================================================================ the Streamlit side
 
 #: Cells along the longer side of a live panel's field (the issue asks for 80 × 80 or finer).
