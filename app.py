@@ -1048,6 +1048,14 @@ def run_view(view: str, values: dict) -> None:
             st.code(traceback.format_exc(), language=None)
 
 
+@st.fragment
+def show_view(view: str) -> None:
+    """The view as a fragment: a control inside it (Similarity's mode and reference, the grid's
+    ranges, the canvas) reruns the view alone; the sidebar's settings rerun the whole page."""
+    run_view(view, current_settings())
+    write_url(current_settings())
+
+
 # Streamlit's default top padding leaves a third of a laptop screen empty above the charts.
 PAGE_STYLE = """<style>
 [data-testid="stMainBlockContainer"], .block-container {padding-top: 2.2rem; padding-bottom: 2rem;}
@@ -1067,7 +1075,7 @@ def main() -> None:
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.
-    run_view(values["view"], values)
+    show_view(values["view"])
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())
