@@ -500,7 +500,7 @@ def view_data(prep: Prepared, values: dict) -> None:
                    + f"; hidden labels are written as unlabeled ({kv.data.UNLABELED}).")
     with main:
         if values["source"] == "drawn":
-            draw_canvas(values)
+            draw_canvas_fragment(values)
         else:
             fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.classes,
                                  axis_titles=tuple(map(plotly_text, prep.axis_titles)),
@@ -510,9 +510,8 @@ def view_data(prep: Prepared, values: dict) -> None:
             html_download(fig, "data")
 
 
-@st.fragment
 def draw_canvas(values: dict) -> None:
-    """The drawing canvas, in a fragment: a click redraws the canvas alone, so its point shows at once."""
+    """The drawing canvas (in a fragment once there are points, see ``drawn_points_changed``)."""
     c1, c2, c3 = st.columns([3, 1, 1])
     c1.segmented_control("Click adds a point of", tuple(DRAW_LABELS), key="draw_class", default="class +1",
                          required=True)
@@ -531,18 +530,23 @@ def draw_canvas(values: dict) -> None:
                + live.drawn_coordinates_note(points, st.session_state["scaling"]))
 
 
+#: The canvas beside the data summary: a click redraws the canvas alone, so its point shows at once.
+draw_canvas_fragment = st.fragment(draw_canvas)
+
+
 def drawn_points_changed(points: np.ndarray) -> None:
-    """Keep the new points; redraw the canvas alone while there are points (the link follows),
-    the whole page when the data appear or vanish."""
-    had_points = len(np.asarray(st.session_state["points"]).reshape(-1, 3)) > 0
+    """Keep the new points and redraw: the canvas alone when it is the fragment (the link follows,
+    the summary beside it at the next run of the page), else the page.
+
+    Never the page from the fragment: Streamlit resets the page's widgets when a run started
+    by a widget inside a fragment reruns the whole app (streamlit/streamlit#11266).
+    """
     st.session_state["points"] = points
-    if had_points and len(points):
-        write_url(current_settings())
-        try:
-            st.rerun(scope="fragment")
-        except StreamlitAPIException:
-            pass  # in a run of the whole page (a link opened, a test): that page reruns
-    st.rerun()
+    write_url(current_settings())
+    try:
+        st.rerun(scope="fragment")
+    except StreamlitAPIException:
+        st.rerun()  # the canvas was drawn by the page (no point yet, a link opened, a test)
 
 
 def selected_points(event) -> list[dict]:
@@ -1048,14 +1052,6 @@ def run_view(view: str, values: dict) -> None:
             st.code(traceback.format_exc(), language=None)
 
 
-@st.fragment
-def show_view(view: str) -> None:
-    """The view as a fragment: a control inside it (Similarity's mode and reference, the grid's
-    ranges, the canvas) reruns the view alone; the sidebar's settings rerun the whole page."""
-    run_view(view, current_settings())
-    write_url(current_settings())
-
-
 # Streamlit's default top padding leaves a third of a laptop screen empty above the charts.
 PAGE_STYLE = """<style>
 [data-testid="stMainBlockContainer"], .block-container {padding-top: 2.2rem; padding-bottom: 2rem;}
@@ -1075,7 +1071,7 @@ def main() -> None:
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.
-    show_view(values["view"])
+    run_view(values["view"], values)
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())

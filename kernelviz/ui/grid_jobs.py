@@ -23,6 +23,7 @@ import numpy as np
 
 import kernelviz as kv
 from kernelviz import views as kvviews
+from kernelviz.session import mark_fragment_rerun
 
 
 class GridJob:
@@ -148,6 +149,8 @@ class GridJob:
 
 #: Where a session keeps its grid job and the store key of each of its kernels.
 JOB_KEY = "_grid_job"
+#: Set by the Cancel button: its own fragment run must not rerun the page (see ``_running``).
+CANCELLED_KEY = "_grid_cancel_clicked"
 #: How often the running grid's fragment redraws its cells.
 POLL_SECONDS = 1.0
 
@@ -206,17 +209,28 @@ def _running(session_job: SessionJob, draw) -> None:
     import streamlit as st
 
     job = session_job.job
-    if job.done:
+    cancel_clicked = st.session_state.pop(CANCELLED_KEY, False)
+    # Only a timed run reruns the page: Streamlit resets the page's widgets when a run started
+    # by a widget inside a fragment reruns the whole app (streamlit/streamlit#11266).
+    if job.done and not cancel_clicked:
+        mark_fragment_rerun(st.session_state)
         st.rerun()  # the finished searches belong to the page (stored, P_f, downloads)
     done, total = job.progress()
     c1, c2 = st.columns([5, 1])
-    c1.progress(done / max(total, 1), text=f"Grid search in the background: {done} of {total} γ columns "
-                                           "— the other views stay usable.")
-    c2.button("Cancel", key="grid_cancel", on_click=job.cancel,
+    c1.progress(done / max(total, 1), text="Cancelling: what finished is kept …" if cancel_clicked else
+                f"Grid search in the background: {done} of {total} γ columns — the other views stay usable.")
+    c2.button("Cancel", key="grid_cancel", on_click=_cancel, args=(job,), disabled=cancel_clicked,
               help="Stop after the column being computed; what finished is kept (marked incomplete).")
     grids = {**job.finished, **job.partial()}
     if grids:
         draw(grids, complete=False)
+
+
+def _cancel(job: GridJob) -> None:
+    import streamlit as st
+
+    job.cancel()
+    st.session_state[CANCELLED_KEY] = True
 
 
 @functools.cache

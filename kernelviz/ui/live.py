@@ -1,13 +1,12 @@
 """Live exploration: the scrub component beside the kernel panels, fed by background lattices.
 
 On Decision boundaries and Similarity, :func:`scrub_section` draws the γ (and C) sliders of
-:mod:`kernelviz.components.scrub` above the committed Plotly figure, inside an
-``st.fragment``. The first run of a view starts a :class:`kernelviz.lattice.LatticeJob` for
-its (data, kernels, grid, committed γ / C); while it runs the fragment polls
-(``run_every``) and sends each kernel's lattice as it becomes ready; when it ends, one run
-of the page stops the polling. Dragging then repaints every panel in the browser with no
-script run; a release commits the value to the settings (sidebar sliders, URL, cached fits)
-and reruns the page, whose Plotly figure is the committed one.
+:mod:`kernelviz.components.scrub` above the committed Plotly figure. The first run of a view
+starts a :class:`kernelviz.lattice.LatticeJob` for its (data, kernels, grid, committed γ /
+C); while it runs, a small status fragment polls (``run_every``) and reruns the page once
+the lattice is ready, which sends it to the component. Dragging then repaints every panel
+in the browser with no script run; a release commits the value to the settings (sidebar
+sliders, URL, cached fits) in one run of the page, whose Plotly figure is the committed one.
 
 Which lattices exist is decided by :class:`LiveLattices`, which knows nothing of Streamlit
 (a ``dict`` stands in for ``st.session_state`` in the tests): per session, per view kind,
@@ -24,11 +23,12 @@ from dataclasses import dataclass
 from typing import Callable, Hashable, MutableMapping
 
 from kernelviz.lattice import Lattice, LatticeJob
+from kernelviz.session import mark_fragment_rerun
 
 #: Where a session keeps its lattices (in ``st.session_state``; dropped with the session).
 STORE_KEY = "_live_lattices"
-#: Set by a release of the scrub sliders; the fragment then reruns the whole page.
-COMMITTED_KEY = "_live_committed"
+#: Set by the Stop button: its own fragment run must not rerun the page (see ``_status``).
+STOPPED_KEY = "_live_stop_clicked"
 #: Lattices a session holds at once (two views × (current + one older)); the least
 #: recently used go first. A decision lattice of four kernels is ~1.3 MB of codes.
 MAX_LATTICES = 4
@@ -200,7 +200,12 @@ RESOLUTION = 80
 
 def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, log_gamma: float,
                   log_C: float | None = None, reference: tuple[float, float] | None = None) -> None:
-    """The scrub sliders and live panels of one view, in a fragment (see the module's notes).
+    """The scrub sliders and live panels of one view, fed by the session's lattice job.
+
+    The component is drawn in the page itself, not in a fragment, so that a release (a
+    trigger of the component) reruns the whole page: the sidebar's sliders, the URL and the
+    committed figure all take the value in that one run. Only the small status line polls,
+    in a fragment, while the lattice is computed.
 
     Parameters
     ----------
@@ -220,6 +225,10 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
     """
     if not kernels:
         return
+    import streamlit as st
+
+    from kernelviz.components.scrub import scrub
+
     committed = (log_gamma, log_C)
 
     def start() -> LatticeJob:
@@ -228,50 +237,15 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
                    else Lattice.similarity(names, grid, log_gamma, reference))
         return LatticeJob(lattice, kernels, prep)
 
-    import streamlit as st
-
-    state = LiveLattices(st.session_state).request(kind, context, committed, start)
-    polling, still = _fragments()
-    fragment = polling if state.running else still
-    fragment(kind, context, committed, start, prep, state.running)
-
-
-def _commit(value: dict) -> None:
-    """A release of a scrub slider: the value becomes the setting, and the page reruns with it."""
-    import streamlit as st
-
-    for axis in ("log_gamma", "log_C"):
-        if value.get(axis) is not None:
-            st.session_state[axis] = round(float(value[axis]), 4)
-    st.session_state[COMMITTED_KEY] = True
-
-
-def _section(kind: str, context: Hashable, committed: tuple, start: Callable[[], LatticeJob], prep,
-             polling: bool) -> None:
-    import streamlit as st
-
-    from kernelviz.components.scrub import scrub
-
-    if st.session_state.pop(COMMITTED_KEY, False):
-        st.rerun()  # the committed figure, sidebar and URL belong to the whole page
     live = LiveLattices(st.session_state)
     state = live.request(kind, context, committed, start)
-    if polling != state.running:
-        # Polling starts and stops with a run of the page (a fragment cannot change its own interval).
-        st.rerun()
     if state.error is not None:
         st.warning(f"No live preview: {type(state.error).__name__}: {state.error}. "
                    "The sliders in the sidebar still set γ and C.")
         return
-    log_gamma, log_C = committed
     scrub(state.lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}", on_commit=_commit)
     if state.running:
-        note = ("Showing the preview of the last values until the new one is ready." if state.previous
-                else "Kernels appear as their preview is ready.")
-        c1, c2 = st.columns([5, 1])
-        c1.caption(f"Preparing the live preview in the background: {note}")
-        c2.button("Stop", key=f"stop_{kind}", on_click=live.stop, args=(kind,),
-                  help="Stop computing the live preview; the committed figure below stays.")
+        _poller()(kind, context, committed, state.previous)
     elif state.stopped:
         c1, c2 = st.columns([5, 1])
         c1.caption("Live preview stopped: the sliders commit on release; panels without a preview say so.")
@@ -279,9 +253,47 @@ def _section(kind: str, context: Hashable, committed: tuple, start: Callable[[],
                   help="Compute the live preview for the current values again.")
 
 
-@functools.cache
-def _fragments():
-    """The section as a fragment that polls (while a lattice is computed) and one that does not."""
+def _commit(value: dict) -> None:
+    """A release of a scrub slider: the value becomes the setting (the page then reruns with it)."""
     import streamlit as st
 
-    return st.fragment(_section, run_every=POLL_SECONDS), st.fragment(_section)
+    for axis in ("log_gamma", "log_C"):
+        if value.get(axis) is not None:
+            st.session_state[axis] = round(float(value[axis]), 4)
+
+
+def _stop(kind: str) -> None:
+    import streamlit as st
+
+    LiveLattices(st.session_state).stop(kind)
+    st.session_state[STOPPED_KEY] = True
+
+
+def _status(kind: str, context: Hashable, committed: tuple, previous: bool) -> None:
+    """While the lattice is computed: say so, offer Stop, and rerun the page once it is ready.
+
+    The page is rerun only from a timed run of this fragment: Streamlit resets the page's
+    widgets when a run started by a widget inside a fragment reruns the whole app
+    (streamlit/streamlit#11266), so the Stop button's own run waits for the next tick.
+    """
+    import streamlit as st
+
+    stop_clicked = st.session_state.pop(STOPPED_KEY, False)
+    job = LiveLattices(st.session_state).jobs.get((kind, context, committed))
+    if not stop_clicked and (job is None or job.done or job.cancelled):
+        mark_fragment_rerun(st.session_state)
+        st.rerun()  # the finished (or stopped) lattice belongs to the component, drawn by the page
+    note = ("the panels show the last values' preview until then." if previous
+            else "the panels go live when it is ready.")
+    c1, c2 = st.columns([5, 1])
+    c1.caption("Stopping …" if stop_clicked else f"Preparing the live preview in the background: {note}")
+    c2.button("Stop", key=f"stop_{kind}", on_click=_stop, args=(kind,), disabled=stop_clicked,
+              help="Stop computing the live preview; the committed figure below stays.")
+
+
+@functools.cache
+def _poller():
+    """The status line as a fragment that reruns every :data:`POLL_SECONDS`."""
+    import streamlit as st
+
+    return st.fragment(_status, run_every=POLL_SECONDS)
