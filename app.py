@@ -1075,6 +1075,8 @@ def main() -> None:
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())
+    # after the page is drawn: the live preview's lattice computes without delaying it
+    live.LiveLattices(st.session_state).start_pending()
 
 
 main()

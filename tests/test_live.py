@@ -66,6 +66,19 @@ def test_a_request_starts_one_job_and_shows_its_lattice_while_it_runs():
     assert live.STORE_KEY in store  # lives in the session's state
 
 
+def test_a_deferred_request_shows_the_previous_lattice_and_starts_nothing():
+    lattices, starter = live.LiveLattices({}), Starter()
+    state = lattices.request("decision", "moons", (0.0, 0.0), starter("first"), begin=False)
+    assert state.running and state.lattice is None and not starter.started
+    lattices.start_pending()
+    assert len(starter.started) == 1 and not lattices.pending
+    lattices.start_pending()
+    assert len(starter.started) == 1
+    starter.started[0].done = True
+    state = lattices.request("decision", "moons", (0.5, 0.0), starter("second"), begin=False)
+    assert state.running and state.previous and state.lattice == "first" and len(starter.started) == 1
+
+
 def test_new_values_show_the_last_finished_lattice_until_theirs_is_ready():
     lattices, starter = live.LiveLattices({}), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))

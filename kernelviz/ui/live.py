@@ -27,6 +27,10 @@ from kernelviz.session import mark_fragment_rerun
 
 #: Where a session keeps its lattices (in ``st.session_state``; dropped with the session).
 STORE_KEY = "_live_lattices"
+#: Jobs requested during a run, started when the run has drawn the page.
+PENDING_KEY = "_live_pending"
+#: Set by the page's run around its call of the status fragment (see ``_status``).
+INLINE_KEY = "_live_status_inline"
 #: Set by the Stop button: its own fragment run must not rerun the page (see ``_status``).
 STOPPED_KEY = "_live_stop_clicked"
 #: Lattices a session holds at once (two views × (current + one older)); the least
@@ -65,11 +69,17 @@ class LiveLattices:
 
     def __init__(self, store: MutableMapping, max_lattices: int = MAX_LATTICES):
         self.jobs: OrderedDict = store.setdefault(STORE_KEY, OrderedDict())
+        self._store = store
+        self.pending: dict = store.setdefault(PENDING_KEY, {})   # key → start, for :meth:`start_pending`
         self.max_lattices = max_lattices
 
     def request(self, kind: str, context: Hashable, committed: Hashable,
-                start: Callable[[], LatticeJob]) -> LiveState:
-        """The lattice to show for these settings, starting its job (``start()``) when there is none."""
+                start: Callable[[], LatticeJob], begin: bool = True) -> LiveState:
+        """The lattice to show for these settings, starting its job (``start()``) when there is none.
+
+        With ``begin=False`` a missing job is not started yet (the page paints first, with the
+        CPU to itself): the state is then ``running`` with the previous lattice, or none.
+        """
         key = (kind, context, committed)
         for other, job in list(self.jobs.items()):
             if other[0] != kind or other == key:
@@ -77,12 +87,17 @@ class LiveLattices:
             # Other data, kernels or grid: stale. Unfinished for other values: superseded.
             if other[1] != context or not _finished(job):
                 self._drop(other)
-        if key not in self.jobs:
-            self.jobs[key] = start()
-        self.jobs.move_to_end(key)
         older = [k for k in self.jobs if k[0] == kind and k != key]
         for stale in older[:-1]:
             self._drop(stale)
+        if key not in self.jobs:
+            if not begin:
+                self.pending = {key: start}  # only the latest request of a run is worth starting
+                self._store_pending()
+                fallback = self.jobs.get(older[-1]) if older else None
+                return LiveState(fallback.lattice if fallback else None, running=True, previous=bool(fallback))
+            self.jobs[key] = start()
+        self.jobs.move_to_end(key)
         while len(self.jobs) > self.max_lattices:
             self._drop(next(iter(self.jobs)))
         job = self.jobs[key]
@@ -95,6 +110,16 @@ class LiveLattices:
         if fallback is not None:
             return LiveState(fallback.lattice, running=running, previous=True, stopped=job.cancelled)
         return LiveState(job.lattice, running=running, stopped=job.cancelled)
+
+    def start_pending(self) -> None:
+        """Start the jobs requested with ``begin=False`` (the app calls this when its run has drawn the page)."""
+        for key, start in list(self.pending.items()):
+            if key not in self.jobs:
+                self.request(*key, start)
+        self.pending.clear()
+
+    def _store_pending(self) -> None:
+        self._store[PENDING_KEY] = self.pending
 
     def stop(self, kind: str) -> None:
         """Stop the running jobs of ``kind``; their finished kernels stay, the rest is never sent as current."""
@@ -110,6 +135,8 @@ class LiveLattices:
     def leave(self, kind: str | None) -> None:
         """The page shows another view: unfinished jobs of the other kinds stop and go; finished
         lattices stay (they are still right for their settings, and coming back reuses them)."""
+        for key in [k for k in self.pending if k[0] != kind]:
+            del self.pending[key]
         for key in [k for k, job in self.jobs.items() if k[0] != kind and not _finished(job)]:
             self._drop(key)
 
@@ -231,21 +258,25 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
 
     committed = (log_gamma, log_C)
 
+    def empty() -> Lattice:
+        return (Lattice.decision(list(kernels), grid, log_gamma, log_C) if kind == "decision"
+                else Lattice.similarity(list(kernels), grid, log_gamma, reference))
+
     def start() -> LatticeJob:
-        names = list(kernels)
-        lattice = (Lattice.decision(names, grid, log_gamma, log_C) if kind == "decision"
-                   else Lattice.similarity(names, grid, log_gamma, reference))
-        return LatticeJob(lattice, kernels, prep)
+        return LatticeJob(empty(), kernels, prep)
 
     live = LiveLattices(st.session_state)
-    state = live.request(kind, context, committed, start)
+    # the job starts from the status fragment's first tick, once this run has painted the page
+    state = live.request(kind, context, committed, start, begin=False)
     if state.error is not None:
         st.warning(f"No live preview: {type(state.error).__name__}: {state.error}. "
                    "The sliders in the sidebar still set γ and C.")
         return
-    scrub(state.lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}", on_commit=_commit)
+    lattice = state.lattice if state.lattice is not None else empty()
+    scrub(lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}", on_commit=_commit)
     if state.running:
-        _poller()(kind, context, committed, state.previous)
+        st.session_state[INLINE_KEY] = True  # the fragment's call in this run is not a tick of its timer
+        _poller()(kind, context, committed, start, state.previous)
     elif state.stopped:
         c1, c2 = st.columns([5, 1])
         c1.caption("Live preview stopped: the sliders commit on release; panels without a preview say so.")
@@ -269,7 +300,7 @@ def _stop(kind: str) -> None:
     st.session_state[STOPPED_KEY] = True
 
 
-def _status(kind: str, context: Hashable, committed: tuple, previous: bool) -> None:
+def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], LatticeJob], previous: bool) -> None:
     """While the lattice is computed: say so, offer Stop, and rerun the page once it is ready.
 
     The page is rerun only from a timed run of this fragment: Streamlit resets the page's
@@ -279,8 +310,13 @@ def _status(kind: str, context: Hashable, committed: tuple, previous: bool) -> N
     import streamlit as st
 
     stop_clicked = st.session_state.pop(STOPPED_KEY, False)
-    job = LiveLattices(st.session_state).jobs.get((kind, context, committed))
-    if not stop_clicked and (job is None or job.done or job.cancelled):
+    live = LiveLattices(st.session_state)
+    job = live.jobs.get((kind, context, committed))
+    inline = st.session_state.pop(INLINE_KEY, False)
+    if job is None and not stop_clicked:
+        if not inline:  # a tick: the page is painted, the lattice may take the CPU
+            live.request(kind, context, committed, start)
+    elif not stop_clicked and (job is None or job.done or job.cancelled):
         mark_fragment_rerun(st.session_state)
         st.rerun()  # the finished (or stopped) lattice belongs to the component, drawn by the page
     note = ("the panels show the last values' preview until then." if previous
