@@ -536,8 +536,9 @@ def boundary_title(p: BoundaryPanel) -> str:
         parts.append(f"unlabeled {100 * p.hidden_accuracy:.0f}%")
     if p.fit_seconds is not None:
         parts.append(f"{1000 * p.fit_seconds:.0f} ms")
-    # name on its own line: four panels across leave ~250 px per title
-    text = parts[0] + ("<br>" + " · ".join(parts[1:]) if len(parts) > 1 else "")
+    # name, then two scores a line in a smaller font: four panels across leave 130–250 px per title
+    lines = [" · ".join(parts[i:i + 2]) for i in range(1, len(parts), 2)]
+    text = parts[0] + "".join(f"<br><span style='font-size:11px'>{line}</span>" for line in lines)
     if p.note:
         note = "<br>".join(_wrap_note(p.note))
         text += f"<br><span style='font-size:11px;color:#8a5a00'>{note}</span>"
@@ -564,7 +565,7 @@ def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np
     they are then tinted faintly in their class colour, so one sees which side they
     should fall on; without it they are grey.
     """
-    layout = _layout(title, height=_panels_height(len(panels), grid, extra=90), top=110)
+    layout = _layout(title, height=_panels_height(len(panels), grid, extra=90), top=125)
     refs = _panels(layout, [boundary_title(p) for p in panels])
     traces = []
     for i, (p, ref) in enumerate(zip(panels, refs)):
@@ -590,6 +591,7 @@ def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np
             })
         traces += _on(panel, ref)
     _equal_aspect(layout, len(panels), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
+    layout["legend"].update(y=-0.14)  # below the x tick labels of a short one-row figure
     return _figure(traces, layout)
 
 

@@ -149,8 +149,8 @@ def test_a_multiclass_panel_has_regions_by_class_and_no_margins_even_for_an_svm(
 def test_a_long_panel_note_is_wrapped_at_its_separators():
     grid, panel = _boundary_panel()
     panel.note = "one-vs-one over 3 classes · pairwise worst-case bound α ≥ 0.80 · short"
-    # the title is the name, then the scores on their own line, then the note
-    note = "<span" + fg.boundary_title(panel).split("<br><span", 1)[1]
+    # the title is the name, then the scores on their own lines, then the note
+    note = fg.boundary_title(panel).split("ms</span><br>", 1)[1]
     lines = note.removeprefix("<span style='font-size:11px;color:#8a5a00'>").removesuffix("</span>").split("<br>")
     assert lines == ["one-vs-one over 3 classes", "pairwise worst-case bound α ≥ 0.80 · short"]
 
@@ -161,7 +161,8 @@ def test_four_panels_sit_in_one_row_with_the_name_above_the_scores():
     domains = [fig.layout[f"yaxis{'' if i == 1 else i}"].domain for i in range(1, 5)]
     assert all(tuple(d) == tuple(domains[0]) for d in domains)  # one row
     assert fig.layout.height <= 600  # fits a 900 px laptop screen below the controls
-    assert fg.boundary_title(panel).startswith(f"<b>{fg.kernel_label(panel.name)}</b><br>train ")
+    assert fg.boundary_title(panel) == (f"<b>{fg.kernel_label(panel.name)}</b><br><span style='font-size:11px'>"
+                                        "train 95% · test 90%</span><br><span style='font-size:11px'>12 ms</span>")
 
 
 def test_similarity_small_multiples_share_axes_with_round_levels_per_panel():
