@@ -17,6 +17,7 @@ import traceback
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import kernelviz as kv
 from kernelviz import figures as fg
@@ -26,7 +27,7 @@ from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
 from kernelviz.ui import anatomy as ui_anatomy
-from kernelviz.ui import lesson_grids, takeaway, teach
+from kernelviz.ui import grid_jobs, lesson_grids, live, takeaway, teach
 from kernelviz.views import NoDataYet, Prepared
 
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
@@ -83,6 +84,7 @@ def start_session() -> None:
     values, problems = kvstate.parse(query)
     teach.start(values, problems, query)
     values["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
+    live.drawn_defaults(values, st.query_params)
     session().start(values, problems)
     for problem in set_generator_params(values["generator"], values["gen_params"]):
         session().flash(problem)
@@ -347,35 +349,15 @@ def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
             values["cv"], values["cv_seed"])
 
 
-def run_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
-    """Grid-search every kernel not yet in the store, with one progress bar over all fits.
+def start_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
+    """Grid-search ``names`` in the background (kernelviz.ui.grid_jobs): the page stays usable.
 
     The grid's kernels use the very partition the other views show (fitted on every point).
     """
-    missing = [n for n in names if session().stored_grid(grid_key(n, prep, values)) is None]
-    if not missing:
-        return
     log_Cs, log_gammas = grid_axes(values)
-    per_kernel = len(log_Cs) * len(log_gammas) * values["cv"]
-    bar = st.progress(0.0, text="Grid search …")
-
-    def search(name):
-        i = missing.index(name)
-
-        def report(done, total):
-            share = (i * per_kernel + done * per_kernel / max(total, 1)) / (len(missing) * per_kernel)
-            bar.progress(min(share, 1.0), text=f"Grid search: {fg.kernel_label(name)} — {done}/{total} fits")
-
-        params = kvviews.kernel_params(name, partition, values["normalize"])
-        return kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params,
-                                   progress=report)
-
-    done, reasons = kvviews.each_or_reason(missing, search)
-    for name in missing:
-        # a kernel that cannot be searched keeps its reason, so it is not searched again in vain
-        session().store_grid(grid_key(name, prep, values),
-                             done[name] if name in done else kvviews.GridFailure(reasons[name]))
-    bar.empty()
+    params = {name: kvviews.kernel_params(name, partition, values["normalize"]) for name in names}
+    job = grid_jobs.GridJob(names, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params)
+    grid_jobs.start(st.session_state, {name: grid_key(name, prep, values) for name in names}, job)
 
 
 def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, dict]:
@@ -455,7 +437,8 @@ def reset_to_defaults() -> None:
 
 def sidebar_data(sb) -> None:
     with sb.expander("**Data**", expanded=True):
-        choice("radio", "Source", "source", horizontal=True)
+        choice("radio", "Source", "source", horizontal=True, on_change=live.source_changed,
+               args=(st.session_state,))
         source = st.session_state["source"]
         if source == "generator":
             descriptions = "\n".join(f"- **{k}**: {v}" for k, v in kv.data.GENERATOR_DESCRIPTIONS.items())
@@ -569,7 +552,7 @@ def view_data(prep: Prepared, values: dict) -> None:
                    + f"; hidden labels are written as unlabeled ({kv.data.UNLABELED}).")
     with main:
         if values["source"] == "drawn":
-            draw_canvas(values)
+            draw_canvas_fragment(values)
         else:
             fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.legend_classes,
                                  axis_titles=tuple(map(plotly_text, prep.axis_titles)),
@@ -580,23 +563,42 @@ def view_data(prep: Prepared, values: dict) -> None:
 
 
 def draw_canvas(values: dict) -> None:
+    """The drawing canvas (in a fragment once there are points, see ``drawn_points_changed``)."""
     c1, c2, c3 = st.columns([3, 1, 1])
     c1.segmented_control("Click adds a point of", tuple(DRAW_LABELS), key="draw_class", default="class +1",
                          required=True)
     points = np.asarray(st.session_state["points"], dtype=float).reshape(-1, 3)
     if c2.button("Undo", disabled=len(points) == 0, width="stretch"):
-        st.session_state["points"] = points[:-1]
-        st.rerun()
+        drawn_points_changed(points[:-1])
     if c3.button("Clear", disabled=len(points) == 0, width="stretch"):
-        st.session_state["points"] = np.zeros((0, 3))
-        st.rerun()
+        drawn_points_changed(np.zeros((0, 3)))
     lo = min(DRAW_RANGE[0], float(points[:, :2].min()) - 0.5) if len(points) else DRAW_RANGE[0]
     hi = max(DRAW_RANGE[1], float(points[:, :2].max()) + 0.5) if len(points) else DRAW_RANGE[1]
     fig = fg.drawing_figure(points, (lo, hi), (lo, hi), title="Click anywhere to add a point")
     event = st.plotly_chart(takeaway.shown(fig), key="draw_chart", on_select="rerun", selection_mode="points",
                             config={"displaylogo": False})
     add_drawn_points(event)
-    st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. Unscaled coordinates; the other views use the scaling chosen in the sidebar.")
+    st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. "
+               + live.drawn_coordinates_note(points, st.session_state["scaling"]))
+
+
+#: The canvas beside the data summary: a click redraws the canvas alone, so its point shows at once.
+draw_canvas_fragment = st.fragment(draw_canvas)
+
+
+def drawn_points_changed(points: np.ndarray) -> None:
+    """Keep the new points and redraw: the canvas alone when it is the fragment (the link follows,
+    the summary beside it at the next run of the page), else the page.
+
+    Never the page from the fragment: Streamlit resets the page's widgets when a run started
+    by a widget inside a fragment reruns the whole app (streamlit/streamlit#11266).
+    """
+    st.session_state["points"] = points
+    write_url(current_settings())
+    try:
+        st.rerun(scope="fragment")
+    except StreamlitAPIException:
+        st.rerun()  # the canvas was drawn by the page (no point yet, a link opened, a test)
 
 
 def selected_points(event) -> list[dict]:
@@ -615,8 +617,7 @@ def add_drawn_points(event) -> None:
     st.session_state["_draw_signature"] = signature
     label = DRAW_LABELS[st.session_state.get("draw_class") or "class +1"]
     new = np.array([[float(p["x"]), float(p["y"]), label] for p in clicked[:1]])
-    st.session_state["points"] = np.vstack([np.asarray(st.session_state["points"]).reshape(-1, 3), new])
-    st.rerun()
+    drawn_points_changed(np.vstack([np.asarray(st.session_state["points"]).reshape(-1, 3), new]))
 
 
 def view_partition(prep: Prepared, values: dict) -> None:
@@ -669,6 +670,17 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     return list(panels.values())
 
 
+def scrub_live(kind: str, prep: Prepared, values: dict, partition, panels, reference=None) -> None:
+    """The live γ / C sliders over the kernels that drew a committed panel (kernelviz.ui.live)."""
+    names = [p.name for p in panels if p.name in values["kernels"]]
+    kernels = {name: get_kernel(name, prep, values, partition) for name in names}
+    grid = fg.grid_over(prep.X_view, live.RESOLUTION, extra=None if reference is None else np.array([reference]))
+    context = (prep.key, tuple((name, kernel_cache_key(name, values)) for name in names),
+               evaluation_grid_key(grid), reference)
+    live.scrub_section(kind, prep=prep, kernels=kernels, grid=grid, context=context, log_gamma=values["log_gamma"],
+                       log_C=values["log_C"] if kind == "decision" else None, reference=reference)
+
+
 def explain_regularised(panels) -> None:
     """Under panels whose kernel had to regularise a flat cluster: what that does to the map."""
     if any(panel.regularised for panel in panels):
@@ -700,6 +712,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
 
     with st.spinner("Evaluating the kernels around the reference point …"):
         panels = show_panels(names, panel)
+    scrub_live("similarity", prep, values, partition, panels, reference=reference)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.legend_classes)
     fig = teach.highlighted(fig, [p.name for p in panels])
@@ -719,6 +732,22 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
         "spaces its curves for its own range (labels give the values); grey ellipses are the Gaussians "
         "(1 Mahalanobis unit) the kernel uses.")
     takeaway.downloads(fig, "similarity")
+
+
+def reference_from_click(event) -> None:
+    """A click on a point of the boundaries sets the Similarity view's reference point there;
+    a button then opens Similarity around it."""
+    clicked = selected_points(event)
+    if clicked:
+        x, y = (live.within("ref_x", float(clicked[0][axis])) for axis in ("x", "y"))
+        if (x, y) != (st.session_state.get("ref_x"), st.session_state.get("ref_y")):
+            queue_and_rerun({"ref_x": x, "ref_y": y})
+        st.button(f"Similarity around ({x:.3g}, {y:.3g})", key="open_similarity", on_click=open_view,
+                  args=("similarity",), help="Open the Similarity view with this point as its reference.")
+
+
+def open_view(view: str) -> None:
+    st.session_state["view"] = view
 
 
 def evaluation_grid_key(grid: fg.Grid) -> tuple:
@@ -763,6 +792,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
         tagged = [("kernel", n) for n in names] + [("model", n) for n in values["models"]]
         panels = show_panels(tagged, lambda t: (kernel_panel if t[0] == "kernel" else other_panel)(t[1]),
                              label=lambda t: fg.kernel_label(t[1]))
+    scrub_live("decision", prep, values, partition, panels)
     truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
@@ -770,7 +800,9 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                              support_vectors=values["show_support"], margins=values["show_margins"],
                              test_points=values["show_test"], class_names=prep.class_names)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    st.plotly_chart(takeaway.shown(fig), key="boundary_chart", config={"displaylogo": False})
+    event = st.plotly_chart(takeaway.shown(fig), key="boundary_chart", on_select="rerun", selection_mode="points",
+                            config={"displaylogo": False})
+    reference_from_click(event)
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)
     columns = {
@@ -873,23 +905,58 @@ def take_shipped_grids(prep: Prepared, values: dict, names: list[str], partition
 
 
 def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
-                 run_label: str = "Run grid search") -> dict:
+                 draw_partial=None, run_label: str = "Run grid search") -> dict:
+    """The finished searches of ``names`` (a lesson's shipped ones included); the others run in the
+    background (their cells so far go to ``draw_partial(grids, complete=False)``) or wait for the button."""
     if not check_grid_settings(prep, values):
         return {}
     take_shipped_grids(prep, values, names, partition)
+    grid_jobs.hand_over(st.session_state, session().store_grid)
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
         st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {escape(reason)}")
     missing = [n for n in names if n not in grids and n not in failures]
     if missing:
+        session_job = grid_jobs.current(st.session_state)
+        ours = session_job is not None and session_job.covers({n: grid_key(n, prep, values) for n in missing})
+        if ours and session_job.running:
+            grid_jobs.show_running(session_job, draw_partial or (lambda found, complete: None))
+            return {}
         log_Cs, log_gammas = grid_axes(values)
         fits = len(missing) * len(log_Cs) * len(log_gammas) * values["cv"]
-        st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: not searched yet with these settings "
-                f"({fits} SVM fits).")
-        if st.button(run_label, key=button_key, type="primary"):
-            run_grids(prep, values, names, partition)
-            st.rerun()  # redraw without the "not searched yet" note
+        stopped = ours and session_job.job.cancelled
+        st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: "
+                + ("the search was cancelled; " if stopped else "not searched yet with these settings ")
+                + f"({fits} SVM fits). It runs in the background: the other views stay usable.")
+        st.button(run_label, key=button_key, type="primary", on_click=start_grids,
+                  args=(prep, values, missing, partition))
+        partial = session_job.job.partial() if stopped else {}
+        if partial and draw_partial is not None:
+            draw_partial(partial, complete=False)
     return grids
+
+
+def open_clicked_cell(fig, event, values: dict) -> None:
+    """A click on a heatmap cell opens Decision boundaries there, that kernel's panel first."""
+    points = selected_points(event)
+    signature = repr([(p.get("x"), p.get("y"), p.get("curve_number")) for p in points])
+    cell = live.clicked_cell(fig, points)
+    if cell is None or signature == st.session_state.get("_grid_click"):
+        return
+    st.session_state["_grid_click"] = signature  # a selection outlives its run: act on each click once
+    name, log_gamma, log_C = cell
+    kernels = [name] + [n for n in values["kernels"] if n != name]
+    queue_and_rerun({"view": "boundaries", "kernels": kernels, "log_gamma": live.within("log_gamma", log_gamma),
+                     "log_C": live.within("log_C", log_C)})
+
+
+def grid_figure(grids: dict, values: dict, complete: bool = True):
+    log_Cs, log_gammas = grid_axes(values)
+    panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
+    title = f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)"
+    if not complete:
+        title += " — incomplete: blank columns are not searched yet"
+    return fg.grid_search_figure(panels, log_Cs, log_gammas, title=title)
 
 
 def view_grid(prep: Prepared, values: dict, partition) -> None:
@@ -900,17 +967,21 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
         return
     if not require_two_classes(prep):
         return
-    grids = ensure_grids(prep, values, names, "run_grid", partition)
+
+    def draw_partial(found: dict, complete: bool) -> None:
+        st.plotly_chart(grid_figure(found, values, complete), key="grid_partial_chart", config={"displaylogo": False})
+
+    grids = ensure_grids(prep, values, names, "run_grid", partition, draw_partial)
     if not grids:
         return
-    log_Cs, log_gammas = grid_axes(values)
     teach.report(kvviews.pf_curves({name: result.scores for name, (result, _) in grids.items()})[0])
-    panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
-    fig = fg.grid_search_figure(panels, log_Cs, log_gammas,
-                                title=f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)")
-    st.plotly_chart(takeaway.shown(fig), key="grid_chart", config={"displaylogo": False})
-    st.caption("★ best cell. Grey circles: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
-               "slope −1); red: the best cell on it — one line search instead of the whole grid.")
+    fig = takeaway.shown(grid_figure(grids, values))
+    event = st.plotly_chart(fig, key="grid_chart", on_select="rerun", selection_mode="points",
+                            config={"displaylogo": False})
+    open_clicked_cell(fig, event, values)
+    st.caption("★ best cell. Grey rings: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
+               "slope −1); red ring: the best cell on it — one line search instead of the whole grid. "
+               "Click a cell to open Decision boundaries for that kernel at its (C, γ).")
     frames = pd.concat([result.to_frame() for result, _ in grids.values()], ignore_index=True)
     st.download_button("Download scores (CSV)", frames.to_csv(index=False), file_name="grid_scores.csv",
                        mime="text/csv")
@@ -1049,6 +1120,7 @@ VIEW_STAGES = {"similarity": ("model", MODEL_SETTINGS), "boundaries": ("model", 
 
 def run_view(view: str, values: dict) -> None:
     """The view boundary: ValueError → its message; anything else → a short error with details folded away."""
+    live.LiveLattices(st.session_state).leave(live.VIEW_KINDS.get(view))
     try:
         if view == "theory":
             view_theory()
@@ -1111,6 +1183,8 @@ def main() -> None:
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())
+    # after the page is drawn: the live preview's lattice computes without delaying it
+    live.LiveLattices(st.session_state).start_pending()
 
 
 main()

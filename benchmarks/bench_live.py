@@ -13,8 +13,15 @@
 3. Baseline in the same run: the same lattice as Plotly ``frames`` (heatmap + zero contour
    + points per panel), switched with ``Plotly.animate`` as a Plotly slider does, 24 switches.
 
-Usage: ``.venv/bin/python benchmarks/bench_live.py [--no-browser]``. Prints PASS/FAIL per
-budget; exits non-zero when one is missed.
+4. The app itself (``--app``, headless Chromium, 1440 × 900): cold start to the first chart
+   against a one-chart Streamlit app (tests/apps/one_chart.py) in the same run (≤ 1.3×);
+   scrubbing γ in Decision boundaries (script runs during the drag = 0); a committed γ step
+   (→ on the scrub slider) until the committed figure shows it (≤ 0.5 s); a drawn point
+   until it is on the canvas (≤ 0.3 s); a switch between Similarity and Decision boundaries
+   on a warm session (≤ 1 s). Medians of a few repeats; each server starts fresh.
+
+Usage: ``.venv/bin/python benchmarks/bench_live.py [--no-browser] [--app]``. Prints PASS/FAIL
+per budget; exits non-zero when one is missed.
 """
 
 from __future__ import annotations
@@ -37,6 +44,10 @@ from kernelviz import lattice as kvlattice  # noqa: E402
 
 READY_BUDGET = 5.0
 REDRAW_BUDGET = 15.0
+COMMIT_BUDGET = 0.5
+DRAWN_POINT_BUDGET = 0.3
+VIEW_SWITCH_BUDGET = 1.0
+COLD_START_RATIO = 1.3
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -145,11 +156,84 @@ def browser_figures(lattice, prep) -> dict:
     return out
 
 
+def app_figures(repeats: int = 3) -> dict:
+    """The app's budgets in headless Chromium (see the module's notes, item 4)."""
+    import live_drag
+    from playwright.sync_api import sync_playwright
+
+    out = {"cold": [], "one_chart": [], "commit": [], "point": [], "switch": []}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+        def new_page():
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.set_default_timeout(300_000)
+            return page
+
+        for _ in range(repeats):  # cold: a fresh server for each first page, the two apps alternating
+            for script, key in ((live_drag.ONE_CHART, "one_chart"), (live_drag.APP, "cold")):
+                with live_drag.serve(script) as url:
+                    page = new_page()
+                    out[key].append(live_drag.first_chart_seconds(page, url))
+                    page.close()
+        with live_drag.serve(live_drag.APP) as url:
+            page = new_page()
+            page.goto(f"{url}/?view=boundaries")
+            page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+            page.wait_for_selector(live_drag.IDLE)
+            drag = live_drag.drag(page, "log_gamma", MOVES)
+            out["drag_runs"] = drag["runs"]
+            live_drag.release(page)  # commits log γ = 1
+            live_drag.title_contains(page, "γ = 10,")
+            page.wait_for_selector(live_drag.IDLE)
+            for expected in ("γ = 17.8,", "γ = 31.6,", "γ = 56.2,"):
+                out["commit"].append(live_drag.commit_gamma_step(page, expected))
+            for _ in range(repeats):  # warm: both views seen before
+                live_drag.switch_view(page, "Similarity", "reference point")
+                out["switch"].append(live_drag.switch_view(page, "Decision boundaries", "Decision boundaries at"))
+            page.goto(f"{url}/?source=drawn&view=data&points=1_0.5_1~-1_-0.5_-1")
+            page.wait_for_selector(live_drag.CHART)
+            page.wait_for_selector(live_drag.IDLE)
+            for share in (0.3, 0.5, 0.7):
+                out["point"].append(live_drag.click_canvas(page, share, 0.4))
+                page.wait_for_selector(live_drag.IDLE)
+        browser.close()
+    return out
+
+
+def report_app(figures: dict) -> bool:
+    def line(label, seconds, budget, unit="s"):
+        median = statistics.median(seconds)
+        print(f"{label}: median {median:.3f} {unit} (runs {', '.join(f'{x:.3f}' for x in seconds)})  "
+              f"[{verdict(median <= budget)} ≤ {budget:g} {unit}]")
+        return median <= budget
+
+    cold, one = statistics.median(figures["cold"]), statistics.median(figures["one_chart"])
+    ratio = cold / one
+    print(f"Cold start to first chart: kernelviz median {cold:.2f} s (runs {', '.join(f'{x:.2f}' for x in figures['cold'])}), "
+          f"one-chart app {one:.2f} s (runs {', '.join(f'{x:.2f}' for x in figures['one_chart'])}): "
+          f"{ratio:.2f}×  [{verdict(ratio <= COLD_START_RATIO)} ≤ {COLD_START_RATIO:g}×]")
+    ok = ratio <= COLD_START_RATIO
+    print(f"Script runs while dragging γ in the app's Decision boundaries: {figures['drag_runs']}  "
+          f"[{verdict(figures['drag_runs'] == 0)} = 0]")
+    ok &= figures["drag_runs"] == 0
+    ok &= line("Committed γ step (→ on the scrub slider) until the committed figure shows it", figures["commit"],
+               COMMIT_BUDGET)
+    ok &= line("Drawn point until it is on the canvas", figures["point"], DRAWN_POINT_BUDGET)
+    ok &= line("Switch Similarity → Decision boundaries, warm", figures["switch"], VIEW_SWITCH_BUDGET)
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-browser", action="store_true", help="only the lattice's ready time")
+    parser.add_argument("--app", action="store_true", help="only the app's budgets (cold start, commit, point, switch)")
     args = parser.parse_args()
     ok = True
+    if args.app:
+        ok = report_app(app_figures())
+        print(f"load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+        return 0 if ok else 1
 
     walls, cpus, lattice, prep = lattice_ready()
     median = statistics.median(walls)

@@ -196,17 +196,19 @@ def _layout(title: str = "", height: int | None = None, top: int = 80) -> dict:
 
 
 def _panels_height(n: int, grid: Grid, extra: int = 70) -> int:
-    """Figure height at which equal-aspect panels of ``grid`` fill the page width
-    (about 900 px of plot area), so wide data get short rows and tall data tall ones."""
+    """Figure height at which equal-aspect panels of ``grid`` fill the page width (about
+    1000 px of plot area at 1440 px), so wide data get short rows and tall data tall ones,
+    and one row of four panels stays within a laptop screen's height."""
     rows, cols = _panel_grid(n)
     aspect = (grid.ys[-1] - grid.ys[0]) / max(grid.xs[-1] - grid.xs[0], 1e-12)
-    panel = min(900 / cols, 520) * float(np.clip(aspect, 0.45, 1.6))
+    panel = min(1000 / cols, 420) * float(np.clip(aspect, 0.45, 1.6))
     return int(rows * (panel + 75) + extra)
 
 
 def _panel_grid(n: int) -> tuple[int, int]:
-    """Rows and columns for ``n`` small multiples: up to three across, four as 2 × 2."""
-    cols = n if n <= 3 else (2 if n == 4 else 3)
+    """Rows and columns for ``n`` small multiples: up to four across, so that the default
+    four kernels sit side by side in one glance."""
+    cols = max(1, min(n, 4))
     return math.ceil(n / cols), cols
 
 
@@ -555,7 +557,9 @@ def boundary_title(p: BoundaryPanel) -> str:
         parts.append(f"unlabeled {100 * p.hidden_accuracy:.0f}%")
     if p.fit_seconds is not None:
         parts.append(f"{1000 * p.fit_seconds:.0f} ms")
-    text = " · ".join(parts)
+    # name, then two scores a line in a smaller font: four panels across leave 130–250 px per title
+    lines = [" · ".join(parts[i:i + 2]) for i in range(1, len(parts), 2)]
+    text = parts[0] + "".join(f"<br><span style='font-size:11px'>{line}</span>" for line in lines)
     if p.note:
         note = "<br>".join(_wrap_note(p.note))
         text += f"<br><span style='font-size:11px;color:#8a5a00'>{note}</span>"
@@ -587,7 +591,7 @@ def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np
     rings can bury a panel); the tints keep their scale and the titles their scores.
     ``class_names`` (label → name, as ``Dataset.class_names``) names the classes in the legend.
     """
-    layout = _layout(title, height=_panels_height(len(panels), grid, extra=90))
+    layout = _layout(title, height=_panels_height(len(panels), grid, extra=90), top=125)
     refs = _panels(layout, [boundary_title(p) for p in panels])
     traces = []
     for i, (p, ref) in enumerate(zip(panels, refs)):
@@ -615,6 +619,7 @@ def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np
             })
         traces += _on(panel, ref)
     _equal_aspect(layout, len(panels), (grid.xs[0], grid.xs[-1]), (grid.ys[0], grid.ys[-1]))
+    layout["legend"].update(y=-0.14)  # below the x tick labels of a short one-row figure
     return _figure(traces, layout)
 
 
@@ -761,7 +766,9 @@ class GridPanel:
 def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gammas: np.ndarray,
                        title: str = "") -> go.Figure:
     """Accuracy heatmaps over (log γ, log C), one colour scale for all kernels, the best
-    cell starred, the Keerthi–Lin path in grey with its best point in red."""
+    cell starred in its corner, the Keerthi–Lin path's cells ringed in grey with its best
+    cell in red (rings and star leave the cell numbers readable), and a transparent point
+    on every cell centre to click."""
     log_Cs, log_gammas = np.asarray(log_Cs, dtype=float), np.asarray(log_gammas, dtype=float)
     titles = [f"<b>{kernel_label(p.name)}</b> · best {100 * np.nanmax(p.scores):.1f}%"
               + (f"<br><span style='font-size:11px'>{p.note}</span>" if p.note else "") for p in panels]
@@ -780,10 +787,12 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
             **({"texttemplate": "%{z:.2f}", "textfont": {"size": 10}} if S.size <= 100 else {}),
         }]
         bi, bj = np.unravel_index(np.nanargmax(S), S.shape)
-        panel.append({"type": "scatter", "x": [log_gammas[bj]], "y": [log_Cs[bi]], "mode": "markers",
-                      "name": "best cell", "showlegend": i == 0, "legendgroup": "best",
-                      "marker": {"symbol": "star", "size": 20, "color": "white", "line": {"color": "black", "width": 1.5}},
-                      "hovertemplate": "best: %{x:g}, %{y:g}<extra></extra>"})
+        # marks sit in the cell's upper-left corner or ring the cell, so its number stays readable
+        corner = (-_step(log_gammas) * 0.3, _step(log_Cs) * 0.3)
+        panel.append({"type": "scatter", "x": [log_gammas[bj] + corner[0]], "y": [log_Cs[bi] + corner[1]],
+                      "mode": "markers", "name": "best cell", "showlegend": i == 0, "legendgroup": "best",
+                      "marker": {"symbol": "star", "size": 13, "color": "white", "line": {"color": "black", "width": 1.2}},
+                      "hoverinfo": "skip"})
         if p.capped is not None and np.any(p.capped):
             ci, cj = np.nonzero(np.asarray(p.capped))
             panel.append({"type": "scatter", "x": log_gammas[cj], "y": log_Cs[ci], "mode": "markers",
@@ -792,16 +801,26 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
                           "hoverinfo": "skip"})
         if p.path is not None and len(p.path):
             path = np.asarray(p.path, dtype=float)
-            panel.append({"type": "scatter", "x": path[:, 0], "y": path[:, 1], "mode": "lines+markers",
+            panel.append({"type": "scatter", "x": path[:, 0], "y": path[:, 1], "mode": "markers",
                           "name": "Keerthi–Lin path", "legendgroup": "kl", "showlegend": i == 0,
-                          "line": {"color": "rgba(200,200,200,0.9)", "width": 2},
-                          "marker": {"size": 7, "color": "#BBBBBB", "line": {"color": "black", "width": 1}},
-                          "hovertemplate": "Keerthi–Lin: %{x:.2f}, %{y:.2f}<extra></extra>"})
+                          "marker": {"symbol": "circle-open", "size": 30, "color": "rgba(235,235,235,0.95)",
+                                     "line": {"width": 2.5}},
+                          "hoverinfo": "skip"})
             if p.path_best is not None:
                 panel.append({"type": "scatter", "x": [p.path_best[0]], "y": [p.path_best[1]], "mode": "markers",
                               "name": "Keerthi–Lin best", "legendgroup": "klbest", "showlegend": i == 0,
-                              "marker": {"size": 13, "color": "#D62728", "line": {"color": "black", "width": 1}},
-                              "hovertemplate": "Keerthi–Lin best: %{x:.2f}, %{y:.2f}<extra></extra>"})
+                              "marker": {"symbol": "circle-open", "size": 30, "color": "#D62728",
+                                         "line": {"width": 3}},
+                              "hoverinfo": "skip"})
+        # Streamlit reports clicks on points, not on heatmap cells: a transparent point per cell
+        # centre makes every cell clickable (``meta`` names the panel's kernel).
+        cell_gammas, cell_Cs = np.meshgrid(log_gammas, log_Cs)
+        panel.append({"type": "scatter", "x": cell_gammas.ravel(), "y": cell_Cs.ravel(), "mode": "markers",
+                      "meta": p.name, "showlegend": False, "customdata": S.ravel(),
+                      "marker": {"symbol": "square", "size": 26, "color": "rgba(0,0,0,0)"},
+                      "selected": {"marker": {"opacity": 1}}, "unselected": {"marker": {"opacity": 1}},
+                      "hovertemplate": "log₁₀γ = %{x:g}, log₁₀C = %{y:g}<br>accuracy %{customdata:.3f}"
+                                       "<br>click: decision boundaries here<extra></extra>"})
         traces += _on(panel, ref)
         xkey, ykey, _, _ = _axis_names(i + 1)
         # ticks on the cells' centres, the grid values themselves

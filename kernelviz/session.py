@@ -33,6 +33,7 @@ _FLASH = "_flash"
 _LAST_GOOD = "_last_good"
 _GRIDS = "_grids"
 _GOOD_DATA = "_last_good_data"
+_FRAGMENT_RERUN = "_fragment_rerun"
 
 #: Finished grid searches a session keeps (least recently used go first): a search holds a
 #: score table and a fitted kernel, and a person compares a handful of them at a time.
@@ -84,12 +85,18 @@ class Session:
             self.flash(message)
 
     def begin_run(self) -> None:
-        """Apply the queued values, then keep every setting alive (see the module's notes)."""
+        """Apply the queued values, then keep every setting alive (see the module's notes).
+
+        After :func:`mark_fragment_rerun` the always-drawn settings are written back too:
+        when a fragment reruns the whole page, the browser forgets the values of the widgets
+        outside the fragment (streamlit/streamlit#11266), and a write is what sends them again.
+        """
         pending = self.store[_PENDING]
         self.store.update(pending)
         pending.clear()
+        everything = bool(self.store.pop(_FRAGMENT_RERUN, False))
         for key in list(self.store.keys()):
-            if key not in self.always_drawn and self.is_setting(key):
+            if (everything or key not in self.always_drawn) and self.is_setting(key):
                 self.store[key] = self.store[key]
 
     # ------------------------------------------------------------------ flash messages
@@ -146,6 +153,11 @@ class Session:
         grids.move_to_end(key)
         while len(grids) > MAX_STORED_GRIDS:
             grids.popitem(last=False)
+
+
+def mark_fragment_rerun(store: MutableMapping) -> None:
+    """Say that a fragment is about to rerun the whole page (call just before ``st.rerun()``)."""
+    store[_FRAGMENT_RERUN] = True
 
 
 def _same(a, b) -> bool:

@@ -950,11 +950,17 @@ def grid_search(name: str, prep: Prepared, log_Cs: np.ndarray, log_gammas: np.nd
     result = kv.evaluation.grid_search(
         name, X, y, Cs=10.0 ** log_Cs, gammas=10.0 ** log_gammas, cv=cv, random_state=seed,
         n_jobs=1, X_unlabeled=X_unlabeled if len(X_unlabeled) else None, progress=progress, **params)
+    return result, keerthi_lin_path(prep, result)
+
+
+def keerthi_lin_path(prep: Prepared, result):
+    """The ``keerthi_lin`` path over a finished grid search's cells, or None when the line misses the grid."""
+    X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
     try:
-        path = kv.evaluation.keerthi_lin(X, y, result.Cs, result.gammas, scores=result, cv=cv, random_state=seed)
+        return kv.evaluation.keerthi_lin(X, y, result.Cs, result.gammas, scores=result, cv=result.cv,
+                                         random_state=result.random_state)
     except ValueError:
-        path = None  # the line misses this grid: the heatmap is shown without it
-    return result, path
+        return None  # the line misses this grid: the heatmap is shown without it
 
 
 def grid_panels(grids: Mapping[str, tuple], log_Cs: np.ndarray, log_gammas: np.ndarray) -> list[fg.GridPanel]:

@@ -149,9 +149,20 @@ def test_a_multiclass_panel_has_regions_by_class_and_no_margins_even_for_an_svm(
 def test_a_long_panel_note_is_wrapped_at_its_separators():
     grid, panel = _boundary_panel()
     panel.note = "one-vs-one over 3 classes · pairwise worst-case bound α ≥ 0.80 · short"
-    note = fg.boundary_title(panel).split("<br>", 1)[1]
+    # the title is the name, then the scores on their own lines, then the note
+    note = fg.boundary_title(panel).split("ms</span><br>", 1)[1]
     lines = note.removeprefix("<span style='font-size:11px;color:#8a5a00'>").removesuffix("</span>").split("<br>")
     assert lines == ["one-vs-one over 3 classes", "pairwise worst-case bound α ≥ 0.80 · short"]
+
+
+def test_four_panels_sit_in_one_row_with_the_name_above_the_scores():
+    grid, panel = _boundary_panel()
+    fig = fg.boundary_figure([panel] * 4, grid)
+    domains = [fig.layout[f"yaxis{'' if i == 1 else i}"].domain for i in range(1, 5)]
+    assert all(tuple(d) == tuple(domains[0]) for d in domains)  # one row
+    assert fig.layout.height <= 600  # fits a 900 px laptop screen below the controls
+    assert fg.boundary_title(panel) == (f"<b>{fg.kernel_label(panel.name)}</b><br><span style='font-size:11px'>"
+                                        "train 95% · test 90%</span><br><span style='font-size:11px'>12 ms</span>")
 
 
 def test_similarity_small_multiples_share_axes_with_round_levels_per_panel():
@@ -190,9 +201,25 @@ def test_grid_search_figure_stars_the_best_cell_and_draws_the_path():
     path = np.array([[-3.0, 2.0], [-2.0, 1.0], [-1.0, 0.0]])
     fig = fg.grid_search_figure([fg.GridPanel("rbf", scores, path, (-2.0, 1.0))], log_Cs, log_gammas)
     best = traces_named(fig, "best cell")[0]
-    assert (best.x[0], best.y[0]) == (log_gammas[1], log_Cs[3])
+    # in the upper-left corner of the best cell (steps of 1), off the cell's number
+    assert (best.x[0], best.y[0]) == pytest.approx((log_gammas[1] - 0.3, log_Cs[3] + 0.3))
     assert len(traces_named(fig, "Keerthi–Lin path")[0].x) == 3
     assert fig.data[0].zmax == 1.0 and fig.data[0].zmin == pytest.approx(0.6)
+
+
+def test_grid_marks_leave_the_cell_numbers_readable_and_every_cell_is_clickable():
+    log_Cs, log_gammas = np.arange(-2.0, 3.0), np.arange(-3.0, 2.0)
+    scores = np.linspace(0.5, 1.0, 25).reshape(5, 5)
+    path = np.array([[-3.0, 2.0], [-2.0, 1.0], [-1.0, 0.0]])
+    fig = fg.grid_search_figure([fg.GridPanel("ckrbf", scores, path, (-2.0, 1.0))], log_Cs, log_gammas)
+    assert fig.data[0].texttemplate  # the numbers are drawn ...
+    for name in ("Keerthi–Lin path", "Keerthi–Lin best"):
+        (trace,) = traces_named(fig, name)
+        assert trace.mode == "markers" and trace.marker.symbol == "circle-open"  # ... and only ringed: no line across them
+    (cells,) = [t for t in fig.data if t.meta == "ckrbf"]
+    assert sorted(zip(cells.x, cells.y)) == sorted((g, c) for g in log_gammas for c in log_Cs)
+    assert "rgba(0,0,0,0)" == cells.marker.color
+    np.testing.assert_array_equal(cells.customdata, scores.ravel())
 
 
 def test_pf_figure_draws_steps_from_alpha0_with_auc_in_the_legend():

@@ -143,3 +143,20 @@ def test_read_only_reaches_arrays_in_attributes_fields_and_containers():
         with pytest.raises(ValueError, match="read-only"):
             array[0] = 5
     assert read_only(np) is np and np.zeros(1).flags.writeable  # modules are not entered
+
+
+def test_after_a_fragment_reruns_the_page_every_setting_is_written_back_once():
+    from kernelviz.session import mark_fragment_rerun
+
+    s = started()
+    s.store.written.clear()
+    s.begin_run()
+    assert "kernels" not in s.store.written  # always drawn: never written back normally
+    mark_fragment_rerun(s.store)
+    s.store.written.clear()
+    s.begin_run()
+    # the browser forgot the page's widgets (streamlit#11266): a write sends their values again
+    assert {"kernels", "log_C", "cv"} <= set(s.store.written) and s.store["kernels"] == ["rbf"]
+    s.store.written.clear()
+    s.begin_run()
+    assert "kernels" not in s.store.written  # once only

@@ -171,3 +171,55 @@ def move_latencies(result: dict) -> list[float]:
         if later:
             latencies.append(later[0] - t)
     return latencies
+
+
+# ============================================================================ the app itself
+
+APP = ROOT / "app.py"
+ONE_CHART = Path(__file__).resolve().parent / "one_chart.py"
+CHART = ".js-plotly-plot .main-svg"
+#: Every Plotly point drawn (the drawing canvas's invisible lattice included).
+COUNT_POINTS = "() => document.querySelectorAll('.js-plotly-plot .scatterlayer path.point').length"
+
+
+def first_chart_seconds(page, url: str) -> float:
+    """Seconds from opening ``url`` to its first Plotly chart on screen."""
+    start = time.perf_counter()
+    page.goto(url)
+    page.wait_for_selector(CHART, state="visible")
+    return time.perf_counter() - start
+
+
+def title_contains(page, text: str) -> None:
+    page.wait_for_function("(text) => [...document.querySelectorAll('.gtitle')].some((t) => t.textContent.includes(text))",
+                           arg=text)
+
+
+def commit_gamma_step(page, expected_title: str) -> float:
+    """Press → on the app's scrub γ slider (a one-step commit); seconds until the committed figure shows it."""
+    handle = slider(page, "log_gamma")
+    handle.focus()
+    start = time.perf_counter()
+    page.keyboard.press("ArrowRight")
+    title_contains(page, expected_title)
+    page.wait_for_selector(IDLE)
+    return time.perf_counter() - start
+
+
+def click_canvas(page, fraction_x: float, fraction_y: float) -> float:
+    """Click the drawing canvas at a share of its plot area; seconds until one more point is drawn."""
+    before = page.evaluate(COUNT_POINTS)
+    area = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    start = time.perf_counter()
+    page.mouse.click(area["x"] + area["width"] * fraction_x, area["y"] + area["height"] * fraction_y)
+    page.wait_for_function(f"(before) => ({COUNT_POINTS})() > before", arg=before)
+    return time.perf_counter() - start
+
+
+def switch_view(page, button: str, title: str) -> float:
+    """Click a view's button; seconds until its chart's title is drawn and the run is over."""
+    start = time.perf_counter()
+    page.locator('[data-testid="stButtonGroup"] button', has_text=button).first.click()
+    title_contains(page, title)
+    page.wait_for_selector(IDLE)
+    return time.perf_counter() - start

@@ -9,7 +9,8 @@
 // Sent back: the trigger "commit" = {axis, log_gamma, log_C} when a slider is released.
 
 const VIEWS = new WeakMap();
-const MIN_PANEL_PX = 190;
+// Small enough that four panels share one row at 1024 px (about 130 px each): every kernel in one glance.
+const MIN_PANEL_PX = 125;
 const GAP_PX = 10;
 
 export default function (component) {

@@ -1,0 +1,240 @@
+"""The grid search in the background: one thread per session, cells filled column by column.
+
+A grid search of four kernels is hundreds of SVM fits; run in the script it greys the page
+until the last one ends. :class:`GridJob` runs it in a daemon thread instead, kernel by
+kernel and, within a kernel, one γ column at a time through the public
+``kv.evaluation.grid_search`` with the kernel fitted once (``kv.evaluation.fit_kernel``).
+The folds depend only on the labels and the seed, so the scores are those of one call over
+the whole grid (tested). After each column, :meth:`GridJob.partial` holds the finished
+cells (NaN elsewhere) for the heatmaps; :meth:`GridJob.cancel` stops before the next column
+and keeps what finished. Finished kernels go to the session's store of grid searches, so
+the Grid search and P_f views find them when the person comes back. Streamlit is imported
+only by :func:`show_running` (the polling fragment).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import threading
+from typing import Mapping, Sequence
+
+import numpy as np
+
+import kernelviz as kv
+from kernelviz import views as kvviews
+from kernelviz.session import mark_fragment_rerun
+
+
+class GridJob:
+    """Grid-search ``names`` on ``prep`` in a daemon thread.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Kernels, searched in this order.
+    prep : kernelviz.views.Prepared
+        Trains on every labeled point; the unlabeled ones go to each kernel's unsupervised part.
+    log_Cs, log_gammas : array
+        log₁₀ of the grid's axes.
+    cv, seed : int
+        Folds and their seed (the seed also fits the kernels' partitions, as in ``grid_search``).
+    params : mapping of name → dict
+        Each kernel's further arguments (:func:`kernelviz.views.kernel_params`).
+
+    Attributes
+    ----------
+    finished : dict of name → (GridResult, path)
+        Kernels whose every column is done, as :func:`kernelviz.views.grid_search` returns them.
+    failed : dict of name → str
+        Kernels that could not be searched, and why.
+    error : BaseException or None
+        A bug in the computation, kept (the thread must not lose it).
+    """
+
+    def __init__(self, names: Sequence[str], prep: kvviews.Prepared, log_Cs: np.ndarray, log_gammas: np.ndarray,
+                 cv: int, seed: int, params: Mapping[str, dict]):
+        self.names = tuple(names)
+        self.prep = prep
+        self.log_Cs, self.log_gammas = np.asarray(log_Cs, dtype=float), np.asarray(log_gammas, dtype=float)
+        self.cv, self.seed = int(cv), int(seed)
+        self.params = {name: dict(params.get(name, {})) for name in self.names}
+        self.finished: dict = {}
+        self.failed: dict = {}
+        self.error: BaseException | None = None
+        self._columns: dict = {}    # name → the result of the columns done so far
+        self._lock = threading.Lock()
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="kernelviz-grid-search")
+        self._thread.start()
+
+    # ------------------------------------------------------------------ the thread
+
+    def _run(self) -> None:
+        try:
+            for name in self.names:
+                if self._cancel.is_set():
+                    return
+                try:
+                    self._search(name)
+                except ValueError as err:
+                    with self._lock:
+                        self.failed[name] = str(err)
+                        self._columns.pop(name, None)
+        except BaseException as err:  # noqa: BLE001 - kept for result(), raised in the app's thread
+            self.error = err
+
+    def _search(self, name: str) -> None:
+        prep = self.prep
+        X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
+        X_unlabeled = prep.X_model[prep.unlabeled]
+        kernel = kv.evaluation.fit_kernel(name, X, X_unlabeled if len(X_unlabeled) else None,
+                                          random_state=self.seed, **self.params[name])
+        Cs, gammas = 10.0 ** self.log_Cs, 10.0 ** self.log_gammas
+        fold_scores = np.full((len(Cs), len(gammas), self.cv), np.nan)
+        capped = np.zeros(fold_scores.shape, dtype=bool)
+        column = None
+        for j, gamma in enumerate(gammas):
+            if self._cancel.is_set():
+                return
+            column = kv.evaluation.grid_search(kernel, X, y, Cs=Cs, gammas=[gamma], cv=self.cv,
+                                               random_state=self.seed, n_jobs=1)
+            fold_scores[:, j], capped[:, j] = column.fold_scores[:, 0], column.capped_folds[:, 0]
+            partial = dataclasses.replace(column, gammas=gammas, fold_scores=fold_scores.copy(),
+                                          capped_folds=capped.copy())
+            with self._lock:
+                self._columns[name] = partial
+        result = self._columns[name]
+        path = kvviews.keerthi_lin_path(prep, result)
+        with self._lock:
+            self.finished[name] = (result, path)
+            del self._columns[name]
+
+    # ------------------------------------------------------------------ what the app reads
+
+    def cancel(self) -> None:
+        """Stop before the next γ column; finished kernels and columns stay."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self, timeout: float | None = None) -> "GridJob":
+        """Wait for the thread (at most ``timeout`` s); re-raise its error."""
+        self._thread.join(timeout)
+        if self.error is not None:
+            raise self.error
+        return self
+
+    def partial(self) -> dict:
+        """name → the unfinished kernel's result so far (NaN in the columns not done yet), no path."""
+        with self._lock:
+            return {name: (result, None) for name, result in self._columns.items()}
+
+    def progress(self) -> tuple[int, int]:
+        """(γ columns done, columns in all) over every kernel."""
+        per_kernel = len(self.log_gammas)
+        with self._lock:
+            done = per_kernel * (len(self.finished) + len(self.failed))
+            done += sum(int(np.any(np.isfinite(r.fold_scores), axis=(0, 2)).sum()) for r in self._columns.values())
+        return done, per_kernel * len(self.names)
+
+
+# ============================================================================ the session's job
+
+#: Where a session keeps its grid job and the store key of each of its kernels.
+JOB_KEY = "_grid_job"
+#: Set by the Cancel button: its own fragment run must not rerun the page (see ``_running``).
+CANCELLED_KEY = "_grid_cancel_clicked"
+#: How often the running grid's fragment redraws its cells.
+POLL_SECONDS = 1.0
+
+
+@dataclasses.dataclass
+class SessionJob:
+    """A session's grid job, the store key of each kernel's result, and which were handed over."""
+
+    job: GridJob
+    keys: dict
+    handed_over: set = dataclasses.field(default_factory=set)
+
+    @property
+    def running(self) -> bool:
+        return not self.job.done
+
+    def covers(self, keys: Mapping[str, object]) -> bool:
+        """Whether this job searches exactly these settings for these kernels."""
+        return all(self.keys.get(name) == key for name, key in keys.items())
+
+
+def start(store, keys: Mapping[str, object], job: GridJob) -> None:
+    """Make ``job`` the session's grid job (a running older one is stopped: one search at a time)."""
+    old = store.get(JOB_KEY)
+    if old is not None:
+        old.job.cancel()
+    store[JOB_KEY] = SessionJob(job, dict(keys))
+
+
+def current(store) -> SessionJob | None:
+    return store.get(JOB_KEY)
+
+
+def hand_over(store, keep) -> None:
+    """Give each kernel the job finished (or could not search) to ``keep(key, result)``, once.
+
+    ``keep`` receives ``(result, path)`` or a :class:`kernelviz.views.GridFailure`.
+    """
+    session_job = store.get(JOB_KEY)
+    if session_job is None:
+        return
+    job = session_job.job
+    for name, result in list(job.finished.items()) + [(n, kvviews.GridFailure(r)) for n, r in job.failed.items()]:
+        if name not in session_job.handed_over:
+            keep(session_job.keys[name], result)
+            session_job.handed_over.add(name)
+
+
+def show_running(session_job: SessionJob, draw) -> None:
+    """While the job runs: its progress, a Cancel button and ``draw(grids, complete)`` of the cells so far,
+    redrawn every :data:`POLL_SECONDS` in a fragment; when it ends, the page reruns to show the result."""
+    _running_fragment()(session_job, draw)
+
+
+def _running(session_job: SessionJob, draw) -> None:
+    import streamlit as st
+
+    job = session_job.job
+    cancel_clicked = st.session_state.pop(CANCELLED_KEY, False)
+    # Only a timed run reruns the page: Streamlit resets the page's widgets when a run started
+    # by a widget inside a fragment reruns the whole app (streamlit/streamlit#11266).
+    if job.done and not cancel_clicked:
+        mark_fragment_rerun(st.session_state)
+        st.rerun()  # the finished searches belong to the page (stored, P_f, downloads)
+    done, total = job.progress()
+    c1, c2 = st.columns([5, 1])
+    c1.progress(done / max(total, 1), text="Cancelling: what finished is kept …" if cancel_clicked else
+                f"Grid search in the background: {done} of {total} γ columns — the other views stay usable.")
+    c2.button("Cancel", key="grid_cancel", on_click=_cancel, args=(job,), disabled=cancel_clicked,
+              help="Stop after the column being computed; what finished is kept (marked incomplete).")
+    grids = {**job.finished, **job.partial()}
+    if grids:
+        draw(grids, complete=False)
+
+
+def _cancel(job: GridJob) -> None:
+    import streamlit as st
+
+    job.cancel()
+    st.session_state[CANCELLED_KEY] = True
+
+
+@functools.cache
+def _running_fragment():
+    import streamlit as st
+
+    return st.fragment(_running, run_every=POLL_SECONDS)

@@ -1,0 +1,335 @@
+"""Live exploration: the scrub component beside the kernel panels, fed by background lattices.
+
+On Decision boundaries and Similarity, :func:`scrub_section` draws the γ (and C) sliders of
+:mod:`kernelviz.components.scrub` above the committed Plotly figure. The first run of a view
+starts a :class:`kernelviz.lattice.LatticeJob` for its (data, kernels, grid, committed γ /
+C); while it runs, a small status fragment polls (``run_every``) and reruns the page once
+the lattice is ready, which sends it to the component. Dragging then repaints every panel
+in the browser with no script run; a release commits the value to the settings (sidebar
+sliders, URL, cached fits) in one run of the page, whose Plotly figure is the committed one.
+
+Which lattices exist is decided by :class:`LiveLattices`, which knows nothing of Streamlit
+(a ``dict`` stands in for ``st.session_state`` in the tests): per session, per view kind,
+the lattice of the committed values and at most one finished older one of the same data
+and kernels (shown, its out-of-date axis labelled by the component, until the new one is
+ready); anything of other data, kernels or grid is cancelled and dropped at once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable, Hashable, MutableMapping
+
+from kernelviz.lattice import Lattice, LatticeJob
+from kernelviz.session import mark_fragment_rerun
+
+#: Where a session keeps its lattices (in ``st.session_state``; dropped with the session).
+STORE_KEY = "_live_lattices"
+#: Jobs requested during a run, started when the run has drawn the page.
+PENDING_KEY = "_live_pending"
+#: Set by the page's run around its call of the status fragment (see ``_status``).
+INLINE_KEY = "_live_status_inline"
+#: Set by the Stop button: its own fragment run must not rerun the page (see ``_status``).
+STOPPED_KEY = "_live_stop_clicked"
+#: Lattices a session holds at once (two views × (current + one older)); the least
+#: recently used go first. A decision lattice of four kernels is ~1.3 MB of codes.
+MAX_LATTICES = 4
+#: How often the fragment looks for newly finished kernels while a lattice is computed.
+POLL_SECONDS = 0.5
+#: The kinds of lattice and the view each belongs to.
+VIEW_KINDS = {"boundaries": "decision", "similarity": "similarity"}
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """What the fragment shows: ``lattice`` (None: nothing yet), and why.
+
+    ``running``: the lattice of the committed values is still being computed;
+    ``previous``: ``lattice`` is an older finished one of the same data and kernels (the
+    component blanks, with a note, whatever of it the committed values left behind);
+    ``stopped``: the person stopped the computation; ``error``: it failed as a whole.
+    """
+
+    lattice: Lattice | None
+    running: bool
+    previous: bool = False
+    stopped: bool = False
+    error: BaseException | None = None
+
+
+class LiveLattices:
+    """A session's lattice jobs, over a plain mapping (see the module's notes).
+
+    Keys are ``(kind, context, committed)``: ``context`` identifies the data, kernels and
+    grid (and the reference point of a similarity lattice); ``committed`` the γ / C values
+    the lattice is centred on.
+    """
+
+    def __init__(self, store: MutableMapping, max_lattices: int = MAX_LATTICES):
+        self.jobs: OrderedDict = store.setdefault(STORE_KEY, OrderedDict())
+        self._store = store
+        self.pending: dict = store.setdefault(PENDING_KEY, {})   # key → start, for :meth:`start_pending`
+        self.max_lattices = max_lattices
+
+    def request(self, kind: str, context: Hashable, committed: Hashable,
+                start: Callable[[], LatticeJob], begin: bool = True) -> LiveState:
+        """The lattice to show for these settings, starting its job (``start()``) when there is none.
+
+        With ``begin=False`` a missing job is not started yet (the page paints first, with the
+        CPU to itself): the state is then ``running`` with the previous lattice, or none.
+        """
+        key = (kind, context, committed)
+        for other, job in list(self.jobs.items()):
+            if other[0] != kind or other == key:
+                continue
+            # Other data, kernels or grid: stale. Unfinished for other values: superseded.
+            if other[1] != context or not _finished(job):
+                self._drop(other)
+        older = [k for k in self.jobs if k[0] == kind and k != key]
+        for stale in older[:-1]:
+            self._drop(stale)
+        if key not in self.jobs:
+            if not begin:
+                self.pending = {key: start}  # only the latest request of a run is worth starting
+                self._store_pending()
+                fallback = self.jobs.get(older[-1]) if older else None
+                return LiveState(fallback.lattice if fallback else None, running=True, previous=bool(fallback))
+            self.jobs[key] = start()
+        self.jobs.move_to_end(key)
+        while len(self.jobs) > self.max_lattices:
+            self._drop(next(iter(self.jobs)))
+        job = self.jobs[key]
+        if job.error is not None:
+            return LiveState(None, running=False, error=job.error)
+        running = not job.done and not job.cancelled
+        if _finished(job):
+            return LiveState(job.lattice, running=False)
+        fallback = self.jobs.get(older[-1]) if older and older[-1] in self.jobs else None
+        if fallback is not None:
+            return LiveState(fallback.lattice, running=running, previous=True, stopped=job.cancelled)
+        return LiveState(job.lattice, running=running, stopped=job.cancelled)
+
+    def start_pending(self) -> None:
+        """Start the jobs requested with ``begin=False`` (the app calls this when its run has drawn the page)."""
+        for key, start in list(self.pending.items()):
+            if key not in self.jobs:
+                self.request(*key, start)
+        self.pending.clear()
+
+    def _store_pending(self) -> None:
+        self._store[PENDING_KEY] = self.pending
+
+    def stop(self, kind: str) -> None:
+        """Stop the running jobs of ``kind``; their finished kernels stay, the rest is never sent as current."""
+        for key, job in self.jobs.items():
+            if key[0] == kind and not job.done:
+                job.cancel()
+
+    def restart(self, kind: str) -> None:
+        """Forget the stopped jobs of ``kind``, so that the next request computes them again."""
+        for key in [k for k, job in self.jobs.items() if k[0] == kind and job.cancelled]:
+            del self.jobs[key]
+
+    def leave(self, kind: str | None) -> None:
+        """The page shows another view: unfinished jobs of the other kinds stop and go; finished
+        lattices stay (they are still right for their settings, and coming back reuses them)."""
+        for key in [k for k in self.pending if k[0] != kind]:
+            del self.pending[key]
+        for key in [k for k, job in self.jobs.items() if k[0] != kind and not _finished(job)]:
+            self._drop(key)
+
+    def _drop(self, key) -> None:
+        self.jobs.pop(key).cancel()
+
+
+def _finished(job: LatticeJob) -> bool:
+    return job.done and not job.cancelled and job.error is None
+
+
+# ============================================================================ linked views
+
+def clicked_cell(figure, points: list) -> tuple[str, float, float] | None:
+    """(kernel, log γ, log C) of a click on a grid heatmap's cell layer (``meta`` names the kernel).
+
+    ``points`` are the selection's points, each with ``curve_number``, ``x`` (log γ) and ``y`` (log C).
+    """
+    for point in points:
+        curve = point.get("curve_number")
+        if curve is None or not 0 <= curve < len(figure.data):
+            continue
+        name = figure.data[curve].meta
+        if name:
+            return str(name), float(point["x"]), float(point["y"])
+    return None
+
+
+def within(setting: str, value: float) -> float:
+    """``value`` clipped to a setting's bounds (a grid's axis may reach beyond the sliders)."""
+    from kernelviz import state as kvstate
+
+    lo, hi = kvstate.bounds(setting)
+    return float(min(max(round(value, 4), lo), hi))
+
+
+# ============================================================================ drawing
+
+#: Drawn points all train by default: with a 30 % hold-out, two of six drawn points would
+#: never be seen by the SVM. The sidebar's slider still holds some out on request.
+DRAWN_TEST_FRACTION = 0.0
+#: Where the hold-out chosen before switching to drawing waits, to come back after it.
+_TEST_FRACTION_BEFORE = "_test_fraction_before_drawing"
+
+
+def drawn_defaults(values: dict, query) -> None:
+    """A link to drawn points that does not say how many to hold out holds out none."""
+    if values.get("source") == "drawn" and "test_fraction" not in query:
+        values["test_fraction"] = DRAWN_TEST_FRACTION
+
+
+def source_changed(store) -> None:
+    """Switching to drawing trains on every drawn point; switching back restores the earlier hold-out."""
+    if store.get("source") == "drawn":
+        store[_TEST_FRACTION_BEFORE] = store.get("test_fraction")
+        store["test_fraction"] = DRAWN_TEST_FRACTION
+    elif _TEST_FRACTION_BEFORE in store:
+        before = store.pop(_TEST_FRACTION_BEFORE)
+        if store.get("test_fraction") == DRAWN_TEST_FRACTION and before is not None:
+            store["test_fraction"] = before
+
+
+def drawn_coordinates_note(points, scaling: str) -> str:
+    """How the canvas's coordinates map to those of the other views, with the numbers."""
+    import numpy as np
+
+    import kernelviz as kv
+
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    if scaling == "none" or len(points) == 0:
+        return "The other views use these coordinates as they are." if scaling == "none" else (
+            "The other views show the points scaled as the sidebar's *Scaling* says.")
+    offset, factor = kv.data.scaling_parameters(points[:, :2], scaling)
+
+    def term(axis: str, a: float, b: float) -> str:
+        shifted = axis if a == 0 else f"({axis} {'−' if a > 0 else '+'} {abs(a):.3g})"
+        return f"{axis}′ = {shifted} / {b:.3g}"
+
+    return (f"The other views show them {scaling}-scaled: {term('x', offset[0], factor[0])}, "
+            f"{term('y', offset[1], factor[1])}.")
+
+
+# ============================================================================ the Streamlit side
+
+#: Cells along the longer side of a live panel's field (the issue asks for 80 × 80 or finer).
+RESOLUTION = 80
+
+
+def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, log_gamma: float,
+                  log_C: float | None = None, reference: tuple[float, float] | None = None) -> None:
+    """The scrub sliders and live panels of one view, fed by the session's lattice job.
+
+    The component is drawn in the page itself, not in a fragment, so that a release (a
+    trigger of the component) reruns the whole page: the sidebar's sliders, the URL and the
+    committed figure all take the value in that one run. Only the small status line polls,
+    in a fragment, while the lattice is computed.
+
+    Parameters
+    ----------
+    kind : {"decision", "similarity"}
+    prep : kernelviz.views.Prepared
+    kernels : dict of name → fitted kernel
+        The kernels whose panels scrub (those the committed figure could draw).
+    grid : kernelviz.figures.Grid
+        The live panels' field grid.
+    context : hashable
+        Identifies the data, kernels and grid (and the reference point): a lattice of another
+        context is never shown.
+    log_gamma, log_C : float
+        The committed values (``log_C`` None for a similarity lattice).
+    reference : (float, float), optional
+        The reference point of a similarity lattice.
+    """
+    if not kernels:
+        return
+    import streamlit as st
+
+    from kernelviz.components.scrub import scrub
+
+    committed = (log_gamma, log_C)
+
+    def empty() -> Lattice:
+        return (Lattice.decision(list(kernels), grid, log_gamma, log_C) if kind == "decision"
+                else Lattice.similarity(list(kernels), grid, log_gamma, reference))
+
+    def start() -> LatticeJob:
+        return LatticeJob(empty(), kernels, prep)
+
+    live = LiveLattices(st.session_state)
+    # the job starts from the status fragment's first tick, once this run has painted the page
+    state = live.request(kind, context, committed, start, begin=False)
+    if state.error is not None:
+        st.warning(f"No live preview: {type(state.error).__name__}: {state.error}. "
+                   "The sliders in the sidebar still set γ and C.")
+        return
+    lattice = state.lattice if state.lattice is not None else empty()
+    scrub(lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}", on_commit=_commit)
+    if state.running:
+        st.session_state[INLINE_KEY] = True  # the fragment's call in this run is not a tick of its timer
+        _poller()(kind, context, committed, start, state.previous)
+    elif state.stopped:
+        c1, c2 = st.columns([5, 1])
+        c1.caption("Live preview stopped: the sliders commit on release; panels without a preview say so.")
+        c2.button("Prepare", key=f"restart_{kind}", on_click=live.restart, args=(kind,),
+                  help="Compute the live preview for the current values again.")
+
+
+def _commit(value: dict) -> None:
+    """A release of a scrub slider: the value becomes the setting (the page then reruns with it)."""
+    import streamlit as st
+
+    for axis in ("log_gamma", "log_C"):
+        if value.get(axis) is not None:
+            st.session_state[axis] = round(float(value[axis]), 4)
+
+
+def _stop(kind: str) -> None:
+    import streamlit as st
+
+    LiveLattices(st.session_state).stop(kind)
+    st.session_state[STOPPED_KEY] = True
+
+
+def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], LatticeJob], previous: bool) -> None:
+    """While the lattice is computed: say so, offer Stop, and rerun the page once it is ready.
+
+    The page is rerun only from a timed run of this fragment: Streamlit resets the page's
+    widgets when a run started by a widget inside a fragment reruns the whole app
+    (streamlit/streamlit#11266), so the Stop button's own run waits for the next tick.
+    """
+    import streamlit as st
+
+    stop_clicked = st.session_state.pop(STOPPED_KEY, False)
+    live = LiveLattices(st.session_state)
+    job = live.jobs.get((kind, context, committed))
+    inline = st.session_state.pop(INLINE_KEY, False)
+    if job is None and not stop_clicked:
+        if not inline:  # a tick: the page is painted, the lattice may take the CPU
+            live.request(kind, context, committed, start)
+    elif not stop_clicked and (job is None or job.done or job.cancelled):
+        mark_fragment_rerun(st.session_state)
+        st.rerun()  # the finished (or stopped) lattice belongs to the component, drawn by the page
+    note = ("the panels show the last values' preview until then." if previous
+            else "the panels go live when it is ready.")
+    c1, c2 = st.columns([5, 1])
+    c1.caption("Stopping …" if stop_clicked else f"Preparing the live preview in the background: {note}")
+    c2.button("Stop", key=f"stop_{kind}", on_click=_stop, args=(kind,), disabled=stop_clicked,
+              help="Stop computing the live preview; the committed figure below stays.")
+
+
+@functools.cache
+def _poller():
+    """The status line as a fragment that reruns every :data:`POLL_SECONDS`."""
+    import streamlit as st
+
+    return st.fragment(_status, run_every=POLL_SECONDS)

@@ -1,0 +1,338 @@
+"""Live exploration (kernelviz.ui.live): which lattice a session shows, and the app's scrub fragments.
+
+:class:`LiveLattices` is checked with stand-in jobs whose state the test sets (no thread
+timing involved); the app is checked through AppTest, reading the component's data back
+from its proto.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from kernelviz import lattice as kvlattice
+from kernelviz.ui import live
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+SMALL = {"gen_params": "n_samples:60", "kernels": "rbf,ckrbf"}
+
+
+class StandInJob:
+    """A LatticeJob's interface with its state set by the test."""
+
+    def __init__(self, name: str):
+        self.lattice = name
+        self.done = False
+        self.cancelled = False
+        self.error = None
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class Starter:
+    """Counts the jobs started and names their lattices after the request."""
+
+    def __init__(self):
+        self.started: list[StandInJob] = []
+
+    def __call__(self, name: str):
+        def start():
+            job = StandInJob(name)
+            self.started.append(job)
+            return job
+
+        return start
+
+
+def request(lattices: live.LiveLattices, starter: Starter, context: str, committed: tuple, kind: str = "decision"):
+    return lattices.request(kind, context, committed, starter(f"{kind}:{context}:{committed}"))
+
+
+def test_a_request_starts_one_job_and_shows_its_lattice_while_it_runs():
+    store, starter = {}, Starter()
+    lattices = live.LiveLattices(store)
+    state = request(lattices, starter, "moons", (0.0, 0.0))
+    assert state.running and state.lattice == "decision:moons:(0.0, 0.0)" and not state.previous
+    assert request(lattices, starter, "moons", (0.0, 0.0)).running
+    assert len(starter.started) == 1  # the same settings never start a second job
+    starter.started[0].done = True
+    state = request(lattices, starter, "moons", (0.0, 0.0))
+    assert not state.running and state.lattice == "decision:moons:(0.0, 0.0)"
+    assert live.STORE_KEY in store  # lives in the session's state
+
+
+def test_a_deferred_request_shows_the_previous_lattice_and_starts_nothing():
+    lattices, starter = live.LiveLattices({}), Starter()
+    state = lattices.request("decision", "moons", (0.0, 0.0), starter("first"), begin=False)
+    assert state.running and state.lattice is None and not starter.started
+    lattices.start_pending()
+    assert len(starter.started) == 1 and not lattices.pending
+    lattices.start_pending()
+    assert len(starter.started) == 1
+    starter.started[0].done = True
+    state = lattices.request("decision", "moons", (0.5, 0.0), starter("second"), begin=False)
+    assert state.running and state.previous and state.lattice == "first" and len(starter.started) == 1
+
+
+def test_new_values_show_the_last_finished_lattice_until_theirs_is_ready():
+    lattices, starter = live.LiveLattices({}), Starter()
+    request(lattices, starter, "moons", (0.0, 0.0))
+    starter.started[0].done = True
+    state = request(lattices, starter, "moons", (0.5, 0.0))
+    assert state.running and state.previous and state.lattice == "decision:moons:(0.0, 0.0)"
+    starter.started[1].done = True
+    state = request(lattices, starter, "moons", (0.5, 0.0))
+    assert not state.running and not state.previous and state.lattice == "decision:moons:(0.5, 0.0)"
+
+
+def test_a_superseded_unfinished_job_is_cancelled_and_never_shown():
+    lattices, starter = live.LiveLattices({}), Starter()
+    request(lattices, starter, "moons", (0.0, 0.0))
+    state = request(lattices, starter, "moons", (0.5, 0.0))
+    assert starter.started[0].cancelled
+    assert state.lattice == "decision:moons:(0.5, 0.0)" and not state.previous
+
+
+def test_other_data_or_kernels_drop_every_lattice_of_the_old_ones():
+    lattices, starter = live.LiveLattices({}), Starter()
+    request(lattices, starter, "moons", (0.0, 0.0))
+    starter.started[0].done = True
+    state = request(lattices, starter, "circles", (0.0, 0.0))
+    assert starter.started[0].cancelled
+    assert state.lattice == "decision:circles:(0.0, 0.0)" and not state.previous
+    assert [key[1] for key in lattices.jobs] == ["circles"]
+
+
+def test_only_the_newest_finished_lattice_is_kept_as_the_previous_one():
+    lattices, starter = live.LiveLattices({}), Starter()
+    for log_gamma in (0.0, 0.5, 1.0):
+        request(lattices, starter, "moons", (log_gamma, 0.0))
+        starter.started[-1].done = True
+    state = request(lattices, starter, "moons", (1.5, 0.0))
+    assert state.lattice == "decision:moons:(1.0, 0.0)"
+    assert [key[2] for key in lattices.jobs] == [(1.0, 0.0), (1.5, 0.0)]
+
+
+def test_a_session_holds_at_most_max_lattices():
+    lattices, starter = live.LiveLattices({}, max_lattices=3), Starter()
+    request(lattices, starter, "moons", (0.0, 0.0))
+    starter.started[-1].done = True
+    request(lattices, starter, "moons", (0.5, 0.0))
+    starter.started[-1].done = True
+    request(lattices, starter, "moons-ref", (0.0, None), kind="similarity")
+    starter.started[-1].done = True
+    request(lattices, starter, "moons-ref", (0.5, None), kind="similarity")
+    assert len(lattices.jobs) == 3
+    assert ("decision", "moons", (0.0, 0.0)) not in lattices.jobs  # the least recently used went first
+
+
+def test_stop_keeps_the_job_stopped_until_restart():
+    lattices, starter = live.LiveLattices({}), Starter()
+    request(lattices, starter, "moons", (0.0, 0.0))
+    lattices.stop("decision")
+    state = request(lattices, starter, "moons", (0.0, 0.0))
+    assert state.stopped and not state.running and len(starter.started) == 1
+    lattices.restart("decision")
+    state = request(lattices, starter, "moons", (0.0, 0.0))
+    assert state.running and len(starter.started) == 2
+
+
+def test_leaving_a_view_stops_its_unfinished_job_and_keeps_finished_lattices():
+    lattices, starter = live.LiveLattices({}), Starter()
+    request(lattices, starter, "moons", (0.0, 0.0))
+    starter.started[-1].done = True
+    request(lattices, starter, "moons-ref", (0.0, None), kind="similarity")
+    lattices.leave("decision")
+    assert starter.started[1].cancelled and not starter.started[0].cancelled
+    assert [key[0] for key in lattices.jobs] == ["decision"]
+
+
+def test_a_failed_job_is_reported_not_shown():
+    lattices, starter = live.LiveLattices({}), Starter()
+    request(lattices, starter, "moons", (0.0, 0.0))
+    starter.started[0].done, starter.started[0].error = True, RuntimeError("boom")
+    state = request(lattices, starter, "moons", (0.0, 0.0))
+    assert state.lattice is None and isinstance(state.error, RuntimeError) and not state.running
+
+
+# ============================================================================ the app
+
+def make_app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in {**SMALL, **query}.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def finish_jobs(at: AppTest) -> None:
+    for job in at.session_state[live.STORE_KEY].values():
+        job.result(120)
+
+
+def scrub_data(at: AppTest) -> dict:
+    (element,) = at.get("bidi_component")
+    return json.loads(element.proto.json)
+
+
+def test_boundaries_show_the_scrub_preparing_then_live_with_every_kernel():
+    at = make_app(view="boundaries")
+    assert not at.exception
+    assert any("Preparing the live preview" in c.value for c in at.caption)
+    assert [b.label for b in at.button if b.key == "stop_decision"] == ["Stop"]
+    finish_jobs(at)
+    at.run()
+    assert not any("Preparing the live preview" in c.value for c in at.caption)
+    data = scrub_data(at)
+    lattice = data["lattice"]
+    assert lattice["complete"] and [k["name"] for k in lattice["kernels"]] == ["rbf", "ckrbf"]
+    assert all(k["fields"] is not None for k in lattice["kernels"])
+    assert len(lattice["axes"]["log_gamma"]) >= 25 and lattice["nx"] >= live.RESOLUTION - 1
+    assert (data["log_gamma"], data["log_C"]) == (0.0, 0.0)
+
+
+def test_a_released_value_becomes_the_setting_and_the_old_lattice_shows_until_the_new_one_is_ready():
+    at = make_app(view="boundaries")
+    finish_jobs(at)
+    at.run()
+    # what the component's release callback does (kernelviz.ui.live._commit) before the page reruns
+    at.session_state["log_gamma"] = 0.5
+    at.run()
+    assert not at.exception
+    assert at.query_params["log_gamma"] == "0.5"
+    assert "γ = 3.16" in json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
+    data = scrub_data(at)
+    assert data["log_gamma"] == 0.5 and data["lattice"]["log_gamma"] == 0.0  # the older lattice, labelled by the component
+    keys = list(at.session_state[live.STORE_KEY])
+    assert [key[2] for key in keys] == [(0.0, 0.0), (0.5, 0.0)]
+    finish_jobs(at)
+    at.run()
+    assert scrub_data(at)["lattice"]["log_gamma"] == 0.5
+
+
+def test_new_data_never_show_the_old_lattice():
+    at = make_app(view="boundaries")
+    finish_jobs(at)
+    at.run()
+    (old_key,) = at.session_state[live.STORE_KEY]
+    old_job = at.session_state[live.STORE_KEY][old_key]
+    at.session_state["data_seed"] = 7
+    at.run()
+    assert old_job.cancelled
+    (new_key,) = at.session_state[live.STORE_KEY]
+    assert new_key[1] != old_key[1] and new_key[2] == old_key[2]
+    assert scrub_data(at)["lattice"]["x_range"] != [float(old_job.lattice.grid.xs[0]),
+                                                    float(old_job.lattice.grid.xs[-1])]
+
+
+def test_similarity_scrubs_gamma_around_the_reference_point():
+    at = make_app(view="similarity")
+    assert not at.exception
+    finish_jobs(at)
+    at.run()
+    data = scrub_data(at)
+    assert data["lattice"]["kind"] == "similarity" and data["lattice"]["complete"]
+    reference = (at.session_state["ref_x"], at.session_state["ref_y"])
+    assert tuple(data["lattice"]["reference"]) == pytest.approx(reference)
+    assert data["log_C"] is None and "log_C" not in data["lattice"]["axes"]
+
+
+def test_switching_views_stops_the_other_views_unfinished_lattice():
+    at = make_app(view="boundaries")
+    (job,) = at.session_state[live.STORE_KEY].values()
+    at.segmented_control(key="view").set_value("data")
+    at.run()
+    kept = list(at.session_state[live.STORE_KEY].values())
+    # either it had finished (kept for coming back) or it was stopped and dropped
+    assert (job in kept and not job.cancelled) or (job.cancelled and job not in kept)
+    assert all(not j.cancelled for j in kept)
+
+
+def test_the_live_field_at_the_committed_values_is_the_svm_the_lattice_module_computes():
+    at = make_app(view="boundaries")
+    finish_jobs(at)
+    at.run()
+    data = scrub_data(at)["lattice"]
+    (job,) = at.session_state[live.STORE_KEY].values()
+    expected = job.lattice
+    kernels, prep, _ = kvlattice.default_inputs(n_samples=60, names=("rbf", "ckrbf"))
+    direct = kvlattice.Lattice.decision(("rbf", "ckrbf"), expected.grid, 0.0, 0.0)
+    for item in kvlattice.decision_fields(direct, kernels, prep):
+        direct.add(item)
+    for name in ("rbf", "ckrbf"):
+        np.testing.assert_array_equal(expected.codes[(name, "log_gamma")], direct.codes[(name, "log_gamma")])
+    assert data["x_range"] == [float(expected.grid.xs[0]), float(expected.grid.xs[-1])]
+
+
+# ============================================================================ linked views
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def test_a_click_on_a_grid_cell_opens_decision_boundaries_for_that_kernel_there():
+    at = make_app(view="grid", grid_steps="3", cv="2")
+    next(b for b in at.button if b.label == "Run grid search").click()
+    at.run()
+    at.session_state["_grid_job"].job.result(300)
+    at.run()
+    (fig,) = charts(at)
+    curve = next(i for i, t in enumerate(fig["data"]) if t.get("meta") == "ckrbf")
+    at.session_state["grid_chart"] = {"selection": {"points": [{"x": -3.0, "y": 1.0, "curve_number": curve}]}}
+    at.run()
+    at.run()  # the click is applied at the start of the next run
+    assert not at.exception
+    assert at.session_state["view"] == "boundaries"
+    assert at.session_state["kernels"] == ["ckrbf", "rbf"]
+    assert (at.session_state["log_gamma"], at.session_state["log_C"]) == (-3.0, 1.0)
+    title = charts(at)[0]["layout"]["title"]["text"]
+    assert "γ = 0.001" in title and "C = 10" in title
+
+
+def test_a_click_on_a_boundary_point_sets_the_reference_and_opens_similarity_there():
+    at = make_app(view="boundaries")
+    at.session_state["boundary_chart"] = {"selection": {"points": [{"x": 0.5, "y": -0.25, "curve_number": 2}]}}
+    at.run()
+    at.run()
+    assert (at.session_state["ref_x"], at.session_state["ref_y"]) == (0.5, -0.25)
+    (button,) = [b for b in at.button if b.key == "open_similarity"]
+    button.click()
+    at.run()
+    assert not at.exception
+    assert at.session_state["view"] == "similarity"
+    reference = next(t for t in charts(at)[0]["data"] if t.get("name") == "reference point")
+    assert (reference["x"][0], reference["y"][0]) == (0.5, -0.25)
+
+
+# ============================================================================ drawing
+
+def test_drawn_points_all_train_by_default_and_the_hold_out_comes_back_after_drawing():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    assert at.session_state["test_fraction"] == 0.3
+    at.radio(key="source").set_value("drawn")
+    at.run()
+    assert at.session_state["test_fraction"] == 0.0
+    at.radio(key="source").set_value("generator")
+    at.run()
+    assert at.session_state["test_fraction"] == 0.3
+    linked = make_app(source="drawn", points="1_0.5_1~1_1_1~0.5_1_1~-1_0_-1~-1_-0.5_-1~-0.5_0_-1")
+    assert linked.session_state["test_fraction"] == 0.0
+    summary = next(m.value for m in linked.markdown if "train" in m.value)
+    assert "3 train" in summary and "test" not in summary  # six drawn points, six training points
+    held = make_app(source="drawn", points="1_0.5_1~1_1_1~0.5_1_1~-1_0_-1~-1_-0.5_-1~-0.5_0_-1", test_fraction="0.4")
+    assert held.session_state["test_fraction"] == 0.4  # a link that says so still holds points out
+
+
+def test_the_canvas_says_how_its_coordinates_map_to_the_other_views():
+    points = np.array([[0.0, 0.0, 1.0], [2.0, 4.0, -1.0]])
+    # z-score by hand: means (1, 2), population standard deviations (1, 2)
+    assert live.drawn_coordinates_note(points, "zscore") == (
+        "The other views show them zscore-scaled: x′ = (x − 1) / 1, y′ = (y − 2) / 2.")
+    # min-max: minima (0, 0), ranges (2, 4)
+    assert live.drawn_coordinates_note(points, "minmax") == (
+        "The other views show them minmax-scaled: x′ = x / 2, y′ = y / 4.")
+    assert live.drawn_coordinates_note(points, "none") == "The other views use these coordinates as they are."

@@ -1,0 +1,88 @@
+"""Live exploration in the real app, in headless Chromium: scrubbing without a rerun, a heatmap click
+opening Decision boundaries at that cell, drawing a point, and cancelling a grid search."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
+import live_drag  # noqa: E402  (a helper beside the test apps, shared with benchmarks/bench_live.py)
+
+pytestmark = pytest.mark.browser
+
+SMALL = "gen_params=n_samples:120&kernels=rbf,ckrbf"
+
+
+def canvases(page) -> list[str]:
+    return [c.evaluate("c => c.toDataURL()") for c in page.locator(".kv-scrub-panel canvas").all()]
+
+
+def test_scrubbing_in_the_app_redraws_every_panel_without_a_rerun_then_commits(server, page):
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    before = canvases(page)
+    assert len(before) == 2
+    result = live_drag.drag(page, "log_gamma", [13, 14, 15, 16])
+    assert result["runs"] == 0, "the drag started a script run"
+    assert {field for _, field in result["paints"]} >= {f"log_gamma:{i}" for i in (13, 14, 15, 16)}
+    assert all(a != b for a, b in zip(before, canvases(page))), "a panel was not repainted"
+    live_drag.release(page)
+    live_drag.title_contains(page, "γ = 10,")  # log γ = 1 committed: the Plotly figure follows
+    page.wait_for_selector(live_drag.IDLE)
+    assert re.search(r"log_gamma=1(\.0)?(&|$)", page.url), page.url
+
+
+def test_a_heatmap_cell_click_opens_decision_boundaries_at_that_cell(server, page):
+    page.goto(f"{server}/?view=grid&{SMALL}&grid_steps=3&cv=2&grid_log_C=-1_3&grid_log_gamma=-2_2")
+    page.get_by_role("button", name="Run grid search").click()
+    page.wait_for_selector(live_drag.CHART)
+    live_drag.title_contains(page, "CV accuracy")
+    page.wait_for_selector(live_drag.IDLE)
+    # the centre of the cell (log γ = 2, log C = 1) of the first panel, in page pixels
+    x, y = page.evaluate("""() => {
+        const gd = document.querySelector('.js-plotly-plot');
+        const box = gd.getBoundingClientRect();
+        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+        return [box.left + xa._offset + xa.l2p(2), box.top + ya._offset + ya.l2p(1)];
+    }""")
+    page.mouse.click(x, y)
+    live_drag.title_contains(page, "Decision boundaries at γ = 100, C = 10")
+    page.wait_for_selector(live_drag.IDLE)
+
+
+def test_a_drawn_point_appears_on_the_canvas(server, page):
+    page.goto(f"{server}/?source=drawn&view=data&points=1_0.5_1~-1_-0.5_-1")
+    page.wait_for_selector(live_drag.CHART)
+    page.wait_for_selector(live_drag.IDLE)
+    page.get_by_text("2 points drawn").wait_for()
+    live_drag.click_canvas(page, 0.7, 0.3)
+    page.get_by_text("3 points drawn").wait_for()
+    assert "points=" in page.url and page.url.count("~") == 2  # the link holds the new point
+
+
+def test_cancel_keeps_the_finished_cells_and_the_page_usable(server, page):
+    page.goto(f"{server}/?view=grid&gen_params=n_samples:400&kernels=rbf,ckrbf&grid_steps=9&cv=5")
+    page.get_by_role("button", name="Run grid search").click()
+    cancel = page.get_by_role("button", name="Cancel")
+    cancel.wait_for()
+    live_drag.title_contains(page, "incomplete")  # cells appear while the search runs
+    cancel.click()
+    # the polling fragment redraws the button every second: a click landing on a redraw is
+    # lost, as it would be for a person, who clicks again
+    cancelled = page.get_by_text("the search was cancelled", exact=False).first
+    for _ in range(3):
+        try:
+            cancelled.wait_for(timeout=20_000)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: click once more
+            if cancel.count():
+                cancel.click()
+    cancelled.wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    live_drag.title_contains(page, "incomplete")
+    assert page.get_by_role("button", name="Run grid search").count() == 1
