@@ -10,26 +10,35 @@
   RWM paper: only a labeled subset of each training fold trains the SVM; the unsupervised
   model is fitted on all points (transductive, the default) or on the training fold.
 
-Work is spread with joblib over (γ, fold) tasks. For γ-convertible kernels the distance
-matrix D is shared by all tasks; for the others (lap, lppk) each K_γ is built once, by
-one task, and shared by that γ's fold tasks. Shared matrices reach local worker
-processes as memory-mapped files (a file name per task, not a copy). The same calls run
-on a Dask cluster inside ``joblib.parallel_backend("dask")``; there D is scattered to
-every worker once before the tasks start, and each K_γ once per γ.
+Work is spread with joblib over tasks of one (C, γ, fold) for the larger C values (the
+smaller ones of a (γ, fold) share one task), largest C first; in one process, one task
+per (γ, fold). For γ-convertible kernels the distance matrix D is shared by all tasks and
+each worker cuts a fold's block once and exponentiates a (γ, fold) block once, for all
+its tasks on it; for the others (lap, lppk) each K_γ is built once, by one task, and
+shared by that γ's tasks. Every task runs with one BLAS / OpenMP thread (threadpoolctl).
+Shared matrices reach local worker processes as memory-mapped files (a file name per
+task, not a copy). The same calls run on a Dask cluster inside
+``joblib.parallel_backend("dask")``; there D is scattered to every worker once before
+the tasks start, and each K_γ once per γ. ``GridResult.tasks`` records every task.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import copy
 import os
 import tempfile
-from dataclasses import dataclass, field
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
 
 import joblib
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import threadpool_limits
 
 from . import _svm
 from . import data as _data
@@ -40,7 +49,9 @@ __all__ = [
     "DEFAULT_MAX_ITER",
     "SEMI_SUPERVISED_PROTOCOLS",
     "UNSUPERVISED_ON",
+    "WORKER_CACHE_BYTES",
     "GridResult",
+    "GridTask",
     "KeerthiLinPath",
     "check_grid_inputs",
     "fit_kernel",
@@ -100,6 +111,9 @@ class GridResult:
         as in :func:`semi_supervised_grid` with ``unsupervised_on="train"``).
     protocol : str or None
         The semi-supervised protocol, for :func:`semi_supervised_grid` results.
+    tasks : list of GridTask
+        Every task of the run, in the order submitted: its γ index, fold, C indices and
+        seconds (what ``benchmarks/bench_scaling.py`` replays on simulated workers).
     """
 
     kernel: str
@@ -113,6 +127,7 @@ class GridResult:
     kernel_params: dict = field(default_factory=dict)
     fitted_kernel: object = None
     protocol: str | None = None
+    tasks: list = field(default_factory=list)
 
     @property
     def scores(self):
@@ -128,6 +143,15 @@ class GridResult:
     def capped(self):
         """Cells where at least one fold's fit hit the iteration cap, shape (n_C, n_gamma)."""
         return self.capped_folds.any(axis=-1)
+
+    @property
+    def capped_share(self):
+        """Share of each cell's fits that stopped at the iteration cap, shape (n_C, n_gamma).
+
+        A capped fit's accuracy is that of an unfinished solution: a cell with a share
+        above 0 is not a trustworthy measurement of its (C, γ).
+        """
+        return self.capped_folds.mean(axis=-1)
 
     @property
     def n_capped_cells(self):
@@ -151,7 +175,7 @@ class GridResult:
         return float(self.Cs[i]), float(self.gammas[j]), float(self.scores[i, j])
 
     def to_frame(self):
-        """One row per (C, γ) cell: C, gamma, score, std, capped_folds and fold accuracies.
+        """One row per (C, γ) cell: C, gamma, score, std, capped_folds, capped_share and fold accuracies.
 
         Returns
         -------
@@ -166,6 +190,7 @@ class GridResult:
             "score": self.scores[i, j],
             "std": self.std[i, j],
             "capped_folds": self.capped_folds.sum(axis=-1)[i, j],
+            "capped_share": self.capped_share[i, j],
         })
         for fold in range(self.cv):
             frame[f"fold_{fold}"] = self.fold_scores[i, j, fold]
@@ -176,7 +201,7 @@ class GridResult:
         return self.to_frame().to_csv(path_or_buf, index=False)
 
     def to_dict(self):
-        """A JSON-serialisable summary (grid axes, scores, capped cells, best cell)."""
+        """A JSON-serialisable summary (grid axes, scores, capped cells and shares, best cell, tasks)."""
         C, gamma, score = self.best
         return {
             "kernel": self.kernel,
@@ -190,9 +215,11 @@ class GridResult:
             "scores": self.scores.tolist(),
             "std": self.std.tolist(),
             "capped": self.capped.tolist(),
+            "capped_share": self.capped_share.tolist(),
             "n_capped_cells": self.n_capped_cells,
             "n_capped_fits": self.n_capped_fits,
             "best": {"C": C, "gamma": gamma, "score": score},
+            "tasks": [{**asdict(task), "C_indices": list(task.C_indices)} for task in self.tasks],
         }
 
 
@@ -245,28 +272,138 @@ def _fold_blocks(D, log_n, train, test):
     return block(D), log_n if np.ndim(log_n) == 0 else block(log_n)
 
 
-def _score_fold_block(j, fold, D_block, log_n_block, gamma, y_train, y_test, Cs, max_iter):
-    """Task: all C for the j-th γ on one fold, from that fold's blocks of D and log n.
+class _WorkerCache:
+    """Fold blocks and fold Grams one process keeps between the tasks of a run (LRU, bounded).
 
-    Returns ``(j, fold, accuracies, capped)``.
+    Tasks are as fine as one (C, γ, fold); without this cache each would cut its fold's
+    block from D again (~0.25 s at n = 2000, longer than most fits) and exponentiate it.
+    Entries are keyed by the run's token, so a worker never serves one run's blocks to
+    another; a new run's first entry drops the previous runs' (a pool outlives its runs).
+    Threads of one process (threading backend, Dask threads) share it under a lock; two
+    of them may build the same entry at once, which costs time, never correctness.
     """
-    K = _kernels.GammaFamily(D_block, log_n_block).gram(gamma)
-    n_train = len(y_train)
-    return (j, fold, *_score_Cs(K[:n_train], y_train, K[n_train:], y_test, Cs, max_iter))
+
+    def __init__(self, max_bytes):
+        self.max_bytes = max_bytes
+        self._entries = collections.OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key, build):
+        """The value stored under ``key`` (a tuple starting with the run token), built if missing."""
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        value = build()
+        size = sum(np.asarray(part).nbytes for part in value) if isinstance(value, tuple) else value.nbytes
+        with self._lock:
+            if key not in self._entries:
+                for stale in [k for k in self._entries if k[0] != key[0]]:
+                    self._drop(stale)
+                self._entries[key] = value
+                self._bytes += size
+                while self._bytes > self.max_bytes and len(self._entries) > 1:
+                    self._drop(next(iter(self._entries)))
+        return value
+
+    def forget(self, run):
+        """Drop every entry of ``run`` (the calling process's own entries, after a run)."""
+        with self._lock:
+            for key in [k for k in self._entries if k[0] == run]:
+                self._drop(key)
+
+    def _drop(self, key):
+        value = self._entries.pop(key)
+        parts = value if isinstance(value, tuple) else (value,)
+        self._bytes -= sum(np.asarray(part).nbytes for part in parts)
 
 
-def _score_fold_from_distances(j, fold, D, log_n, gamma, train, test, y, Cs, max_iter):
-    """Task for a worker: as :func:`_score_fold_block`, cutting the blocks from the whole D."""
-    D_block, log_n_block = _fold_blocks(D, log_n, train, test)
-    return _score_fold_block(j, fold, D_block, log_n_block, gamma, y[train], y[test], Cs, max_iter)
+#: Bytes of fold blocks and Grams each worker process keeps between tasks: at n = 2000 and
+#: 5 folds, every fold's blocks of D and log n (256 MB) and about ten fold Grams.
+WORKER_CACHE_BYTES = 512 * 2**20
+_CACHE = _WorkerCache(WORKER_CACHE_BYTES)
 
 
-def _build_gram(j, kernel, X, gamma, folder):
+@dataclass(frozen=True)
+class GridTask:
+    """One task of a grid run: the fits of some C values at one γ on one fold.
+
+    Attributes
+    ----------
+    gamma_index : int
+        Index of γ in ``GridResult.gammas``.
+    fold : int
+        The fold.
+    C_indices : tuple of int
+        Indices in ``GridResult.Cs`` of the C values fitted, largest C first.
+    seconds : float
+        Wall time of the task on its worker (its Gram, when not cached, and its fits).
+    """
+
+    gamma_index: int
+    fold: int
+    C_indices: tuple
+    seconds: float
+
+
+_worker_threads_limited = False
+
+
+def _one_thread_in_worker_processes(caller):
+    """From now on one BLAS / OpenMP thread, if this is a worker process (not ``caller``'s pid).
+
+    Workers run side by side on the machine's cores; libraries threading inside each
+    (OpenBLAS, OpenMP) would fight over the same cores (k-means in two workers on two
+    cores: 22.7 s instead of 2.1 s). The limit is set once per process and kept: a
+    per-task ``threadpool_limits`` block would restore the process-wide setting when one
+    task ends while another thread of the same process still runs, and in the calling
+    process (its own tasks, the threading backend, Streamlit's session threads) the
+    caller's settings are left alone.
+    """
+    global _worker_threads_limited
+    if os.getpid() != caller and not _worker_threads_limited:
+        threadpool_limits(limits=1)
+        _worker_threads_limited = True
+
+
+def _score_task(caller, C_indices, Cs, fold_gram, train, test, y, max_iter):
+    """Fit and score the given C values on one fold's Gram (one thread in worker processes).
+
+    Returns ``(C_indices, accuracies, capped, seconds)``.
+    """
+    _one_thread_in_worker_processes(caller)
+    started = time.perf_counter()
+    K = fold_gram()
+    n_train = len(train)
+    accuracies, capped = _score_Cs(K[:n_train], y[train], K[n_train:], y[test], Cs, max_iter)
+    return C_indices, accuracies, capped, time.perf_counter() - started
+
+
+def _score_fold_from_distances(caller, run, j, fold, C_indices, Cs, gamma, D, log_n, train, test, y, max_iter):
+    """Task: some C values at the j-th γ on one fold; its K_γ block from the fold's blocks of D
+    and log n, both cut and exponentiated once per worker (:class:`_WorkerCache`)."""
+
+    def fold_gram():
+        def blocks():
+            return _fold_blocks(D, log_n, train, test)
+
+        def gram():
+            D_block, log_n_block = _CACHE.get((run, "blocks", fold), blocks)
+            return _kernels.GammaFamily(D_block, log_n_block).gram(gamma)
+
+        return _CACHE.get((run, "gram", j, fold), gram)
+
+    return (j, fold, *_score_task(caller, C_indices, Cs, fold_gram, train, test, y, max_iter))
+
+
+def _build_gram(caller, j, kernel, X, gamma, folder):
     """Task: K_γ of a kernel without γ-conversion (lap, lppk) for the j-th γ.
 
     Returns ``(j, K)``, or ``(j, path)`` of a ``.npy`` file written in ``folder`` when one
     is given (local worker processes: the file is then shared by memory mapping).
     """
+    _one_thread_in_worker_processes(caller)
     K = copy.copy(kernel).set_params(gamma=gamma)(X)
     if folder is None:
         return j, K
@@ -275,19 +412,43 @@ def _build_gram(j, kernel, X, gamma, folder):
     return j, path
 
 
-def _score_fold_from_gram(j, fold, K, train, test, y, Cs, max_iter):
-    """Task: all C for the j-th γ on one fold, cut from the whole Gram K_γ (lap, lppk).
+def _score_fold_from_gram(caller, run, j, fold, C_indices, Cs, K, train, test, y, max_iter):
+    """Task: some C values at the j-th γ on one fold, its block cut once per worker from the
+    whole Gram K_γ (lap, lppk)."""
 
-    Returns ``(j, fold, accuracies, capped)``.
+    def fold_gram():
+        return _CACHE.get((run, "gram", j, fold), lambda: K[np.ix_(np.concatenate((train, test)), train)])
+
+    return (j, fold, *_score_task(caller, C_indices, Cs, fold_gram, train, test, y, max_iter))
+
+
+def _task_plan(Cs, rows_by_gamma, gamma_columns, n_folds, n_workers):
+    """The tasks of a run, ``(j, fold, C_indices)``, in the order they are submitted.
+
+    One worker: one task per (γ, fold) with all its C values, fold by fold, so each fold's
+    blocks are cut once and each K_γ block exponentiated once. Several workers: the fits
+    at large C dominate (at C ≥ 10³ often ~80 % of the time, some running to the iteration
+    cap), so each of the larger half of a (γ, fold)'s C values is a task of its own and
+    the smaller half, whose fits are shorter than building the Gram, stays one task.
+    Tasks go largest C first (list scheduling: the long tasks start first and the short
+    ones fill the gaps at the end), then by fold, then by γ.
     """
-    return (j, fold, *_score_Cs(K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], y[test], Cs, max_iter))
+    if n_workers == 1:
+        return [(j, fold, tuple(int(i) for i in rows_by_gamma[j])) for fold in range(n_folds) for j in gamma_columns]
+    plan = []
+    for j in gamma_columns:
+        rows = sorted((int(i) for i in rows_by_gamma[j]), key=lambda i: -Cs[i])
+        n_alone = (len(rows) + 1) // 2
+        groups = [(i,) for i in rows[:n_alone]] + ([tuple(rows[n_alone:])] if len(rows) > n_alone else [])
+        plan += [(j, fold, group) for fold in range(n_folds) for group in groups]
+    return sorted(plan, key=lambda task: (-Cs[task[2][0]], task[1], task[0]))
 
 
 # ----------------------------------------------------------------------------- engine
 def _parallel_results(tasks, n_jobs):
     """Run joblib tasks and yield results as they finish (in order if the backend cannot)."""
-    # The tasks are coarse (several libsvm fits each): batching them would only leave one
-    # worker idle while the other finishes a long last batch.
+    # Tasks are submitted one at a time (batch_size=1) in the planned order: batching would
+    # tie cheap tasks to expensive ones and undo the largest-first order.
     try:
         parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator_unordered")
     except ValueError:  # backends without result callbacks (multiprocessing)
@@ -329,13 +490,26 @@ def _scattered_to_workers(backend, arrays):
         yield
 
 
+@dataclass
+class _CrossValidation:
+    """What :func:`_cross_validate` measured: fold accuracies, capped fits and the tasks run."""
+
+    fold_scores: np.ndarray
+    capped: np.ndarray
+    tasks: list
+
+
 def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, max_iter):
     """Fold accuracies of ``cells`` (a bool mask over (C, γ)); the rest stays NaN.
 
-    ``kernel`` is already fitted. Work is one task per (γ, fold), holding all of that
-    γ's C values. γ-convertible kernels: each task builds its fold's K_γ block from D.
-    The others: one task per γ builds K_γ once, then that γ's fold tasks cut their
-    blocks from it.
+    ``kernel`` is already fitted. Tasks follow :func:`_task_plan`. γ-convertible kernels:
+    each task builds its fold's K_γ block from D (cut and exponentiated once per worker).
+    The others: one task per γ builds K_γ once, then that γ's tasks cut their blocks from it.
+
+    Returns
+    -------
+    _CrossValidation
+        ``tasks`` lists a :class:`GridTask` per task, in the order submitted.
     """
     cv = len(folds)
     fold_scores = np.full((len(Cs), len(gammas), cv), np.nan)
@@ -346,20 +520,29 @@ def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, ma
     done = 0
     if progress is not None:
         progress(done, total)
-    parallel = joblib.effective_n_jobs(n_jobs) > 1
+    n_workers = joblib.effective_n_jobs(n_jobs)
+    parallel = n_workers > 1
     dask = _active_dask_backend() if parallel else None
+    run, caller = uuid.uuid4().hex, os.getpid()
+    seconds = {}
 
     def record(results):
         nonlocal done
-        for j, fold, accuracies, hit_cap in results:
-            rows = rows_by_gamma[j]
+        for j, fold, C_indices, accuracies, hit_cap, elapsed in results:
+            rows = list(C_indices)
             fold_scores[rows, j, fold] = accuracies
             capped[rows, j, fold] = hit_cap
+            seconds[j, fold, C_indices] = elapsed
             done += len(rows)
             if progress is not None:
                 progress(done, total)
 
+    def submitted(plan):
+        return [GridTask(j, fold, C_indices, seconds[j, fold, C_indices])
+                for j, fold, C_indices in plan]
+
     with contextlib.ExitStack() as cleanup:
+        cleanup.callback(_CACHE.forget, run)  # the blocks this process cut itself
         # Local workers read shared matrices from memory-mapped files; Dask workers (maybe
         # on other machines) get them scattered instead.
         folder = None
@@ -369,57 +552,44 @@ def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, ma
 
         if kernel.gamma_convertible:
             family = kernel.gamma_family(X)
-            if parallel:
-                # Workers cut their own fold blocks from D; one task per (γ, fold) keeps
-                # every worker busy to the end.
-                D, log_n = family.D, family.log_n
-                if folder is not None:
-                    D, log_n = _memmap(D, folder, "D"), _memmap(log_n, folder, "log_n")
-                cleanup.enter_context(_scattered_to_workers(dask, [D, log_n]))
-                tasks = (
-                    joblib.delayed(_score_fold_from_distances)(j, fold, D, log_n, gammas[j], train, test, y,
-                                                               Cs[rows_by_gamma[j]], max_iter)
-                    for j in gamma_columns for fold, (train, test) in enumerate(folds)
-                )
-            else:
-                # In one process each fold's blocks are cut once and serve every γ (lazily:
-                # one fold's blocks in memory at a time).
-                def tasks_by_fold():
-                    for fold, (train, test) in enumerate(folds):
-                        D_block, log_n_block = _fold_blocks(family.D, family.log_n, train, test)
-                        for j in gamma_columns:
-                            yield joblib.delayed(_score_fold_block)(j, fold, D_block, log_n_block, gammas[j],
-                                                                    y[train], y[test], Cs[rows_by_gamma[j]],
-                                                                    max_iter)
-
-                tasks = tasks_by_fold()
-            record(_parallel_results(tasks, n_jobs))
-            return fold_scores, capped
+            D, log_n = family.D, family.log_n
+            if folder is not None:
+                D, log_n = _memmap(D, folder, "D"), _memmap(log_n, folder, "log_n")
+            cleanup.enter_context(_scattered_to_workers(dask, [D, log_n]))
+            plan = _task_plan(Cs, rows_by_gamma, gamma_columns, cv, n_workers)
+            record(_parallel_results(
+                (joblib.delayed(_score_fold_from_distances)(caller, run, j, fold, C_indices, Cs[list(C_indices)],
+                                                            gammas[j], D, log_n, *folds[fold], y, max_iter)
+                 for j, fold, C_indices in plan),
+                n_jobs))
+            return _CrossValidation(fold_scores, capped, submitted(plan))
 
         # No γ-conversion (lap, lppk): K_γ costs more than a fold's fits (lap: an n × n LU),
         # so the workers build the Grams too. Per round, as many K_γ as there are workers
-        # are built in parallel (one task each), then come one task per (γ, fold) of those
-        # γ; at most that many Grams exist at a time. Local workers share them as
-        # memory-mapped files; under Dask joblib scatters each K_γ once (the same object
-        # serves all its folds).
-        width = joblib.effective_n_jobs(n_jobs) if parallel else 1
+        # are built in parallel (one task each), then come that round's fit tasks; at most
+        # that many Grams exist at a time. Local workers share them as memory-mapped files;
+        # under Dask joblib scatters each K_γ once (the same object serves all its tasks).
+        width = n_workers if parallel else 1
+        plan = []
         for start in range(0, len(gamma_columns), width):
             chunk = gamma_columns[start:start + width]
             grams = dict(_parallel_results(
-                (joblib.delayed(_build_gram)(j, kernel, X, gammas[j], folder) for j in chunk), n_jobs))
+                (joblib.delayed(_build_gram)(caller, j, kernel, X, gammas[j], folder) for j in chunk), n_jobs))
             if folder is not None:
                 grams = {j: np.load(path, mmap_mode="r") for j, path in grams.items()}
+            round_plan = _task_plan(Cs, rows_by_gamma, chunk, cv, n_workers)
+            plan += round_plan
             record(_parallel_results(
-                (joblib.delayed(_score_fold_from_gram)(j, fold, grams[j], train, test, y, Cs[rows_by_gamma[j]],
-                                                       max_iter)
-                 for j in chunk for fold, (train, test) in enumerate(folds)),
+                (joblib.delayed(_score_fold_from_gram)(caller, run, j, fold, C_indices, Cs[list(C_indices)], grams[j],
+                                                       *folds[fold], y, max_iter)
+                 for j, fold, C_indices in round_plan),
                 n_jobs))
             if folder is not None:
                 del grams
                 for j in chunk:  # every task on these K_γ has finished
                     with contextlib.suppress(OSError):
                         os.remove(os.path.join(folder, f"K_{j}.npy"))
-    return fold_scores, capped
+    return _CrossValidation(fold_scores, capped, submitted(plan))
 
 
 def _kernel_from_name(kernel, gamma, random_state, kernel_params):
@@ -546,8 +716,9 @@ def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unl
         Seed of the fold shuffling, and of the kernel's partition for the kernels
         that have one (ckrbf, gmm, rwm, ...).
     n_jobs : int or None, default=1
-        joblib workers (-1: all cores). Work is split into (γ, fold) tasks; inside
-        ``joblib.parallel_backend("dask")`` it runs on a Dask cluster.
+        joblib workers (-1: all cores). With several workers the work is split into tasks
+        of one (C, γ, fold) for the larger C values, largest first (see ``GridResult.tasks``);
+        inside ``joblib.parallel_backend("dask")`` it runs on a Dask cluster.
     X_unlabeled : array-like of shape (m, d), optional
         Extra points seen only by the kernel's unsupervised part.
     progress : callable, optional
@@ -583,10 +754,10 @@ def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unl
         fitted = kernel
     folds = _stratified_folds(X, y, cv, random_state)
     all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
-    fold_scores, capped = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
-    return GridResult(kernel=name, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
-                      random_state=random_state, max_iter=max_iter, kernel_params=params,
-                      fitted_kernel=fitted)
+    measured = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
+    return GridResult(kernel=name, Cs=Cs, gammas=gammas, fold_scores=measured.fold_scores,
+                      capped_folds=measured.capped, cv=cv, random_state=random_state, max_iter=max_iter,
+                      kernel_params=params, fitted_kernel=fitted, tasks=measured.tasks)
 
 
 # ----------------------------------------------------------------------------- P_f(α)
@@ -771,8 +942,8 @@ def keerthi_lin(X, y, Cs, gammas, scores=None, *, kernel="rbf", linear_Cs=None, 
         fitted = _fitted_kernel(kernel, gammas[0], random_state, X, X_unlabeled, kernel_params)
         mask = np.zeros((len(Cs), len(gammas)), dtype=bool)
         mask[tuple(np.array(cells).T)] = True
-        fold_scores, _ = _cross_validate(fitted, X, y, folds, Cs, gammas, mask, n_jobs, None, max_iter)
-        scores = fold_scores.mean(axis=-1)
+        measured = _cross_validate(fitted, X, y, folds, Cs, gammas, mask, n_jobs, None, max_iter)
+        scores = measured.fold_scores.mean(axis=-1)
     path_scores = np.array([scores[i, j] for i, j in cells])
     best_cell = cells[int(np.argmax(path_scores))]
     i, j = best_cell
@@ -814,27 +985,6 @@ def semi_supervised_splits(X, y, protocol="dense", cv=5, random_state=0):
     return splits
 
 
-def _score_semi_supervised_fold(fold, kernel, X, y, labeled, unlabeled, test, Cs, gammas, max_iter):
-    """Task (``unsupervised_on="train"``): all (C, γ) for one outer fold, with ``kernel``
-    fitted here on the fold's training points (labeled and unlabeled).
-
-    Returns ``(fold, accuracies, capped)``.
-    """
-    fitted = copy.deepcopy(kernel).fit(X[np.concatenate((labeled, unlabeled))])
-    rows = np.concatenate((labeled, test))
-    accuracies = np.empty((len(Cs), len(gammas)))
-    capped = np.empty((len(Cs), len(gammas)), dtype=bool)
-    family = fitted.gamma_family(X[rows], X[labeled]) if fitted.gamma_convertible else None
-    for j, gamma in enumerate(gammas):
-        if family is not None:
-            K = family.gram(gamma)
-        else:
-            K = copy.copy(fitted).set_params(gamma=gamma)(X[rows], X[labeled])
-        accuracies[:, j], capped[:, j] = _score_Cs(K[:len(labeled)], y[labeled], K[len(labeled):], y[test], Cs,
-                                                   max_iter)
-    return fold, accuracies, capped
-
-
 def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, random_state=0, n_jobs=1, progress=None,
                          max_iter=DEFAULT_MAX_ITER, unsupervised_on="all", **kernel_params):
     """Test accuracy over a (C, γ) grid under the RWM paper's semi-supervised protocol.
@@ -859,9 +1009,9 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     cv : int, default=5
     random_state : int or None, default=0
     n_jobs : int or None, default=1
-        joblib workers. ``"all"``: one task per (γ, fold), as in :func:`grid_search`
-        (D, or each K_γ, built once on all points and cut per fold); ``"train"``: one
-        task per outer fold, which fits the kernel on that fold.
+        joblib workers, on :func:`grid_search`'s engine. ``"all"``: D (or each K_γ) built
+        once on all points and cut per fold; ``"train"``: the kernel fitted per outer fold,
+        then that fold's grid on the engine.
     progress : callable, optional
         ``progress(done, total)`` with the number of finished libsvm fits.
     max_iter : int, default=DEFAULT_MAX_ITER
@@ -885,28 +1035,31 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     splits = semi_supervised_splits(X, y, protocol, cv, random_state)
     X, y = check_points(X, name="X"), np.asarray(y)
     template = _kernel_from_name(kernel, gammas[0], random_state, kernel_params)
+    all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
     if unsupervised_on == "all":
-        # One kernel for every fold: grid_search's engine (D or each K_γ built once on all
-        # points, then cut per fold), with the labeled points as the training rows.
+        # One kernel for every fold: D (or each K_γ) built once on all points, then cut per
+        # fold, with the labeled points as the training rows.
         fitted = template.fit(X)
         folds = [(labeled, test) for labeled, _, test in splits]
-        all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
-        fold_scores, capped = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
+        measured = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
+        fold_scores, capped, tasks = measured.fold_scores, measured.capped, measured.tasks
     else:
+        # One kernel per outer fold, fitted on its training part; each fold on the same engine.
         fitted = None
         fold_scores = np.empty((len(Cs), len(gammas), cv))
         capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
-        total, done = len(Cs) * len(gammas) * cv, 0
-        if progress is not None:
-            progress(done, total)
-        tasks = (joblib.delayed(_score_semi_supervised_fold)(fold, template, X, y, labeled, unlabeled, test, Cs,
-                                                             gammas, max_iter)
-                 for fold, (labeled, unlabeled, test) in enumerate(splits))
-        for fold, accuracies, hit_cap in _parallel_results(tasks, n_jobs):
-            fold_scores[:, :, fold], capped[:, :, fold] = accuracies, hit_cap
-            done += len(Cs) * len(gammas)
+        tasks = []
+        per_fold = all_cells.size
+        for fold, (labeled, unlabeled, test) in enumerate(splits):
+            fold_kernel = copy.deepcopy(template).fit(X[np.concatenate((labeled, unlabeled))])
+            fold_progress = None
             if progress is not None:
-                progress(done, total)
+                def fold_progress(done, total, before=fold * per_fold):
+                    progress(before + done, cv * per_fold)
+            measured = _cross_validate(fold_kernel, X, y, [(labeled, test)], Cs, gammas, all_cells, n_jobs,
+                                       fold_progress, max_iter)
+            fold_scores[:, :, fold], capped[:, :, fold] = measured.fold_scores[:, :, 0], measured.capped[:, :, 0]
+            tasks += [GridTask(task.gamma_index, fold, task.C_indices, task.seconds) for task in measured.tasks]
     return GridResult(kernel=kernel, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
                       random_state=random_state, max_iter=max_iter, kernel_params=dict(kernel_params),
-                      fitted_kernel=fitted, protocol=protocol)
+                      fitted_kernel=fitted, protocol=protocol, tasks=tasks)

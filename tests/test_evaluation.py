@@ -103,12 +103,13 @@ def test_parallel_run_is_identical_to_sequential(moons, name):
     np.testing.assert_array_equal(one.capped_folds, two.capped_folds)
 
 
-def test_kernels_without_gamma_conversion_get_one_task_per_gamma_and_fold(moons, monkeypatch):
-    """lap: each K_γ is built once (by one task) and shared by that γ's fold tasks, so the
-    fits are spread over (γ, fold) tasks; the scores are those of the naive loop. The
-    threading backend keeps the tasks in this process, where they can be counted."""
+def test_kernels_without_gamma_conversion_build_one_gram_per_gamma(moons, monkeypatch):
+    """lap: each K_γ is built once (by one task) and shared by that γ's tasks, which cover
+    every (C, γ, fold) exactly once, larger C first within each round of γ; the scores are
+    those of the naive loop. The threading backend keeps the tasks in this process, where
+    they can be counted."""
     X, y = moons
-    built, fold_tasks = [], []
+    built, fit_tasks = [], []
     original_call = kv.kernels.Laplacian.__call__
     original_task = evaluation._score_fold_from_gram
 
@@ -116,9 +117,9 @@ def test_kernels_without_gamma_conversion_get_one_task_per_gamma_and_fold(moons,
         built.append(self.gamma)
         return original_call(self, A, B)
 
-    def counting_task(j, fold, *args):
-        fold_tasks.append((j, fold))
-        return original_task(j, fold, *args)
+    def counting_task(caller, run, j, fold, C_indices, *args):
+        fit_tasks.append((j, fold, C_indices))
+        return original_task(caller, run, j, fold, C_indices, *args)
 
     monkeypatch.setattr(kv.kernels.Laplacian, "__call__", counting_call)
     monkeypatch.setattr(evaluation, "_score_fold_from_gram", counting_task)
@@ -127,11 +128,64 @@ def test_kernels_without_gamma_conversion_get_one_task_per_gamma_and_fold(moons,
         result = evaluation.grid_search("lap", X, y, CS, GAMMAS, cv=4, n_jobs=2,
                                         progress=lambda done, total: calls.append(done))
     assert sorted(built) == sorted(GAMMAS)  # one Gram per γ, none per fold
-    assert sorted(fold_tasks) == [(j, fold) for j in range(len(GAMMAS)) for fold in range(4)]
-    assert len(calls) == 1 + len(GAMMAS) * 4 and calls[-1] == len(CS) * len(GAMMAS) * 4  # one report per task
+    fits = sorted((i, j, fold) for j, fold, C_indices in fit_tasks for i in C_indices)
+    assert fits == [(i, j, fold) for i in range(len(CS)) for j in range(len(GAMMAS)) for fold in range(4)]
+    assert len(calls) == 1 + len(fit_tasks) and calls[-1] == len(CS) * len(GAMMAS) * 4  # one report per task
+    assert [(t.gamma_index, t.fold, t.C_indices) for t in result.tasks] == fit_tasks  # threading: in order
     monkeypatch.undo()
     expected = independent_scores(kv.kernels.make("lap"), X, y, CS, GAMMAS, cv=4)
     np.testing.assert_allclose(result.scores, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["ckrbf", "lap"])
+def test_tasks_are_recorded_in_submission_order_largest_C_first(moons, name):
+    """Several workers: the larger half of the C values one task each, the rest together;
+    every (C, γ, fold) in exactly one task; the order submitted is by decreasing C. One
+    worker: one task per (γ, fold), fold by fold."""
+    X, y = moons
+    Cs = [0.1, 1.0, 10.0, 100.0]
+    with joblib.parallel_backend("threading", n_jobs=2):
+        parallel = evaluation.grid_search(name, X, y, Cs, GAMMAS, cv=3, n_jobs=2)
+    one = evaluation.grid_search(name, X, y, Cs, GAMMAS, cv=3, n_jobs=1)
+    np.testing.assert_array_equal(parallel.fold_scores, one.fold_scores)
+    if name == "ckrbf":  # one round of γ: the whole run goes largest C first
+        assert [t.C_indices for t in parallel.tasks] == [(3,)] * 9 + [(2,)] * 9 + [(1, 0)] * 9
+    groups = sorted(t.C_indices for t in parallel.tasks)
+    assert groups == sorted([(3,), (2,), (1, 0)] * 9)
+    fits = sorted((i, t.gamma_index, t.fold) for t in parallel.tasks for i in t.C_indices)
+    assert fits == [(i, j, fold) for i in range(4) for j in range(3) for fold in range(3)]
+    assert all(t.seconds > 0 for t in parallel.tasks)
+    if name == "ckrbf":  # lap: one round per γ, its folds in order
+        assert [(t.gamma_index, t.fold, t.C_indices) for t in one.tasks] == [
+            (j, fold, (0, 1, 2, 3)) for fold in range(3) for j in range(3)]
+    else:
+        assert [(t.gamma_index, t.fold, t.C_indices) for t in one.tasks] == [
+            (j, fold, (0, 1, 2, 3)) for j in range(3) for fold in range(3)]
+    summary = json.loads(json.dumps(parallel.to_dict()))
+    assert summary["tasks"][0] == {"gamma_index": parallel.tasks[0].gamma_index, "fold": parallel.tasks[0].fold,
+                                   "C_indices": [3], "seconds": parallel.tasks[0].seconds}
+
+
+def _thread_counts():
+    """Thread counts of the BLAS / OpenMP libraries this process has loaded."""
+    from threadpoolctl import threadpool_info
+
+    return {info["num_threads"] for info in threadpool_info()}
+
+
+def test_worker_processes_run_with_one_thread(moons):
+    """Worker processes run the grid tasks with one BLAS / OpenMP thread, even when they
+    were started with more (here two, through joblib's inner_max_num_threads); the
+    calling process keeps its own setting."""
+    X, y = moons
+    before = _thread_counts()
+    with joblib.parallel_config(backend="loky", inner_max_num_threads=2):
+        fresh = joblib.Parallel(n_jobs=2)(joblib.delayed(_thread_counts)() for _ in range(4))
+        assert {2} in fresh  # the workers start with two threads: the test can fail
+        evaluation.grid_search("ckrbf", X, y, CS, GAMMAS, cv=3, n_jobs=2, n_components=2)
+        after = joblib.Parallel(n_jobs=2)(joblib.delayed(_thread_counts)() for _ in range(4))
+    assert all(counts == {1} for counts in after), after
+    assert _thread_counts() == before
 
 
 def test_progress_counts_every_fit(moons):
@@ -160,6 +214,12 @@ def test_capped_cells_are_counted(moons):
     summary = json.loads(json.dumps(result.to_dict()))
     assert summary["n_capped_cells"] == 3 and summary["n_capped_fits"] == 7
     assert summary["capped"] == result.capped.tolist()
+    # the share of capped fits per cell: in the result, its table and its summary
+    share = [[0, 0], [0, 1 / 3], [1, 1]]
+    np.testing.assert_allclose(result.capped_share, share, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(summary["capped_share"], share, rtol=0, atol=1e-15)
+    frame = result.to_frame()
+    np.testing.assert_allclose(frame.capped_share, np.ravel(share), rtol=0, atol=1e-15)
 
 
 def test_result_tables(moons):
@@ -419,7 +479,10 @@ def test_dask_cluster_gives_identical_scores(moons, monkeypatch):
         workers = set(client.scheduler_info()["workers"])
     for name in names:
         np.testing.assert_array_equal(local[name].fold_scores, remote[name].fold_scores)
-    n_tasks = len(names) * len(GAMMAS) * 4  # one per (γ, fold)
+    n_tasks = sum(len(remote[name].tasks) for name in names)
+    for name in names:  # every (C, γ, fold) fitted by exactly one task
+        fits = sorted((i, t.gamma_index, t.fold) for t in remote[name].tasks for i in t.C_indices)
+        assert fits == [(i, j, fold) for i in range(len(CS)) for j in range(len(GAMMAS)) for fold in range(4)]
     assert len(submitted) == n_tasks
     ran_on = [task["worker"] for task in stream.data if "_score_fold_" in task["key"]]
     assert len(ran_on) == n_tasks and set(ran_on) <= workers, (len(ran_on), set(ran_on), workers)
