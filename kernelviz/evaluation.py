@@ -24,14 +24,11 @@ the tasks start, and each K_γ once per γ. ``GridResult.tasks`` records every t
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import copy
 import os
 import tempfile
-import threading
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 
 import joblib
@@ -49,7 +46,7 @@ __all__ = [
     "DEFAULT_MAX_ITER",
     "SEMI_SUPERVISED_PROTOCOLS",
     "UNSUPERVISED_ON",
-    "WORKER_CACHE_BYTES",
+    "ROUND_BYTES",
     "GridResult",
     "GridTask",
     "KeerthiLinPath",
@@ -272,77 +269,31 @@ def _fold_blocks(D, log_n, train, test):
     return block(D), log_n if np.ndim(log_n) == 0 else block(log_n)
 
 
-class _WorkerCache:
-    """Fold blocks and fold Grams one process keeps between the tasks of a run (LRU, bounded).
-
-    Tasks are as fine as one (C, γ, fold); without this cache each would cut its fold's
-    block from D again (~0.25 s at n = 2000, longer than most fits) and exponentiate it.
-    Entries are keyed by the run's token, so a worker never serves one run's blocks to
-    another; a new run's first entry drops the previous runs' (a pool outlives its runs).
-    Threads of one process (threading backend, Dask threads) share it under a lock; two
-    of them may build the same entry at once, which costs time, never correctness.
-    """
-
-    def __init__(self, max_bytes):
-        self.max_bytes = max_bytes
-        self._entries = collections.OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, key, build):
-        """The value stored under ``key`` (a tuple starting with the run token), built if missing."""
-        with self._lock:
-            if key in self._entries:
-                self._entries.move_to_end(key)
-                return self._entries[key]
-        value = build()
-        size = sum(np.asarray(part).nbytes for part in value) if isinstance(value, tuple) else value.nbytes
-        with self._lock:
-            if key not in self._entries:
-                for stale in [k for k in self._entries if k[0] != key[0]]:
-                    self._drop(stale)
-                self._entries[key] = value
-                self._bytes += size
-                while self._bytes > self.max_bytes and len(self._entries) > 1:
-                    self._drop(next(iter(self._entries)))
-        return value
-
-    def forget(self, run):
-        """Drop every entry of ``run`` (the calling process's own entries, after a run)."""
-        with self._lock:
-            for key in [k for k in self._entries if k[0] == run]:
-                self._drop(key)
-
-    def _drop(self, key):
-        value = self._entries.pop(key)
-        parts = value if isinstance(value, tuple) else (value,)
-        self._bytes -= sum(np.asarray(part).nbytes for part in parts)
-
-
-#: Bytes of fold blocks and Grams each worker process keeps between tasks: at n = 2000 and
-#: 5 folds, every fold's blocks of D and log n (256 MB) and about ten fold Grams.
-WORKER_CACHE_BYTES = 512 * 2**20
-_CACHE = _WorkerCache(WORKER_CACHE_BYTES)
+#: Bytes of fold Grams one round of a parallel run holds: each γ of the round has its
+#: K_γ block for every fold built once, kept (memory-mapped files locally, worker memory
+#: under Dask) while that round's fit tasks read them. n = 2000, 5 folds: 128 MB per γ.
+ROUND_BYTES = 1024 * 2**20
 
 
 @dataclass(frozen=True)
 class GridTask:
-    """One task of a grid run: the fits of some C values at one γ on one fold.
+    """One task of a grid run: fits of some C values at one γ on one fold, or building Grams.
 
     Attributes
     ----------
     gamma_index : int
         Index of γ in ``GridResult.gammas``.
-    fold : int
-        The fold.
+    fold : int or None
+        The fold; None for a task that built K_γ's blocks for every fold (lap, lppk).
     C_indices : tuple of int
-        Indices in ``GridResult.Cs`` of the C values fitted, largest C first.
+        Indices in ``GridResult.Cs`` of the C values fitted, largest C first; empty for a
+        task that only built Grams (those of a round all finish before its fits start).
     seconds : float
-        Wall time of the task on its worker (its Gram, when not cached, and its fits).
+        Wall time of the task on its worker.
     """
 
     gamma_index: int
-    fold: int
+    fold: int | None
     C_indices: tuple
     seconds: float
 
@@ -367,74 +318,61 @@ def _one_thread_in_worker_processes(caller):
         _worker_threads_limited = True
 
 
-def _score_task(caller, C_indices, Cs, fold_gram, train, test, y, max_iter):
-    """Fit and score the given C values on one fold's Gram (one thread in worker processes).
+def _score_fold_gram(caller, j, fold, C_indices, Cs, K, y_train, y_test, max_iter):
+    """Task: fit and score the given C values on one fold's K_γ block (rows train then test).
 
-    Returns ``(C_indices, accuracies, capped, seconds)``.
+    Returns ``(j, fold, C_indices, accuracies, capped, seconds)``.
     """
     _one_thread_in_worker_processes(caller)
     started = time.perf_counter()
-    K = fold_gram()
-    n_train = len(train)
-    accuracies, capped = _score_Cs(K[:n_train], y[train], K[n_train:], y[test], Cs, max_iter)
-    return C_indices, accuracies, capped, time.perf_counter() - started
+    n_train = len(y_train)
+    accuracies, capped = _score_Cs(K[:n_train], y_train, K[n_train:], y_test, Cs, max_iter)
+    return j, fold, C_indices, accuracies, capped, time.perf_counter() - started
 
 
-def _score_fold_from_distances(caller, run, j, fold, C_indices, Cs, gamma, D, log_n, train, test, y, max_iter):
-    """Task: some C values at the j-th γ on one fold; its K_γ block from the fold's blocks of D
-    and log n, both cut and exponentiated once per worker (:class:`_WorkerCache`)."""
-
-    def fold_gram():
-        def blocks():
-            return _fold_blocks(D, log_n, train, test)
-
-        def gram():
-            D_block, log_n_block = _CACHE.get((run, "blocks", fold), blocks)
-            return _kernels.GammaFamily(D_block, log_n_block).gram(gamma)
-
-        return _CACHE.get((run, "gram", j, fold), gram)
-
-    return (j, fold, *_score_task(caller, C_indices, Cs, fold_gram, train, test, y, max_iter))
+def _kept(K, folder, name):
+    """A fold Gram as a build task hands it back: a ``.npy`` file name when ``folder`` is given."""
+    if folder is None:
+        return K
+    path = os.path.join(folder, f"{name}.npy")
+    np.save(path, K)
+    return path
 
 
-def _build_gram(caller, j, kernel, X, gamma, folder):
-    """Task: K_γ of a kernel without γ-conversion (lap, lppk) for the j-th γ.
+def _build_fold_gram_from_distances(caller, j, fold, gamma, D_block, log_n_block, folder):
+    """Task: K_γ on one fold from that fold's blocks of D and log n (one exp).
 
-    Returns ``(j, K)``, or ``(j, path)`` of a ``.npy`` file written in ``folder`` when one
-    is given (local worker processes: the file is then shared by memory mapping).
+    Returns ``[(j, fold, K or path, seconds)]``.
     """
     _one_thread_in_worker_processes(caller)
-    K = copy.copy(kernel).set_params(gamma=gamma)(X)
-    if folder is None:
-        return j, K
-    path = os.path.join(folder, f"K_{j}.npy")
-    np.save(path, K)
-    return j, path
+    started = time.perf_counter()
+    K = _kept(_kernels.GammaFamily(D_block, log_n_block).gram(gamma), folder, f"K_{j}_{fold}")
+    return [(j, fold, K, time.perf_counter() - started)]
 
 
-def _score_fold_from_gram(caller, run, j, fold, C_indices, Cs, K, train, test, y, max_iter):
-    """Task: some C values at the j-th γ on one fold, its block cut once per worker from the
-    whole Gram K_γ (lap, lppk)."""
+def _build_fold_grams(caller, j, kernel, X, gamma, folds, folder):
+    """Task: K_γ of a kernel without γ-conversion (lap, lppk), cut into every fold's block.
 
-    def fold_gram():
-        return _CACHE.get((run, "gram", j, fold), lambda: K[np.ix_(np.concatenate((train, test)), train)])
-
-    return (j, fold, *_score_task(caller, C_indices, Cs, fold_gram, train, test, y, max_iter))
-
-
-def _task_plan(Cs, rows_by_gamma, gamma_columns, n_folds, n_workers):
-    """The tasks of a run, ``(j, fold, C_indices)``, in the order they are submitted.
-
-    One worker: one task per (γ, fold) with all its C values, fold by fold, so each fold's
-    blocks are cut once and each K_γ block exponentiated once. Several workers: the fits
-    at large C dominate (at C ≥ 10³ often ~80 % of the time, some running to the iteration
-    cap), so each of the larger half of a (γ, fold)'s C values is a task of its own and
-    the smaller half, whose fits are shorter than building the Gram, stays one task.
-    Tasks go largest C first (list scheduling: the long tasks start first and the short
-    ones fill the gaps at the end), then by fold, then by γ.
+    Returns ``[(j, fold, K or path, seconds)]``, the seconds (of the whole build) on the first.
     """
-    if n_workers == 1:
-        return [(j, fold, tuple(int(i) for i in rows_by_gamma[j])) for fold in range(n_folds) for j in gamma_columns]
+    _one_thread_in_worker_processes(caller)
+    started = time.perf_counter()
+    K = copy.copy(kernel).set_params(gamma=gamma)(X)
+    blocks = [_kept(K[np.ix_(np.concatenate((train, test)), train)], folder, f"K_{j}_{fold}")
+              for fold, (train, test) in enumerate(folds)]
+    seconds = time.perf_counter() - started
+    return [(j, fold, block, seconds if fold == 0 else 0.0) for fold, block in enumerate(blocks)]
+
+
+def _task_plan(Cs, rows_by_gamma, gamma_columns, n_folds):
+    """The fit tasks of a parallel round, ``(j, fold, C_indices)``, in the order submitted.
+
+    The fits at large C dominate (at C ≥ 10³ often ~80 % of the time, some running to the
+    iteration cap), so each of the larger half of a (γ, fold)'s C values is a task of its
+    own and the smaller half, whose fits are the shortest, stays one task. Tasks go
+    largest C first (list scheduling: the long tasks start first and the short ones fill
+    the gaps at the end), then by fold, then by γ.
+    """
     plan = []
     for j in gamma_columns:
         rows = sorted((int(i) for i in rows_by_gamma[j]), key=lambda i: -Cs[i])
@@ -442,6 +380,13 @@ def _task_plan(Cs, rows_by_gamma, gamma_columns, n_folds, n_workers):
         groups = [(i,) for i in rows[:n_alone]] + ([tuple(rows[n_alone:])] if len(rows) > n_alone else [])
         plan += [(j, fold, group) for fold in range(n_folds) for group in groups]
     return sorted(plan, key=lambda task: (-Cs[task[2][0]], task[1], task[0]))
+
+
+def _rounds(gamma_columns, bytes_per_gamma, n_workers):
+    """γ columns in rounds whose fold Grams fit in :data:`ROUND_BYTES` (at least one γ, and at
+    least one per worker so that every worker has a Gram to build)."""
+    width = max(1, n_workers, int(ROUND_BYTES // max(bytes_per_gamma, 1)))
+    return [gamma_columns[start:start + width] for start in range(0, len(gamma_columns), width)]
 
 
 # ----------------------------------------------------------------------------- engine
@@ -490,6 +435,62 @@ def _scattered_to_workers(backend, arrays):
         yield
 
 
+def _fold_block_source(family, folds, parallel, dask, folder, cleanup):
+    """``block_of(fold)`` → that fold's blocks of D and log n (rows train then test, columns train).
+
+    Each fold's blocks are cut once per run, by the calling process. One process: cut
+    when the work (fold by fold) reaches the fold, one fold in memory at a time. Local
+    workers: all cut up front into memory-mapped files that the workers share through the
+    page cache (a task carries a file name). Dask: all cut up front and scattered to
+    every worker once.
+    """
+    if not parallel:
+        current = {}
+
+        def block_of(fold):
+            if fold not in current:
+                current.clear()
+                current[fold] = _fold_blocks(family.D, family.log_n, *folds[fold])
+            return current[fold]
+
+        return block_of
+    blocks = []
+    for fold, (train, test) in enumerate(folds):
+        D_block, log_n_block = _fold_blocks(family.D, family.log_n, train, test)
+        if folder is not None:
+            D_block, log_n_block = _memmap(D_block, folder, f"D_{fold}"), _memmap(log_n_block, folder, f"log_n_{fold}")
+        blocks.append((D_block, log_n_block))
+    cleanup.enter_context(_scattered_to_workers(dask, [array for pair in blocks for array in pair]))
+    return blocks.__getitem__
+
+
+def _sequential_tasks(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller, plan):
+    """One process: one task per (γ, fold) with all its C values, each Gram built when needed.
+
+    γ-convertible kernels go fold by fold (each fold's blocks cut once, then one exp per
+    γ); the others γ by γ (each K_γ built once, then cut per fold). ``plan`` receives
+    ``(j, fold, C_indices)`` of each task as it is made.
+    """
+    def task(j, fold, K):
+        C_indices = tuple(int(i) for i in rows_by_gamma[j])
+        plan.append((j, fold, C_indices))
+        train, test = folds[fold]
+        return joblib.delayed(_score_fold_gram)(caller, j, fold, C_indices, Cs[list(C_indices)], K, y[train],
+                                                y[test], max_iter)
+
+    if kernel.gamma_convertible:
+        family = kernel.gamma_family(X)
+        block_of = _fold_block_source(family, folds, False, None, None, None)
+        for fold in range(len(folds)):
+            for j in gamma_columns:
+                yield task(j, fold, _kernels.GammaFamily(*block_of(fold)).gram(gammas[j]))
+        return
+    for j in gamma_columns:
+        K = copy.copy(kernel).set_params(gamma=gammas[j])(X)
+        for fold, (train, test) in enumerate(folds):
+            yield task(j, fold, K[np.ix_(np.concatenate((train, test)), train)])
+
+
 @dataclass
 class _CrossValidation:
     """What :func:`_cross_validate` measured: fold accuracies, capped fits and the tasks run."""
@@ -502,9 +503,12 @@ class _CrossValidation:
 def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, max_iter):
     """Fold accuracies of ``cells`` (a bool mask over (C, γ)); the rest stays NaN.
 
-    ``kernel`` is already fitted. Tasks follow :func:`_task_plan`. γ-convertible kernels:
-    each task builds its fold's K_γ block from D (cut and exponentiated once per worker).
-    The others: one task per γ builds K_γ once, then that γ's tasks cut their blocks from it.
+    ``kernel`` is already fitted. One process: one task per (γ, fold) with all its C
+    values (:func:`_sequential_tasks`). Several workers, round by round of γ values
+    (:func:`_rounds`): first the workers build every (γ, fold) Gram of the round once
+    (γ-convertible kernels: one exp per fold block of D, cut once by this process; the
+    others: K_γ once, then cut per fold), then the round's fit tasks (:func:`_task_plan`)
+    read those Grams, largest C first.
 
     Returns
     -------
@@ -523,11 +527,12 @@ def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, ma
     n_workers = joblib.effective_n_jobs(n_jobs)
     parallel = n_workers > 1
     dask = _active_dask_backend() if parallel else None
-    run, caller = uuid.uuid4().hex, os.getpid()
-    seconds = {}
+    caller = os.getpid()
+    tasks = []
 
     def record(results):
         nonlocal done
+        seconds = {}
         for j, fold, C_indices, accuracies, hit_cap, elapsed in results:
             rows = list(C_indices)
             fold_scores[rows, j, fold] = accuracies
@@ -536,60 +541,60 @@ def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, ma
             done += len(rows)
             if progress is not None:
                 progress(done, total)
+        return seconds
 
-    def submitted(plan):
-        return [GridTask(j, fold, C_indices, seconds[j, fold, C_indices])
-                for j, fold, C_indices in plan]
+    if not parallel:
+        plan = []
+        seconds = record(_parallel_results(
+            _sequential_tasks(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller, plan),
+            n_jobs))
+        tasks = [GridTask(j, fold, C_indices, seconds[j, fold, C_indices]) for j, fold, C_indices in plan]
+        return _CrossValidation(fold_scores, capped, tasks)
 
     with contextlib.ExitStack() as cleanup:
-        cleanup.callback(_CACHE.forget, run)  # the blocks this process cut itself
         # Local workers read shared matrices from memory-mapped files; Dask workers (maybe
         # on other machines) get them scattered instead.
         folder = None
-        if parallel and dask is None:
+        if dask is None:
             folder = cleanup.enter_context(
                 tempfile.TemporaryDirectory(prefix="kernelviz-grid-", ignore_cleanup_errors=True))
-
         if kernel.gamma_convertible:
-            family = kernel.gamma_family(X)
-            D, log_n = family.D, family.log_n
-            if folder is not None:
-                D, log_n = _memmap(D, folder, "D"), _memmap(log_n, folder, "log_n")
-            cleanup.enter_context(_scattered_to_workers(dask, [D, log_n]))
-            plan = _task_plan(Cs, rows_by_gamma, gamma_columns, cv, n_workers)
-            record(_parallel_results(
-                (joblib.delayed(_score_fold_from_distances)(caller, run, j, fold, C_indices, Cs[list(C_indices)],
-                                                            gammas[j], D, log_n, *folds[fold], y, max_iter)
+            block_of = _fold_block_source(kernel.gamma_family(X), folds, True, dask, folder, cleanup)
+
+            def builds(chunk):
+                return (joblib.delayed(_build_fold_gram_from_distances)(caller, j, fold, gammas[j], *block_of(fold),
+                                                                        folder)
+                        for j in chunk for fold in range(cv))
+        else:
+            def builds(chunk):
+                return (joblib.delayed(_build_fold_grams)(caller, j, kernel, X, gammas[j], folds, folder)
+                        for j in chunk)
+
+        bytes_per_gamma = sum(8 * len(train) * (len(train) + len(test)) for train, test in folds)
+        for chunk in _rounds(gamma_columns, bytes_per_gamma, n_workers):
+            grams, build_seconds = {}, {}
+            for built in _parallel_results(builds(chunk), n_jobs):
+                for j, fold, K, elapsed in built:
+                    grams[j, fold] = np.load(K, mmap_mode="r") if folder is not None else K
+                    build_seconds[j, fold] = elapsed
+            if kernel.gamma_convertible:
+                tasks += [GridTask(j, fold, (), build_seconds[j, fold]) for j in chunk for fold in range(cv)]
+            else:  # one build task per γ, its time on fold 0
+                tasks += [GridTask(j, None, (), build_seconds[j, 0]) for j in chunk]
+            plan = _task_plan(Cs, rows_by_gamma, chunk, cv)
+            seconds = record(_parallel_results(
+                (joblib.delayed(_score_fold_gram)(caller, j, fold, C_indices, Cs[list(C_indices)], grams[j, fold],
+                                                  y[folds[fold][0]], y[folds[fold][1]], max_iter)
                  for j, fold, C_indices in plan),
                 n_jobs))
-            return _CrossValidation(fold_scores, capped, submitted(plan))
-
-        # No γ-conversion (lap, lppk): K_γ costs more than a fold's fits (lap: an n × n LU),
-        # so the workers build the Grams too. Per round, as many K_γ as there are workers
-        # are built in parallel (one task each), then come that round's fit tasks; at most
-        # that many Grams exist at a time. Local workers share them as memory-mapped files;
-        # under Dask joblib scatters each K_γ once (the same object serves all its tasks).
-        width = n_workers if parallel else 1
-        plan = []
-        for start in range(0, len(gamma_columns), width):
-            chunk = gamma_columns[start:start + width]
-            grams = dict(_parallel_results(
-                (joblib.delayed(_build_gram)(caller, j, kernel, X, gammas[j], folder) for j in chunk), n_jobs))
-            if folder is not None:
-                grams = {j: np.load(path, mmap_mode="r") for j, path in grams.items()}
-            round_plan = _task_plan(Cs, rows_by_gamma, chunk, cv, n_workers)
-            plan += round_plan
-            record(_parallel_results(
-                (joblib.delayed(_score_fold_from_gram)(caller, run, j, fold, C_indices, Cs[list(C_indices)], grams[j],
-                                                       *folds[fold], y, max_iter)
-                 for j, fold, C_indices in round_plan),
-                n_jobs))
+            tasks += [GridTask(j, fold, C_indices, seconds[j, fold, C_indices]) for j, fold, C_indices in plan]
             if folder is not None:
                 del grams
-                for j in chunk:  # every task on these K_γ has finished
-                    with contextlib.suppress(OSError):
-                        os.remove(os.path.join(folder, f"K_{j}.npy"))
-    return _CrossValidation(fold_scores, capped, submitted(plan))
+                for j in chunk:  # every task on these Grams has finished
+                    for fold in range(cv):
+                        with contextlib.suppress(OSError):
+                            os.remove(os.path.join(folder, f"K_{j}_{fold}.npy"))
+    return _CrossValidation(fold_scores, capped, tasks)
 
 
 def _kernel_from_name(kernel, gamma, random_state, kernel_params):

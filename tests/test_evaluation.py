@@ -111,18 +111,18 @@ def test_kernels_without_gamma_conversion_build_one_gram_per_gamma(moons, monkey
     X, y = moons
     built, fit_tasks = [], []
     original_call = kv.kernels.Laplacian.__call__
-    original_task = evaluation._score_fold_from_gram
+    original_task = evaluation._score_fold_gram
 
     def counting_call(self, A, B=None):
         built.append(self.gamma)
         return original_call(self, A, B)
 
-    def counting_task(caller, run, j, fold, C_indices, *args):
+    def counting_task(caller, j, fold, C_indices, *args):
         fit_tasks.append((j, fold, C_indices))
-        return original_task(caller, run, j, fold, C_indices, *args)
+        return original_task(caller, j, fold, C_indices, *args)
 
     monkeypatch.setattr(kv.kernels.Laplacian, "__call__", counting_call)
-    monkeypatch.setattr(evaluation, "_score_fold_from_gram", counting_task)
+    monkeypatch.setattr(evaluation, "_score_fold_gram", counting_task)
     calls = []
     with joblib.parallel_backend("threading", n_jobs=2):
         result = evaluation.grid_search("lap", X, y, CS, GAMMAS, cv=4, n_jobs=2,
@@ -131,7 +131,10 @@ def test_kernels_without_gamma_conversion_build_one_gram_per_gamma(moons, monkey
     fits = sorted((i, j, fold) for j, fold, C_indices in fit_tasks for i in C_indices)
     assert fits == [(i, j, fold) for i in range(len(CS)) for j in range(len(GAMMAS)) for fold in range(4)]
     assert len(calls) == 1 + len(fit_tasks) and calls[-1] == len(CS) * len(GAMMAS) * 4  # one report per task
-    assert [(t.gamma_index, t.fold, t.C_indices) for t in result.tasks] == fit_tasks  # threading: in order
+    # threading: in order; one build task per γ (its row has no C and no fold) before the fits
+    assert [(t.gamma_index, t.fold, t.C_indices) for t in result.tasks if t.C_indices] == fit_tasks
+    assert sorted(t.gamma_index for t in result.tasks if not t.C_indices) == [0, 1, 2]
+    assert all(t.fold is None for t in result.tasks if not t.C_indices)
     monkeypatch.undo()
     expected = independent_scores(kv.kernels.make("lap"), X, y, CS, GAMMAS, cv=4)
     np.testing.assert_allclose(result.scores, expected, rtol=0, atol=1e-12)
@@ -139,18 +142,22 @@ def test_kernels_without_gamma_conversion_build_one_gram_per_gamma(moons, monkey
 
 @pytest.mark.parametrize("name", ["ckrbf", "lap"])
 def test_tasks_are_recorded_in_submission_order_largest_C_first(moons, name):
-    """Several workers: the larger half of the C values one task each, the rest together;
-    every (C, γ, fold) in exactly one task; the order submitted is by decreasing C. One
-    worker: one task per (γ, fold), fold by fold."""
+    """Several workers: first the Grams of every (γ, fold) are built (one task per (γ, fold)
+    for ckrbf, per γ for lap), then the fits: the larger half of the C values one task
+    each, the rest together, every (C, γ, fold) in exactly one task, submitted by
+    decreasing C. One worker: one task per (γ, fold) with all C."""
     X, y = moons
     Cs = [0.1, 1.0, 10.0, 100.0]
     with joblib.parallel_backend("threading", n_jobs=2):
         parallel = evaluation.grid_search(name, X, y, Cs, GAMMAS, cv=3, n_jobs=2)
     one = evaluation.grid_search(name, X, y, Cs, GAMMAS, cv=3, n_jobs=1)
     np.testing.assert_array_equal(parallel.fold_scores, one.fold_scores)
-    if name == "ckrbf":  # one round of γ: the whole run goes largest C first
-        assert [t.C_indices for t in parallel.tasks] == [(3,)] * 9 + [(2,)] * 9 + [(1, 0)] * 9
-    groups = sorted(t.C_indices for t in parallel.tasks)
+    # one round of γ at this size: all builds, then all fits largest C first
+    builds = [(t.gamma_index, t.fold) for t in parallel.tasks if not t.C_indices]
+    assert builds == ([(j, fold) for j in range(3) for fold in range(3)] if name == "ckrbf"
+                      else [(j, None) for j in range(3)])
+    assert [t.C_indices for t in parallel.tasks[len(builds):]] == [(3,)] * 9 + [(2,)] * 9 + [(1, 0)] * 9
+    groups = sorted(t.C_indices for t in parallel.tasks if t.C_indices)
     assert groups == sorted([(3,), (2,), (1, 0)] * 9)
     fits = sorted((i, t.gamma_index, t.fold) for t in parallel.tasks for i in t.C_indices)
     assert fits == [(i, j, fold) for i in range(4) for j in range(3) for fold in range(3)]
@@ -162,8 +169,9 @@ def test_tasks_are_recorded_in_submission_order_largest_C_first(moons, name):
         assert [(t.gamma_index, t.fold, t.C_indices) for t in one.tasks] == [
             (j, fold, (0, 1, 2, 3)) for j in range(3) for fold in range(3)]
     summary = json.loads(json.dumps(parallel.to_dict()))
-    assert summary["tasks"][0] == {"gamma_index": parallel.tasks[0].gamma_index, "fold": parallel.tasks[0].fold,
-                                   "C_indices": [3], "seconds": parallel.tasks[0].seconds}
+    first_fit = parallel.tasks[len(builds)]
+    assert summary["tasks"][len(builds)] == {"gamma_index": first_fit.gamma_index, "fold": first_fit.fold,
+                                             "C_indices": [3], "seconds": first_fit.seconds}
 
 
 def _thread_counts():
@@ -453,7 +461,8 @@ def test_semi_supervised_default_fits_on_all_points_without_test_labels(moons):
 def test_dask_cluster_gives_identical_scores(moons, monkeypatch):
     """Both engines (γ-conversion: ckrbf; one Gram per γ: lap) on a two-worker cluster:
     the same fold scores as a local run, every task run by a worker, and no large array
-    shipped inside a task (D is broadcast once up front, each K_γ scattered once)."""
+    shipped inside a task (D's fold blocks are broadcast once up front, each fold Gram
+    scattered once)."""
     distributed = pytest.importorskip("dask.distributed")
     X, y = moons
     names = ("ckrbf", "lap")
@@ -479,7 +488,7 @@ def test_dask_cluster_gives_identical_scores(moons, monkeypatch):
         workers = set(client.scheduler_info()["workers"])
     for name in names:
         np.testing.assert_array_equal(local[name].fold_scores, remote[name].fold_scores)
-    n_tasks = sum(len(remote[name].tasks) for name in names)
+    n_tasks = sum(1 for name in names for t in remote[name].tasks if t.C_indices)  # fit tasks
     for name in names:  # every (C, γ, fold) fitted by exactly one task
         fits = sorted((i, t.gamma_index, t.fold) for t in remote[name].tasks for i in t.C_indices)
         assert fits == [(i, j, fold) for i in range(len(CS)) for j in range(len(GAMMAS)) for fold in range(4)]
@@ -489,10 +498,10 @@ def test_dask_cluster_gives_identical_scores(moons, monkeypatch):
     inline = [arg.shape for args in submitted for arg in args if isinstance(arg, np.ndarray) and arg.nbytes > 10_000]
     assert inline == []
     broadcasts = [data for data, kwargs in scattered if kwargs.get("broadcast")]
-    assert len(broadcasts) == 1  # ckrbf's D and log n, to every worker, before its tasks
-    assert sorted(np.shape(array) for array in broadcasts[0]) == [(120, 120), (120, 120)]
-    grams = [data for data, kwargs in scattered if not kwargs.get("broadcast") and np.shape(data) == (120, 120)]
-    assert len(grams) == len(GAMMAS)  # lap: each K_γ once, shared by its folds
+    assert len(broadcasts) == 1  # ckrbf's fold blocks of D and log n, to every worker, before its tasks
+    assert sorted(np.shape(array) for array in broadcasts[0]) == [(120, 90)] * 8
+    grams = [data for data, kwargs in scattered if not kwargs.get("broadcast") and np.shape(data) == (120, 90)]
+    assert len(grams) == len(names) * len(GAMMAS) * 4  # each fold Gram once, shared by its fit tasks
 
 
 # ----------------------------------------------------------------------------- the CkRBF paper
