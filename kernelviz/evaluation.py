@@ -7,8 +7,9 @@
   area under it, in closed form;
 * :func:`keerthi_lin` — the Keerthi–Lin line search on the (log γ, log C) plane;
 * :func:`semi_supervised_splits` and :func:`semi_supervised_grid` — the protocol of the
-  RWM paper: only a labeled subset of each training fold trains the SVM; the unsupervised
-  model is fitted on all points (transductive, the default) or on the training fold.
+  RWM paper: only a labeled subset of each training fold trains the SVM, the unsupervised
+  model is fitted on the training fold (or, for comparison, on all points), and (C, γ) is
+  chosen on training data only (:func:`validation_ratings`).
 
 Work is spread with joblib over tasks of one (C, γ, fold) for the larger C values (the
 smaller ones of a (γ, fold) share one task), largest C first; in one process, one task
@@ -44,6 +45,7 @@ from ._validation import check_labels, check_max_iter, check_points, check_posit
 
 __all__ = [
     "DEFAULT_MAX_ITER",
+    "SELECTION_RULE",
     "SEMI_SUPERVISED_PROTOCOLS",
     "UNSUPERVISED_ON",
     "ROUND_BYTES",
@@ -58,6 +60,8 @@ __all__ = [
     "pf_curve",
     "semi_supervised_grid",
     "semi_supervised_splits",
+    "select_cell",
+    "validation_ratings",
 ]
 
 #: libsvm iteration cap per fit. Kernels with a large scale (CkRBF's normaliser, see
@@ -73,10 +77,10 @@ SEMI_SUPERVISED_PROTOCOLS = {
     "100%": ("all", None),
 }
 
-#: What the unsupervised model sees in :func:`semi_supervised_grid`: "all" — every point
-#: of X, the test fold's features included (never its labels), as in the RWM paper and
-#: MATH.md §4; "train" — only the training part of each outer fold (inductive).
-UNSUPERVISED_ON = ("all", "train")
+#: What the unsupervised model sees in :func:`semi_supervised_grid`: "train" — only the
+#: training part of each outer fold (inductive, the RWM paper's protocol, the default);
+#: "all" — every point of X, the test fold's features included (never its labels).
+UNSUPERVISED_ON = ("train", "all")
 
 
 # ----------------------------------------------------------------------------- results
@@ -111,6 +115,10 @@ class GridResult:
     tasks : list of GridTask
         Every task of the run, in the order submitted: its γ index, fold, C indices and
         seconds (what ``benchmarks/bench_scaling.py`` replays on simulated workers).
+    selection : dict or None
+        :func:`semi_supervised_grid` only: the rule, the (C, γ) chosen per outer fold on
+        training data with its rating and test accuracy, and their mean ``score`` — the
+        protocol's result. (``best`` there is the oracle: see :attr:`oracle`.)
     """
 
     kernel: str
@@ -125,6 +133,7 @@ class GridResult:
     fitted_kernel: object = None
     protocol: str | None = None
     tasks: list = field(default_factory=list)
+    selection: dict | None = None
 
     @property
     def scores(self):
@@ -167,9 +176,19 @@ class GridResult:
 
     @property
     def best(self):
-        """(C, γ, score) of the best cell."""
+        """(C, γ, score) of the best cell (for a semi-supervised result, the :attr:`oracle`)."""
         i, j = self.best_index
         return float(self.Cs[i]), float(self.gammas[j]), float(self.scores[i, j])
+
+    @property
+    def oracle(self):
+        """(C, γ, score) of the cell best on the test folds' accuracies.
+
+        For :func:`semi_supervised_grid`, whose ``fold_scores`` are test accuracies, this
+        cell was chosen by looking at the test folds: an optimistic bound, not a result
+        (the result is ``selection["score"]``). For :func:`grid_search` it is :attr:`best`.
+        """
+        return self.best
 
     def to_frame(self):
         """One row per (C, γ) cell: C, gamma, score, std, capped_folds, capped_share and fold accuracies.
@@ -200,6 +219,10 @@ class GridResult:
     def to_dict(self):
         """A JSON-serialisable summary (grid axes, scores, capped cells and shares, best cell, tasks)."""
         C, gamma, score = self.best
+        chosen = ({"best": {"C": C, "gamma": gamma, "score": score}} if self.selection is None else
+                  {"selection": self.selection,
+                   "oracle": {"C": C, "gamma": gamma, "score": score,
+                              "note": "picked on test accuracy: optimistic, not a result"}})
         return {
             "kernel": self.kernel,
             "kernel_params": {key: _json_safe(value) for key, value in self.kernel_params.items()},
@@ -215,7 +238,7 @@ class GridResult:
             "capped_share": self.capped_share.tolist(),
             "n_capped_cells": self.n_capped_cells,
             "n_capped_fits": self.n_capped_fits,
-            "best": {"C": C, "gamma": gamma, "score": score},
+            **chosen,
             "tasks": [{**asdict(task), "C_indices": list(task.C_indices)} for task in self.tasks],
         }
 
@@ -990,19 +1013,81 @@ def semi_supervised_splits(X, y, protocol="dense", cv=5, random_state=0):
     return splits
 
 
+#: How :func:`semi_supervised_grid` chooses (C, γ) per outer fold, on training data only.
+SELECTION_RULE = ("inner stratified CV over the labeled points; each (C, γ) rated by its accuracy on the validation "
+                  "fold together with the training part's hidden-label points (the RWM paper's rule); ties go to "
+                  "the first cell, γ by γ")
+
+
+def validation_ratings(kernel, X, y, labeled, hidden, Cs, gammas, inner_cv=4, random_state=0, n_jobs=1,
+                       max_iter=DEFAULT_MAX_ITER):
+    """The RWM paper's rating of every (C, γ), from training data only.
+
+    An inner stratified CV over the labeled points trains the SVM; each candidate is
+    rated by its accuracy on the validation fold together with the hidden-label points of
+    the training part (their labels are known to the experimenter, never to the SVM). The
+    test fold takes no part. The fits run on :func:`grid_search`'s engine.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        Fitted (its unsupervised part from training data, or transductively).
+    X, y : ndarray
+        Points and labels; only the rows ``labeled`` and ``hidden`` are used.
+    labeled, hidden : ndarray of int
+        Rows of the labeled subset and of the hidden-label points.
+    Cs, gammas : ndarray of positive floats
+    inner_cv : int, default=4
+        Inner folds; at most the labeled points of the smallest class (fewer are used then).
+    random_state : int or None, default=0
+    n_jobs : int or None, default=1
+    max_iter : int, default=DEFAULT_MAX_ITER
+
+    Returns
+    -------
+    ratings : ndarray of shape (n_C, n_gamma)
+        Mean rating over the inner folds.
+    capped_fits : int
+        Rating fits that stopped at the iteration cap.
+    n_fits : int
+        Rating fits made.
+    """
+    smallest = int(np.unique(y[labeled], return_counts=True)[1].min())
+    if smallest < 2:
+        raise ValueError("Choosing (C, γ) on training data needs at least 2 labeled points in every class of the "
+                         f"training part; one class has {smallest}. Use a protocol with more labeled points.")
+    splitter = StratifiedKFold(n_splits=min(inner_cv, smallest), shuffle=True, random_state=random_state)
+    folds = [(labeled[tr], np.concatenate((labeled[va], hidden)))
+             for tr, va in splitter.split(np.zeros(len(labeled)), y[labeled])]
+    all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
+    measured = _cross_validate(kernel, X, y, folds, Cs, gammas, all_cells, n_jobs, None, max_iter)
+    return measured.fold_scores.mean(axis=-1), int(measured.capped.sum()), int(measured.capped.size)
+
+
+def select_cell(ratings):
+    """(i_C, i_gamma) of the best rating; ties go to the first cell, γ by γ, then by C."""
+    j, i = np.unravel_index(int(np.argmax(np.asarray(ratings).T)), np.shape(ratings)[::-1])
+    return int(i), int(j)
+
+
 def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, random_state=0, n_jobs=1, progress=None,
-                         max_iter=DEFAULT_MAX_ITER, unsupervised_on="all", **kernel_params):
-    """Test accuracy over a (C, γ) grid under the RWM paper's semi-supervised protocol.
+                         max_iter=DEFAULT_MAX_ITER, unsupervised_on="train", inner_cv=4, **kernel_params):
+    """The RWM paper's semi-supervised protocol over a (C, γ) grid: the selected result, and
+    the test accuracy of every cell.
 
     For each outer fold (:func:`semi_supervised_splits`) the SVM is trained on the labeled
-    subset of the training part only, and the accuracy is measured on the held-out fold.
+    subset of the training part only. (C, γ) is chosen per fold on training data only
+    (:func:`validation_ratings`, :data:`SELECTION_RULE`), and that choice's test accuracy
+    is the result (``GridResult.selection``). The test accuracy of every cell is kept too
+    (``fold_scores``); the cell best on them (``GridResult.oracle``) was picked by looking
+    at the test folds, an optimistic number that is not a result.
+
     The kernel's unsupervised part is fitted, following ``unsupervised_on``:
 
-    * ``"all"`` (default) — once, on every point of X, the held-out fold's features
-      included (never its labels): transductive, as in the RWM paper and MATH.md §4
-      ("all points fit the unsupervised model");
-    * ``"train"`` — per fold, on the training part only (labeled and hidden-label
-      points): inductive, the test fold is never seen.
+    * ``"train"`` (default) — per fold, on the training part only (labeled and
+      hidden-label points), as the RWM paper does: the test fold is never seen;
+    * ``"all"`` — once, on every point of X, the held-out fold's features included
+      (never its labels): transductive, for comparison.
 
     Parameters
     ----------
@@ -1020,17 +1105,20 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     progress : callable, optional
         ``progress(done, total)`` with the number of finished libsvm fits.
     max_iter : int, default=DEFAULT_MAX_ITER
-    unsupervised_on : {"all", "train"}, default="all"
+    unsupervised_on : {"train", "all"}, default="train"
         Which points fit the unsupervised model (see above).
+    inner_cv : int, default=4
+        Inner folds of the selection (fewer when a class has fewer labeled points).
     **kernel_params
         Passed to :func:`kernelviz.kernels.make`.
 
     Returns
     -------
     GridResult
-        ``fold_scores`` are the test accuracies of each outer fold; ``fitted_kernel`` is
-        the kernel fitted on all points for ``"all"``, None for ``"train"`` (one fit per
-        fold); ``protocol`` names the protocol.
+        ``selection`` holds the cell chosen per fold and its test accuracy (the result:
+        ``selection["score"]``); ``fold_scores`` are every cell's test accuracies per outer
+        fold; ``fitted_kernel`` is the kernel fitted on all points for ``"all"``, None for
+        ``"train"`` (one fit per fold); ``protocol`` names the protocol.
     """
     if unsupervised_on not in UNSUPERVISED_ON:
         raise ValueError(f"unsupervised_on must be one of {', '.join(map(repr, UNSUPERVISED_ON))}; "
@@ -1041,30 +1129,31 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     X, y = check_points(X, name="X"), np.asarray(y)
     template = _kernel_from_name(kernel, gammas[0], random_state, kernel_params)
     all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
-    if unsupervised_on == "all":
-        # One kernel for every fold: D (or each K_γ) built once on all points, then cut per
-        # fold, with the labeled points as the training rows.
-        fitted = template.fit(X)
-        folds = [(labeled, test) for labeled, _, test in splits]
-        measured = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
-        fold_scores, capped, tasks = measured.fold_scores, measured.capped, measured.tasks
-    else:
-        # One kernel per outer fold, fitted on its training part; each fold on the same engine.
-        fitted = None
-        fold_scores = np.empty((len(Cs), len(gammas), cv))
-        capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
-        tasks = []
-        per_fold = all_cells.size
-        for fold, (labeled, unlabeled, test) in enumerate(splits):
-            fold_kernel = copy.deepcopy(template).fit(X[np.concatenate((labeled, unlabeled))])
-            fold_progress = None
-            if progress is not None:
-                def fold_progress(done, total, before=fold * per_fold):
-                    progress(before + done, cv * per_fold)
-            measured = _cross_validate(fold_kernel, X, y, [(labeled, test)], Cs, gammas, all_cells, n_jobs,
-                                       fold_progress, max_iter)
-            fold_scores[:, :, fold], capped[:, :, fold] = measured.fold_scores[:, :, 0], measured.capped[:, :, 0]
-            tasks += [GridTask(task.gamma_index, fold, task.C_indices, task.seconds) for task in measured.tasks]
+    fitted = template.fit(X) if unsupervised_on == "all" else None
+    fold_scores = np.empty((len(Cs), len(gammas), cv))
+    capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
+    tasks, chosen = [], []
+    per_fold = all_cells.size
+    for fold, (labeled, hidden, test) in enumerate(splits):
+        # "train": the fold's own kernel, fitted on its training part (labeled and hidden).
+        fold_kernel = fitted if fitted is not None else copy.deepcopy(template).fit(X[np.concatenate((labeled, hidden))])
+        fold_progress = None
+        if progress is not None:
+            def fold_progress(done, total, before=fold * per_fold):
+                progress(before + done, cv * per_fold)
+        measured = _cross_validate(fold_kernel, X, y, [(labeled, test)], Cs, gammas, all_cells, n_jobs,
+                                   fold_progress, max_iter)
+        fold_scores[:, :, fold], capped[:, :, fold] = measured.fold_scores[:, :, 0], measured.capped[:, :, 0]
+        tasks += [GridTask(task.gamma_index, fold, task.C_indices, task.seconds) for task in measured.tasks]
+        ratings, capped_ratings, n_ratings = validation_ratings(fold_kernel, X, y, labeled, hidden, Cs, gammas,
+                                                                inner_cv, random_state, n_jobs, max_iter)
+        i, j = select_cell(ratings)
+        chosen.append({"C": float(Cs[i]), "gamma": float(gammas[j]), "rating": float(ratings[i, j]),
+                       "test_score": float(fold_scores[i, j, fold]), "capped_rating_fits": capped_ratings,
+                       "rating_fits": n_ratings})
+    selection = {"rule": SELECTION_RULE, "folds": chosen,
+                 "score": float(np.mean([c["test_score"] for c in chosen])),
+                 "std": float(np.std([c["test_score"] for c in chosen]))}
     return GridResult(kernel=kernel, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
                       random_state=random_state, max_iter=max_iter, kernel_params=dict(kernel_params),
-                      fitted_kernel=fitted, protocol=protocol, tasks=tasks)
+                      fitted_kernel=fitted, protocol=protocol, tasks=tasks, selection=selection)

@@ -436,24 +436,62 @@ def test_semi_supervised_grid_equals_independent_loop(moons, unsupervised_on):
                 assert result.fold_scores[i, j, fold] == pytest.approx(accuracy, abs=1e-12)
 
 
-def test_semi_supervised_default_fits_on_all_points_without_test_labels(moons):
+def test_semi_supervised_default_fits_on_training_part_only(moons):
+    """The RWM paper fits the unsupervised model on the training part of each outer fold:
+    so does the default; "all" (transductive) stays available for comparison."""
     X, y = moons
     default = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3, n_components=3)
     explicit = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3,
-                                               unsupervised_on="all", n_components=3)
+                                               unsupervised_on="train", n_components=3)
     np.testing.assert_array_equal(default.fold_scores, explicit.fold_scores)
-    # One unsupervised fit, on exactly the len(X) points (test folds' features included) ...
-    fitted = default.fitted_kernel
+    assert default.fitted_kernel is None  # one fit per fold
+    transductive = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3,
+                                                   unsupervised_on="all", n_components=3)
+    fitted = transductive.fitted_kernel
     assert len(fitted.partition_.labels_) == len(X) and fitted.cluster_sizes_.sum() == len(X)
-    # ... and the scores are those of a loop that fits the kernel once on all of X.
-    kernel = kv.kernels.make("ckrbf", n_components=3).fit(X)
-    for fold, (labeled, _, test) in enumerate(evaluation.semi_supervised_splits(X, y, "dense", cv=3)):
-        for i, C in enumerate(CS):
-            svc = SVC(kernel="precomputed", C=C).fit(kernel.set_params(gamma=GAMMAS[0])(X[labeled]), y[labeled])
-            accuracy = np.mean(svc.predict(kernel(X[test], X[labeled])) == y[test])
-            assert default.fold_scores[i, 0, fold] == pytest.approx(accuracy, abs=1e-12)
-    with pytest.raises(ValueError, match="unsupervised_on must be one of 'all', 'train'"):
+    with pytest.raises(ValueError, match="unsupervised_on must be one of 'train', 'all'"):
         evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS, unsupervised_on="test")
+
+
+def independent_selection(X, y, labeled, hidden, Cs, gammas, inner, kernel):
+    """The RWM paper's rule written out: inner CV on the labeled points, rated on validation + hidden."""
+    splits = list(StratifiedKFold(n_splits=inner, shuffle=True, random_state=0).split(np.zeros(len(labeled)),
+                                                                                     y[labeled]))
+    best = None
+    for j, gamma in enumerate(gammas):
+        kernel.set_params(gamma=gamma)
+        for i, C in enumerate(Cs):
+            ratings = []
+            for tr, va in splits:
+                rows = np.concatenate((labeled[va], hidden))
+                svc = SVC(kernel="precomputed", C=C).fit(kernel(X[labeled[tr]]), y[labeled[tr]])
+                ratings.append(np.mean(svc.predict(kernel(X[rows], X[labeled[tr]])) == y[rows]))
+            if best is None or np.mean(ratings) > best[0]:
+                best = (np.mean(ratings), i, j)
+    return best
+
+
+def test_semi_supervised_selection_uses_training_data_only(moons):
+    """(C, γ) is chosen per fold by the paper's rule on training data (as a loop that sees
+    only the labeled and hidden-label points chooses it); its test accuracy is the result;
+    the oracle is kept apart."""
+    X, y = moons
+    kwargs = dict(protocol="10%", cv=3, n_components=3)
+    result = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS, **kwargs)
+    splits = evaluation.semi_supervised_splits(X, y, "10%", cv=3)
+    for fold, (labeled, hidden, test) in enumerate(splits):
+        kernel = kv.kernels.make("ckrbf", n_components=3).fit(X[np.concatenate((labeled, hidden))])
+        rating, i, j = independent_selection(X, y, labeled, hidden, CS, GAMMAS, 4, kernel)
+        chosen = result.selection["folds"][fold]
+        assert (chosen["C"], chosen["gamma"]) == (CS[i], GAMMAS[j])
+        assert chosen["rating"] == pytest.approx(rating, abs=1e-12)
+        assert chosen["test_score"] == result.fold_scores[i, j, fold]
+    assert result.selection["score"] == pytest.approx(np.mean(
+        [c["test_score"] for c in result.selection["folds"]]), abs=1e-15)
+    assert result.selection["score"] <= result.oracle[2]
+    summary = json.loads(json.dumps(result.to_dict()))
+    assert "best" not in summary and summary["oracle"]["note"].startswith("picked on test accuracy")
+    assert summary["selection"]["score"] == result.selection["score"]
 
 
 # ----------------------------------------------------------------------------- Dask
