@@ -181,6 +181,24 @@ def test_ckrbf_table_4_is_the_best_gamma_at_C_1_of_an_independent_cv(tmp_path):
     assert {m.row for m in result.measurements} == {"heart"}
 
 
+def test_ckrbf_grids_use_the_settings_iteration_cap_and_count_capped_fits(tmp_path):
+    """--quick caps libsvm at QUICK_MAX_ITER (the protocol says so); an explicit cap reaches
+    the grid engine, and each stored grid counts the fits that stopped at it."""
+    from kernelviz.reproduce.papers import ckrbf
+
+    assert ckrbf._max_iter(type("C", (), {"settings": Settings(quick=True)})) == ckrbf.QUICK_MAX_ITER
+    assert ckrbf._max_iter(type("C", (), {"settings": Settings()})) == kv.evaluation.DEFAULT_MAX_ITER
+    settings = tiny(max_points=60, max_iter=3, grids={"C": [1.0, 1e3], "gamma": [1.0]})
+    result = run("ckrbf", tables=["4"], rows=["heart"], out=tmp_path, settings=settings)
+    cells = store.ResultStore(tmp_path).scan()
+    rbf = next(v for k, v in cells.items() if k.model == "RBF")
+    X, y = _subset("heart", 60)
+    expected = kv.evaluation.grid_search("rbf", kv.data.scale(X, "minmax"), y, [1.0, 1e3], [1.0], cv=2, max_iter=3)
+    assert rbf["capped_fits"] == expected.n_capped_fits > 0 and rbf["fits"] == 4
+    assert "max_iter=3" in settings.describe()
+    assert all("iteration cap 3" in m.protocol for m in result.measurements)
+
+
 def test_ckrbf_table_5_counts_windows_from_the_stored_grids(tmp_path):
     settings = tiny(max_points=60, grids={"C": [1.0], "gamma": [1e-3, 1e-2, 1e-1, 1.0]})
     result = run("ckrbf", tables=["5"], data={"heart": "heart"}, out=tmp_path, settings=settings)
