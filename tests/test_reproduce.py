@@ -334,6 +334,24 @@ def test_report_puts_the_paper_beside_kernelviz_and_flags_capped_cells(tmp_path)
     assert "Tables only: kaleido" in text or "![rwm table 2]" in text
 
 
+def test_report_says_when_the_papers_scale_pushed_C_past_the_solver(tmp_path):
+    """CkRBF at paper scale with capped fits: the report says the scale pushed the effective C
+    past what libsvm finishes, with the unit-scale check's capped share beside it; a cell
+    without capped fits claims no cap."""
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    def m(row, capped, variant=""):
+        return Measurement("ckrbf", "5", row, "C2RBF>RBF", "win_rate", [1 / 3], "tiny", "none", "bundled", capped,
+                           variant=variant)
+
+    result = RunResult("ckrbf", Settings(quick=True), [m("diabetes", 0.18), m("diabetes", 0.0, "unit scale"),
+                                                       m("bank", 0.0)], {}, [], 1.0)
+    cells = report.compare(result)
+    assert ("18 % of the libsvm fits stopped at the iteration cap: not trustworthy; the paper's kernel scale pushed "
+            "the effective C past what the solver can finish (at CkRBF's unit scale: 0 %).") in cells[0]["why"]
+    assert "stopped at the iteration cap" not in cells[2]["why"]
+
+
 # ----------------------------------------------------------------------------- command
 LIBSVM_FOURCLASS = Path(kv.data.SAMPLE_DIR) / "fourclass_scale.libsvm"
 
