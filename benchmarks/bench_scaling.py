@@ -88,7 +88,7 @@ def main():
           f"{joblib.cpu_count()} CPUs, load average {load_before:.1f} at start")
 
     # Start the workers and let them import kernelviz, as a reused pool in the app would have.
-    evaluation.grid_search("ckrbf", X[::20], y[::20], CS[:2], GAMMAS[:2], cv=CV, n_jobs=args.jobs, **KERNEL_PARAMS)
+    evaluation.grid_search("ckrbf", X[:100], y[:100], CS[:2], GAMMAS[:2], cv=CV, n_jobs=args.jobs, **KERNEL_PARAMS)
     one, wall_1, _ = timed(evaluation.grid_search, "ckrbf", X, y, CS, GAMMAS, cv=CV, n_jobs=1, **KERNEL_PARAMS)
     many, wall_n, _ = timed(evaluation.grid_search, "ckrbf", X, y, CS, GAMMAS, cv=CV, n_jobs=args.jobs,
                             **KERNEL_PARAMS)
