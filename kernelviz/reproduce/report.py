@@ -176,7 +176,8 @@ def write_report(results, out):
             kind = c["verdict"].split()[0]
             counts[kind] = counts.get(kind, 0) + 1
         lines += [f"## {paper.citation()}", "",
-                  f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s. Verdicts: "
+                  f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
+                  "stored by an earlier run of the same command are read, not recomputed). Verdicts: "
                   + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + ".", ""]
         for table_id in dict.fromkeys(c["table"] for c in cells):
             table = _published.table(result.paper, table_id)
