@@ -11,16 +11,17 @@
   model is fitted on the training fold (or, for comparison, on all points), and (C, γ) is
   chosen on training data only (:func:`validation_ratings`).
 
-Work is spread with joblib over tasks of one (C, γ, fold) for the larger C values (the
-smaller ones of a (γ, fold) share one task), largest C first; in one process, one task
-per (γ, fold). For γ-convertible kernels the distance matrix D is shared by all tasks and
-each worker cuts a fold's block once and exponentiates a (γ, fold) block once, for all
-its tasks on it; for the others (lap, lppk) each K_γ is built once, by one task, and
-shared by that γ's tasks. Every task runs with one BLAS / OpenMP thread (threadpoolctl).
-Shared matrices reach local worker processes as memory-mapped files (a file name per
-task, not a copy). The same calls run on a Dask cluster inside
-``joblib.parallel_backend("dask")``; there D is scattered to every worker once before
-the tasks start, and each K_γ once per γ. ``GridResult.tasks`` records every task.
+Work is spread with joblib. In one process: one task per (γ, fold) with all its C values.
+With several workers, per round of γ values: the workers first build every (γ, fold)
+Gram once (γ-convertible kernels: one exp on the fold's block of D, cut once by the
+caller; lap, lppk: K_γ once per γ, then cut per fold), then the fit tasks read them —
+one task per (C, γ, fold) for the larger C values (the smaller ones of a (γ, fold) share
+one task), largest C first. Worker processes run with one BLAS / OpenMP thread
+(threadpoolctl). Shared matrices reach local worker processes as memory-mapped files (a
+file name per task, not a copy). The same calls run on a Dask cluster inside
+``joblib.parallel_backend("dask")``; there the fold blocks of D are scattered to every
+worker once before the tasks start, and each fold Gram once. ``GridResult.tasks``
+records every task.
 """
 
 from __future__ import annotations
