@@ -122,7 +122,8 @@ def main():
              f" on {joblib.cpu_count()} CPUs: other processes share the cores, so the measured speed-up on the "
              "real cores is understated"))
     if args.n != 2000:
-        print(f"  note: n = {args.n}: the budgets are set for n = 2000, so these verdicts only show that the script runs")
+        print(f"  note: n = {args.n}: the budgets are set for n = 2000, so these verdicts only show that the "
+              "script runs")
     return budgets.report()
 
 

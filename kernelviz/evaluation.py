@@ -1137,7 +1137,9 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     per_fold = all_cells.size
     for fold, (labeled, hidden, test) in enumerate(splits):
         # "train": the fold's own kernel, fitted on its training part (labeled and hidden).
-        fold_kernel = fitted if fitted is not None else copy.deepcopy(template).fit(X[np.concatenate((labeled, hidden))])
+        fold_kernel = fitted
+        if fold_kernel is None:
+            fold_kernel = copy.deepcopy(template).fit(X[np.concatenate((labeled, hidden))])
         fold_progress = None
         if progress is not None:
             def fold_progress(done, total, before=fold * per_fold):

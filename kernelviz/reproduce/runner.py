@@ -65,8 +65,8 @@ class Settings:
 
     def describe(self) -> str:
         """'quick' or 'full', followed by whatever overrides the protocol's own values."""
-        overrides = [f"{name}={getattr(self, name)}" for name in ("repetitions", "folds", "inner_folds", "max_points", "max_iter")
-                     if getattr(self, name) is not None]
+        names = ("repetitions", "folds", "inner_folds", "max_points", "max_iter")
+        overrides = [f"{name}={getattr(self, name)}" for name in names if getattr(self, name) is not None]
         overrides += [f"{name}={list(values)}" for name, values in self.grids.items()]
         return ("quick" if self.quick else "full") + (f" ({', '.join(overrides)})" if overrides else "")
 
