@@ -7,15 +7,21 @@
   area under it, in closed form;
 * :func:`keerthi_lin` — the Keerthi–Lin line search on the (log γ, log C) plane;
 * :func:`semi_supervised_splits` and :func:`semi_supervised_grid` — the protocol of the
-  RWM paper: only a labeled subset of each training fold trains the SVM; the unsupervised
-  model is fitted on all points (transductive, the default) or on the training fold.
+  RWM paper: only a labeled subset of each training fold trains the SVM, the unsupervised
+  model is fitted on the training fold (or, for comparison, on all points), and (C, γ) is
+  chosen on training data only (:func:`validation_ratings`).
 
-Work is spread with joblib over (γ, fold) tasks. For γ-convertible kernels the distance
-matrix D is shared by all tasks; for the others (lap, lppk) each K_γ is built once, by
-one task, and shared by that γ's fold tasks. Shared matrices reach local worker
-processes as memory-mapped files (a file name per task, not a copy). The same calls run
-on a Dask cluster inside ``joblib.parallel_backend("dask")``; there D is scattered to
-every worker once before the tasks start, and each K_γ once per γ.
+Work is spread with joblib. In one process: one task per (γ, fold) with all its C values.
+With several workers, per round of γ values: the workers first build every (γ, fold)
+Gram once (γ-convertible kernels: one exp on the fold's block of D, cut once by the
+caller; lap, lppk: K_γ once per γ, then cut per fold), then the fit tasks read them —
+one task per (C, γ, fold) for the larger C values (the smaller ones of a (γ, fold) share
+one task), largest C first. Worker processes run with one BLAS / OpenMP thread
+(threadpoolctl). Shared matrices reach local worker processes as memory-mapped files (a
+file name per task, not a copy). The same calls run on a Dask cluster inside
+``joblib.parallel_backend("dask")``; there the fold blocks of D are scattered to every
+worker once before the tasks start, and each fold Gram once. ``GridResult.tasks``
+records every task.
 """
 
 from __future__ import annotations
@@ -24,12 +30,14 @@ import contextlib
 import copy
 import os
 import tempfile
-from dataclasses import dataclass, field
+import time
+from dataclasses import asdict, dataclass, field
 
 import joblib
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import threadpool_limits
 
 from . import _svm
 from . import data as _data
@@ -38,9 +46,12 @@ from ._validation import check_labels, check_max_iter, check_points, check_posit
 
 __all__ = [
     "DEFAULT_MAX_ITER",
+    "SELECTION_RULE",
     "SEMI_SUPERVISED_PROTOCOLS",
     "UNSUPERVISED_ON",
+    "ROUND_BYTES",
     "GridResult",
+    "GridTask",
     "KeerthiLinPath",
     "check_grid_inputs",
     "fit_kernel",
@@ -50,6 +61,8 @@ __all__ = [
     "pf_curve",
     "semi_supervised_grid",
     "semi_supervised_splits",
+    "select_cell",
+    "validation_ratings",
 ]
 
 #: libsvm iteration cap per fit. Kernels with a large scale (CkRBF's normaliser, see
@@ -65,10 +78,10 @@ SEMI_SUPERVISED_PROTOCOLS = {
     "100%": ("all", None),
 }
 
-#: What the unsupervised model sees in :func:`semi_supervised_grid`: "all" — every point
-#: of X, the test fold's features included (never its labels), as in the RWM paper and
-#: MATH.md §4; "train" — only the training part of each outer fold (inductive).
-UNSUPERVISED_ON = ("all", "train")
+#: What the unsupervised model sees in :func:`semi_supervised_grid`: "train" — only the
+#: training part of each outer fold (inductive, the RWM paper's protocol, the default);
+#: "all" — every point of X, the test fold's features included (never its labels).
+UNSUPERVISED_ON = ("train", "all")
 
 
 # ----------------------------------------------------------------------------- results
@@ -100,6 +113,13 @@ class GridResult:
         as in :func:`semi_supervised_grid` with ``unsupervised_on="train"``).
     protocol : str or None
         The semi-supervised protocol, for :func:`semi_supervised_grid` results.
+    tasks : list of GridTask
+        Every task of the run, in the order submitted: its γ index, fold, C indices and
+        seconds (what ``benchmarks/bench_scaling.py`` replays on simulated workers).
+    selection : dict or None
+        :func:`semi_supervised_grid` only: the rule, the (C, γ) chosen per outer fold on
+        training data with its rating and test accuracy, and their mean ``score`` — the
+        protocol's result. (``best`` there is the oracle: see :attr:`oracle`.)
     """
 
     kernel: str
@@ -113,6 +133,8 @@ class GridResult:
     kernel_params: dict = field(default_factory=dict)
     fitted_kernel: object = None
     protocol: str | None = None
+    tasks: list = field(default_factory=list)
+    selection: dict | None = None
 
     @property
     def scores(self):
@@ -128,6 +150,15 @@ class GridResult:
     def capped(self):
         """Cells where at least one fold's fit hit the iteration cap, shape (n_C, n_gamma)."""
         return self.capped_folds.any(axis=-1)
+
+    @property
+    def capped_share(self):
+        """Share of each cell's fits that stopped at the iteration cap, shape (n_C, n_gamma).
+
+        A capped fit's accuracy is that of an unfinished solution: a cell with a share
+        above 0 is not a trustworthy measurement of its (C, γ).
+        """
+        return self.capped_folds.mean(axis=-1)
 
     @property
     def n_capped_cells(self):
@@ -146,12 +177,22 @@ class GridResult:
 
     @property
     def best(self):
-        """(C, γ, score) of the best cell."""
+        """(C, γ, score) of the best cell (for a semi-supervised result, the :attr:`oracle`)."""
         i, j = self.best_index
         return float(self.Cs[i]), float(self.gammas[j]), float(self.scores[i, j])
 
+    @property
+    def oracle(self):
+        """(C, γ, score) of the cell best on the test folds' accuracies.
+
+        For :func:`semi_supervised_grid`, whose ``fold_scores`` are test accuracies, this
+        cell was chosen by looking at the test folds: an optimistic bound, not a result
+        (the result is ``selection["score"]``). For :func:`grid_search` it is :attr:`best`.
+        """
+        return self.best
+
     def to_frame(self):
-        """One row per (C, γ) cell: C, gamma, score, std, capped_folds and fold accuracies.
+        """One row per (C, γ) cell: C, gamma, score, std, capped_folds, capped_share and fold accuracies.
 
         Returns
         -------
@@ -166,6 +207,7 @@ class GridResult:
             "score": self.scores[i, j],
             "std": self.std[i, j],
             "capped_folds": self.capped_folds.sum(axis=-1)[i, j],
+            "capped_share": self.capped_share[i, j],
         })
         for fold in range(self.cv):
             frame[f"fold_{fold}"] = self.fold_scores[i, j, fold]
@@ -176,8 +218,12 @@ class GridResult:
         return self.to_frame().to_csv(path_or_buf, index=False)
 
     def to_dict(self):
-        """A JSON-serialisable summary (grid axes, scores, capped cells, best cell)."""
+        """A JSON-serialisable summary (grid axes, scores, capped cells and shares, best cell, tasks)."""
         C, gamma, score = self.best
+        chosen = ({"best": {"C": C, "gamma": gamma, "score": score}} if self.selection is None else
+                  {"selection": self.selection,
+                   "oracle": {"C": C, "gamma": gamma, "score": score,
+                              "note": "picked on test accuracy: optimistic, not a result"}})
         return {
             "kernel": self.kernel,
             "kernel_params": {key: _json_safe(value) for key, value in self.kernel_params.items()},
@@ -190,9 +236,11 @@ class GridResult:
             "scores": self.scores.tolist(),
             "std": self.std.tolist(),
             "capped": self.capped.tolist(),
+            "capped_share": self.capped_share.tolist(),
             "n_capped_cells": self.n_capped_cells,
             "n_capped_fits": self.n_capped_fits,
-            "best": {"C": C, "gamma": gamma, "score": score},
+            **chosen,
+            "tasks": [{**asdict(task), "C_indices": list(task.C_indices)} for task in self.tasks],
         }
 
 
@@ -245,49 +293,131 @@ def _fold_blocks(D, log_n, train, test):
     return block(D), log_n if np.ndim(log_n) == 0 else block(log_n)
 
 
-def _score_fold_block(j, fold, D_block, log_n_block, gamma, y_train, y_test, Cs, max_iter):
-    """Task: all C for the j-th γ on one fold, from that fold's blocks of D and log n.
+#: Bytes of fold Grams one round of a parallel run holds: each γ of the round has its
+#: K_γ block for every fold built once, kept (memory-mapped files locally, worker memory
+#: under Dask) while that round's fit tasks read them. n = 2000, 5 folds: 128 MB per γ.
+ROUND_BYTES = 1024 * 2**20
 
-    Returns ``(j, fold, accuracies, capped)``.
+
+@dataclass(frozen=True)
+class GridTask:
+    """One task of a grid run: fits of some C values at one γ on one fold, or building Grams.
+
+    Attributes
+    ----------
+    gamma_index : int
+        Index of γ in ``GridResult.gammas``.
+    fold : int or None
+        The fold; None for a task that built K_γ's blocks for every fold (lap, lppk).
+    C_indices : tuple of int
+        Indices in ``GridResult.Cs`` of the C values fitted, largest C first; empty for a
+        task that only built Grams (those of a round all finish before its fits start).
+    seconds : float
+        Wall time of the task on its worker.
     """
-    K = _kernels.GammaFamily(D_block, log_n_block).gram(gamma)
+
+    gamma_index: int
+    fold: int | None
+    C_indices: tuple
+    seconds: float
+
+
+_worker_threads_limited = False
+
+
+def _one_thread_in_worker_processes(caller):
+    """From now on one BLAS / OpenMP thread, if this is a worker process (not ``caller``'s pid).
+
+    Workers run side by side on the machine's cores; libraries threading inside each
+    (OpenBLAS, OpenMP) would fight over the same cores (k-means in two workers on two
+    cores: 22.7 s instead of 2.1 s). The limit is set once per process and kept: a
+    per-task ``threadpool_limits`` block would restore the process-wide setting when one
+    task ends while another thread of the same process still runs, and in the calling
+    process (its own tasks, the threading backend, Streamlit's session threads) the
+    caller's settings are left alone.
+    """
+    global _worker_threads_limited
+    if os.getpid() != caller and not _worker_threads_limited:
+        threadpool_limits(limits=1)
+        _worker_threads_limited = True
+
+
+def _score_fold_gram(caller, j, fold, C_indices, Cs, K, y_train, y_test, max_iter):
+    """Task: fit and score the given C values on one fold's K_γ block (rows train then test).
+
+    Returns ``(j, fold, C_indices, accuracies, capped, seconds)``.
+    """
+    _one_thread_in_worker_processes(caller)
+    started = time.perf_counter()
     n_train = len(y_train)
-    return (j, fold, *_score_Cs(K[:n_train], y_train, K[n_train:], y_test, Cs, max_iter))
+    accuracies, capped = _score_Cs(K[:n_train], y_train, K[n_train:], y_test, Cs, max_iter)
+    return j, fold, C_indices, accuracies, capped, time.perf_counter() - started
 
 
-def _score_fold_from_distances(j, fold, D, log_n, gamma, train, test, y, Cs, max_iter):
-    """Task for a worker: as :func:`_score_fold_block`, cutting the blocks from the whole D."""
-    D_block, log_n_block = _fold_blocks(D, log_n, train, test)
-    return _score_fold_block(j, fold, D_block, log_n_block, gamma, y[train], y[test], Cs, max_iter)
-
-
-def _build_gram(j, kernel, X, gamma, folder):
-    """Task: K_γ of a kernel without γ-conversion (lap, lppk) for the j-th γ.
-
-    Returns ``(j, K)``, or ``(j, path)`` of a ``.npy`` file written in ``folder`` when one
-    is given (local worker processes: the file is then shared by memory mapping).
-    """
-    K = copy.copy(kernel).set_params(gamma=gamma)(X)
+def _kept(K, folder, name):
+    """A fold Gram as a build task hands it back: a ``.npy`` file name when ``folder`` is given."""
     if folder is None:
-        return j, K
-    path = os.path.join(folder, f"K_{j}.npy")
+        return K
+    path = os.path.join(folder, f"{name}.npy")
     np.save(path, K)
-    return j, path
+    return path
 
 
-def _score_fold_from_gram(j, fold, K, train, test, y, Cs, max_iter):
-    """Task: all C for the j-th γ on one fold, cut from the whole Gram K_γ (lap, lppk).
+def _build_fold_gram_from_distances(caller, j, fold, gamma, D_block, log_n_block, folder):
+    """Task: K_γ on one fold from that fold's blocks of D and log n (one exp).
 
-    Returns ``(j, fold, accuracies, capped)``.
+    Returns ``[(j, fold, K or path, seconds)]``.
     """
-    return (j, fold, *_score_Cs(K[np.ix_(train, train)], y[train], K[np.ix_(test, train)], y[test], Cs, max_iter))
+    _one_thread_in_worker_processes(caller)
+    started = time.perf_counter()
+    K = _kept(_kernels.GammaFamily(D_block, log_n_block).gram(gamma), folder, f"K_{j}_{fold}")
+    return [(j, fold, K, time.perf_counter() - started)]
+
+
+def _build_fold_grams(caller, j, kernel, X, gamma, folds, folder):
+    """Task: K_γ of a kernel without γ-conversion (lap, lppk), cut into every fold's block.
+
+    Returns ``[(j, fold, K or path, seconds)]``, the seconds (of the whole build) on the first.
+    """
+    _one_thread_in_worker_processes(caller)
+    started = time.perf_counter()
+    K = copy.copy(kernel).set_params(gamma=gamma)(X)
+    blocks = [_kept(K[np.ix_(np.concatenate((train, test)), train)], folder, f"K_{j}_{fold}")
+              for fold, (train, test) in enumerate(folds)]
+    seconds = time.perf_counter() - started
+    return [(j, fold, block, seconds if fold == 0 else 0.0) for fold, block in enumerate(blocks)]
+
+
+def _task_plan(Cs, rows_by_gamma, gamma_columns, n_folds):
+    """The fit tasks of a parallel round, ``(j, fold, C_indices)``, in the order submitted.
+
+    The fits at large C dominate (at C ≥ 10³ often ~80 % of the time, some running to the
+    iteration cap), so each of the larger half of a (γ, fold)'s C values is a task of its
+    own and the smaller half, whose fits are the shortest, stays one task. Tasks go
+    largest C first (list scheduling: the long tasks start first and the short ones fill
+    the gaps at the end), then by fold, then by γ.
+    """
+    plan = []
+    for j in gamma_columns:
+        rows = sorted((int(i) for i in rows_by_gamma[j]), key=lambda i: -Cs[i])
+        n_alone = (len(rows) + 1) // 2
+        groups = [(i,) for i in rows[:n_alone]] + ([tuple(rows[n_alone:])] if len(rows) > n_alone else [])
+        plan += [(j, fold, group) for fold in range(n_folds) for group in groups]
+    return sorted(plan, key=lambda task: (-Cs[task[2][0]], task[1], task[0]))
+
+
+def _rounds(gamma_columns, bytes_per_gamma, n_workers):
+    """γ columns in rounds whose fold Grams fit in :data:`ROUND_BYTES` (at least one γ, and at
+    least one per worker so that every worker has a Gram to build)."""
+    width = max(1, n_workers, int(ROUND_BYTES // max(bytes_per_gamma, 1)))
+    return [gamma_columns[start:start + width] for start in range(0, len(gamma_columns), width)]
 
 
 # ----------------------------------------------------------------------------- engine
 def _parallel_results(tasks, n_jobs):
     """Run joblib tasks and yield results as they finish (in order if the backend cannot)."""
-    # The tasks are coarse (several libsvm fits each): batching them would only leave one
-    # worker idle while the other finishes a long last batch.
+    # Tasks are submitted one at a time (batch_size=1) in the planned order: batching would
+    # tie cheap tasks to expensive ones and undo the largest-first order.
     try:
         parallel = joblib.Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator_unordered")
     except ValueError:  # backends without result callbacks (multiprocessing)
@@ -329,13 +459,85 @@ def _scattered_to_workers(backend, arrays):
         yield
 
 
+def _fold_block_source(family, folds, parallel, dask, folder, cleanup):
+    """``block_of(fold)`` → that fold's blocks of D and log n (rows train then test, columns train).
+
+    Each fold's blocks are cut once per run, by the calling process. One process: cut
+    when the work (fold by fold) reaches the fold, one fold in memory at a time. Local
+    workers: all cut up front into memory-mapped files that the workers share through the
+    page cache (a task carries a file name). Dask: all cut up front and scattered to
+    every worker once.
+    """
+    if not parallel:
+        current = {}
+
+        def block_of(fold):
+            if fold not in current:
+                current.clear()
+                current[fold] = _fold_blocks(family.D, family.log_n, *folds[fold])
+            return current[fold]
+
+        return block_of
+    blocks = []
+    for fold, (train, test) in enumerate(folds):
+        D_block, log_n_block = _fold_blocks(family.D, family.log_n, train, test)
+        if folder is not None:
+            D_block, log_n_block = _memmap(D_block, folder, f"D_{fold}"), _memmap(log_n_block, folder, f"log_n_{fold}")
+        blocks.append((D_block, log_n_block))
+    cleanup.enter_context(_scattered_to_workers(dask, [array for pair in blocks for array in pair]))
+    return blocks.__getitem__
+
+
+def _sequential_tasks(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller, plan):
+    """One process: one task per (γ, fold) with all its C values, each Gram built when needed.
+
+    γ-convertible kernels go fold by fold (each fold's blocks cut once, then one exp per
+    γ); the others γ by γ (each K_γ built once, then cut per fold). ``plan`` receives
+    ``(j, fold, C_indices)`` of each task as it is made.
+    """
+    def task(j, fold, K):
+        C_indices = tuple(int(i) for i in rows_by_gamma[j])
+        plan.append((j, fold, C_indices))
+        train, test = folds[fold]
+        return joblib.delayed(_score_fold_gram)(caller, j, fold, C_indices, Cs[list(C_indices)], K, y[train],
+                                                y[test], max_iter)
+
+    if kernel.gamma_convertible:
+        family = kernel.gamma_family(X)
+        block_of = _fold_block_source(family, folds, False, None, None, None)
+        for fold in range(len(folds)):
+            for j in gamma_columns:
+                yield task(j, fold, _kernels.GammaFamily(*block_of(fold)).gram(gammas[j]))
+        return
+    for j in gamma_columns:
+        K = copy.copy(kernel).set_params(gamma=gammas[j])(X)
+        for fold, (train, test) in enumerate(folds):
+            yield task(j, fold, K[np.ix_(np.concatenate((train, test)), train)])
+
+
+@dataclass
+class _CrossValidation:
+    """What :func:`_cross_validate` measured: fold accuracies, capped fits and the tasks run."""
+
+    fold_scores: np.ndarray
+    capped: np.ndarray
+    tasks: list
+
+
 def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, max_iter):
     """Fold accuracies of ``cells`` (a bool mask over (C, γ)); the rest stays NaN.
 
-    ``kernel`` is already fitted. Work is one task per (γ, fold), holding all of that
-    γ's C values. γ-convertible kernels: each task builds its fold's K_γ block from D.
-    The others: one task per γ builds K_γ once, then that γ's fold tasks cut their
-    blocks from it.
+    ``kernel`` is already fitted. One process: one task per (γ, fold) with all its C
+    values (:func:`_sequential_tasks`). Several workers, round by round of γ values
+    (:func:`_rounds`): first the workers build every (γ, fold) Gram of the round once
+    (γ-convertible kernels: one exp per fold block of D, cut once by this process; the
+    others: K_γ once, then cut per fold), then the round's fit tasks (:func:`_task_plan`)
+    read those Grams, largest C first.
+
+    Returns
+    -------
+    _CrossValidation
+        ``tasks`` lists a :class:`GridTask` per task, in the order submitted.
     """
     cv = len(folds)
     fold_scores = np.full((len(Cs), len(gammas), cv), np.nan)
@@ -346,80 +548,77 @@ def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, ma
     done = 0
     if progress is not None:
         progress(done, total)
-    parallel = joblib.effective_n_jobs(n_jobs) > 1
+    n_workers = joblib.effective_n_jobs(n_jobs)
+    parallel = n_workers > 1
     dask = _active_dask_backend() if parallel else None
+    caller = os.getpid()
+    tasks = []
 
     def record(results):
         nonlocal done
-        for j, fold, accuracies, hit_cap in results:
-            rows = rows_by_gamma[j]
+        seconds = {}
+        for j, fold, C_indices, accuracies, hit_cap, elapsed in results:
+            rows = list(C_indices)
             fold_scores[rows, j, fold] = accuracies
             capped[rows, j, fold] = hit_cap
+            seconds[j, fold, C_indices] = elapsed
             done += len(rows)
             if progress is not None:
                 progress(done, total)
+        return seconds
+
+    if not parallel:
+        plan = []
+        seconds = record(_parallel_results(
+            _sequential_tasks(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller, plan),
+            n_jobs))
+        tasks = [GridTask(j, fold, C_indices, seconds[j, fold, C_indices]) for j, fold, C_indices in plan]
+        return _CrossValidation(fold_scores, capped, tasks)
 
     with contextlib.ExitStack() as cleanup:
         # Local workers read shared matrices from memory-mapped files; Dask workers (maybe
         # on other machines) get them scattered instead.
         folder = None
-        if parallel and dask is None:
+        if dask is None:
             folder = cleanup.enter_context(
                 tempfile.TemporaryDirectory(prefix="kernelviz-grid-", ignore_cleanup_errors=True))
-
         if kernel.gamma_convertible:
-            family = kernel.gamma_family(X)
-            if parallel:
-                # Workers cut their own fold blocks from D; one task per (γ, fold) keeps
-                # every worker busy to the end.
-                D, log_n = family.D, family.log_n
-                if folder is not None:
-                    D, log_n = _memmap(D, folder, "D"), _memmap(log_n, folder, "log_n")
-                cleanup.enter_context(_scattered_to_workers(dask, [D, log_n]))
-                tasks = (
-                    joblib.delayed(_score_fold_from_distances)(j, fold, D, log_n, gammas[j], train, test, y,
-                                                               Cs[rows_by_gamma[j]], max_iter)
-                    for j in gamma_columns for fold, (train, test) in enumerate(folds)
-                )
-            else:
-                # In one process each fold's blocks are cut once and serve every γ (lazily:
-                # one fold's blocks in memory at a time).
-                def tasks_by_fold():
-                    for fold, (train, test) in enumerate(folds):
-                        D_block, log_n_block = _fold_blocks(family.D, family.log_n, train, test)
-                        for j in gamma_columns:
-                            yield joblib.delayed(_score_fold_block)(j, fold, D_block, log_n_block, gammas[j],
-                                                                    y[train], y[test], Cs[rows_by_gamma[j]],
-                                                                    max_iter)
+            block_of = _fold_block_source(kernel.gamma_family(X), folds, True, dask, folder, cleanup)
 
-                tasks = tasks_by_fold()
-            record(_parallel_results(tasks, n_jobs))
-            return fold_scores, capped
+            def builds(chunk):
+                return (joblib.delayed(_build_fold_gram_from_distances)(caller, j, fold, gammas[j], *block_of(fold),
+                                                                        folder)
+                        for j in chunk for fold in range(cv))
+        else:
+            def builds(chunk):
+                return (joblib.delayed(_build_fold_grams)(caller, j, kernel, X, gammas[j], folds, folder)
+                        for j in chunk)
 
-        # No γ-conversion (lap, lppk): K_γ costs more than a fold's fits (lap: an n × n LU),
-        # so the workers build the Grams too. Per round, as many K_γ as there are workers
-        # are built in parallel (one task each), then come one task per (γ, fold) of those
-        # γ; at most that many Grams exist at a time. Local workers share them as
-        # memory-mapped files; under Dask joblib scatters each K_γ once (the same object
-        # serves all its folds).
-        width = joblib.effective_n_jobs(n_jobs) if parallel else 1
-        for start in range(0, len(gamma_columns), width):
-            chunk = gamma_columns[start:start + width]
-            grams = dict(_parallel_results(
-                (joblib.delayed(_build_gram)(j, kernel, X, gammas[j], folder) for j in chunk), n_jobs))
-            if folder is not None:
-                grams = {j: np.load(path, mmap_mode="r") for j, path in grams.items()}
-            record(_parallel_results(
-                (joblib.delayed(_score_fold_from_gram)(j, fold, grams[j], train, test, y, Cs[rows_by_gamma[j]],
-                                                       max_iter)
-                 for j in chunk for fold, (train, test) in enumerate(folds)),
+        bytes_per_gamma = sum(8 * len(train) * (len(train) + len(test)) for train, test in folds)
+        for chunk in _rounds(gamma_columns, bytes_per_gamma, n_workers):
+            grams, build_seconds = {}, {}
+            for built in _parallel_results(builds(chunk), n_jobs):
+                for j, fold, K, elapsed in built:
+                    grams[j, fold] = np.load(K, mmap_mode="r") if folder is not None else K
+                    build_seconds[j, fold] = elapsed
+            if kernel.gamma_convertible:
+                tasks += [GridTask(j, fold, (), build_seconds[j, fold]) for j in chunk for fold in range(cv)]
+            else:  # one build task per γ, its time on fold 0
+                tasks += [GridTask(j, None, (), build_seconds[j, 0]) for j in chunk]
+            plan = _task_plan(Cs, rows_by_gamma, chunk, cv)
+            seconds = record(_parallel_results(
+                (joblib.delayed(_score_fold_gram)(caller, j, fold, C_indices, Cs[list(C_indices)], grams[j, fold],
+                                                  y[folds[fold][0]], y[folds[fold][1]], max_iter)
+                 for j, fold, C_indices in plan),
                 n_jobs))
+            tasks += [GridTask(j, fold, C_indices, seconds[j, fold, C_indices]) for j, fold, C_indices in plan]
             if folder is not None:
                 del grams
-                for j in chunk:  # every task on these K_γ has finished
-                    with contextlib.suppress(OSError):
-                        os.remove(os.path.join(folder, f"K_{j}.npy"))
-    return fold_scores, capped
+                for j in chunk:  # every task on these Grams has finished
+                    for fold in range(cv):
+                        with contextlib.suppress(OSError):
+                            os.remove(os.path.join(folder, f"K_{j}_{fold}.npy"))
+    return _CrossValidation(fold_scores, capped, tasks)
 
 
 def _kernel_from_name(kernel, gamma, random_state, kernel_params):
@@ -546,8 +745,9 @@ def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unl
         Seed of the fold shuffling, and of the kernel's partition for the kernels
         that have one (ckrbf, gmm, rwm, ...).
     n_jobs : int or None, default=1
-        joblib workers (-1: all cores). Work is split into (γ, fold) tasks; inside
-        ``joblib.parallel_backend("dask")`` it runs on a Dask cluster.
+        joblib workers (-1: all cores). With several workers the work is split into tasks
+        of one (C, γ, fold) for the larger C values, largest first (see ``GridResult.tasks``);
+        inside ``joblib.parallel_backend("dask")`` it runs on a Dask cluster.
     X_unlabeled : array-like of shape (m, d), optional
         Extra points seen only by the kernel's unsupervised part.
     progress : callable, optional
@@ -583,10 +783,10 @@ def grid_search(kernel, X, y, Cs, gammas, cv=10, random_state=0, n_jobs=1, X_unl
         fitted = kernel
     folds = _stratified_folds(X, y, cv, random_state)
     all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
-    fold_scores, capped = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
-    return GridResult(kernel=name, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
-                      random_state=random_state, max_iter=max_iter, kernel_params=params,
-                      fitted_kernel=fitted)
+    measured = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
+    return GridResult(kernel=name, Cs=Cs, gammas=gammas, fold_scores=measured.fold_scores,
+                      capped_folds=measured.capped, cv=cv, random_state=random_state, max_iter=max_iter,
+                      kernel_params=params, fitted_kernel=fitted, tasks=measured.tasks)
 
 
 # ----------------------------------------------------------------------------- P_f(α)
@@ -771,8 +971,8 @@ def keerthi_lin(X, y, Cs, gammas, scores=None, *, kernel="rbf", linear_Cs=None, 
         fitted = _fitted_kernel(kernel, gammas[0], random_state, X, X_unlabeled, kernel_params)
         mask = np.zeros((len(Cs), len(gammas)), dtype=bool)
         mask[tuple(np.array(cells).T)] = True
-        fold_scores, _ = _cross_validate(fitted, X, y, folds, Cs, gammas, mask, n_jobs, None, max_iter)
-        scores = fold_scores.mean(axis=-1)
+        measured = _cross_validate(fitted, X, y, folds, Cs, gammas, mask, n_jobs, None, max_iter)
+        scores = measured.fold_scores.mean(axis=-1)
     path_scores = np.array([scores[i, j] for i, j in cells])
     best_cell = cells[int(np.argmax(path_scores))]
     i, j = best_cell
@@ -814,40 +1014,81 @@ def semi_supervised_splits(X, y, protocol="dense", cv=5, random_state=0):
     return splits
 
 
-def _score_semi_supervised_fold(fold, kernel, X, y, labeled, unlabeled, test, Cs, gammas, max_iter):
-    """Task (``unsupervised_on="train"``): all (C, γ) for one outer fold, with ``kernel``
-    fitted here on the fold's training points (labeled and unlabeled).
+#: How :func:`semi_supervised_grid` chooses (C, γ) per outer fold, on training data only.
+SELECTION_RULE = ("inner stratified CV over the labeled points; each (C, γ) rated by its accuracy on the validation "
+                  "fold together with the training part's hidden-label points (the RWM paper's rule); ties go to "
+                  "the first cell, γ by γ")
 
-    Returns ``(fold, accuracies, capped)``.
+
+def validation_ratings(kernel, X, y, labeled, hidden, Cs, gammas, inner_cv=4, random_state=0, n_jobs=1,
+                       max_iter=DEFAULT_MAX_ITER):
+    """The RWM paper's rating of every (C, γ), from training data only.
+
+    An inner stratified CV over the labeled points trains the SVM; each candidate is
+    rated by its accuracy on the validation fold together with the hidden-label points of
+    the training part (their labels are known to the experimenter, never to the SVM). The
+    test fold takes no part. The fits run on :func:`grid_search`'s engine.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        Fitted (its unsupervised part from training data, or transductively).
+    X, y : ndarray
+        Points and labels; only the rows ``labeled`` and ``hidden`` are used.
+    labeled, hidden : ndarray of int
+        Rows of the labeled subset and of the hidden-label points.
+    Cs, gammas : ndarray of positive floats
+    inner_cv : int, default=4
+        Inner folds; at most the labeled points of the smallest class (fewer are used then).
+    random_state : int or None, default=0
+    n_jobs : int or None, default=1
+    max_iter : int, default=DEFAULT_MAX_ITER
+
+    Returns
+    -------
+    ratings : ndarray of shape (n_C, n_gamma)
+        Mean rating over the inner folds.
+    capped_fits : int
+        Rating fits that stopped at the iteration cap.
+    n_fits : int
+        Rating fits made.
     """
-    fitted = copy.deepcopy(kernel).fit(X[np.concatenate((labeled, unlabeled))])
-    rows = np.concatenate((labeled, test))
-    accuracies = np.empty((len(Cs), len(gammas)))
-    capped = np.empty((len(Cs), len(gammas)), dtype=bool)
-    family = fitted.gamma_family(X[rows], X[labeled]) if fitted.gamma_convertible else None
-    for j, gamma in enumerate(gammas):
-        if family is not None:
-            K = family.gram(gamma)
-        else:
-            K = copy.copy(fitted).set_params(gamma=gamma)(X[rows], X[labeled])
-        accuracies[:, j], capped[:, j] = _score_Cs(K[:len(labeled)], y[labeled], K[len(labeled):], y[test], Cs,
-                                                   max_iter)
-    return fold, accuracies, capped
+    smallest = int(np.unique(y[labeled], return_counts=True)[1].min())
+    if smallest < 2:
+        raise ValueError("Choosing (C, γ) on training data needs at least 2 labeled points in every class of the "
+                         f"training part; one class has {smallest}. Use a protocol with more labeled points.")
+    splitter = StratifiedKFold(n_splits=min(inner_cv, smallest), shuffle=True, random_state=random_state)
+    folds = [(labeled[tr], np.concatenate((labeled[va], hidden)))
+             for tr, va in splitter.split(np.zeros(len(labeled)), y[labeled])]
+    all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
+    measured = _cross_validate(kernel, X, y, folds, Cs, gammas, all_cells, n_jobs, None, max_iter)
+    return measured.fold_scores.mean(axis=-1), int(measured.capped.sum()), int(measured.capped.size)
+
+
+def select_cell(ratings):
+    """(i_C, i_gamma) of the best rating; ties go to the first cell, γ by γ, then by C."""
+    j, i = np.unravel_index(int(np.argmax(np.asarray(ratings).T)), np.shape(ratings)[::-1])
+    return int(i), int(j)
 
 
 def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, random_state=0, n_jobs=1, progress=None,
-                         max_iter=DEFAULT_MAX_ITER, unsupervised_on="all", **kernel_params):
-    """Test accuracy over a (C, γ) grid under the RWM paper's semi-supervised protocol.
+                         max_iter=DEFAULT_MAX_ITER, unsupervised_on="train", inner_cv=4, **kernel_params):
+    """The RWM paper's semi-supervised protocol over a (C, γ) grid: the selected result, and
+    the test accuracy of every cell.
 
     For each outer fold (:func:`semi_supervised_splits`) the SVM is trained on the labeled
-    subset of the training part only, and the accuracy is measured on the held-out fold.
+    subset of the training part only. (C, γ) is chosen per fold on training data only
+    (:func:`validation_ratings`, :data:`SELECTION_RULE`), and that choice's test accuracy
+    is the result (``GridResult.selection``). The test accuracy of every cell is kept too
+    (``fold_scores``); the cell best on them (``GridResult.oracle``) was picked by looking
+    at the test folds, an optimistic number that is not a result.
+
     The kernel's unsupervised part is fitted, following ``unsupervised_on``:
 
-    * ``"all"`` (default) — once, on every point of X, the held-out fold's features
-      included (never its labels): transductive, as in the RWM paper and MATH.md §4
-      ("all points fit the unsupervised model");
-    * ``"train"`` — per fold, on the training part only (labeled and hidden-label
-      points): inductive, the test fold is never seen.
+    * ``"train"`` (default) — per fold, on the training part only (labeled and
+      hidden-label points), as the RWM paper does: the test fold is never seen;
+    * ``"all"`` — once, on every point of X, the held-out fold's features included
+      (never its labels): transductive, for comparison.
 
     Parameters
     ----------
@@ -859,23 +1100,26 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     cv : int, default=5
     random_state : int or None, default=0
     n_jobs : int or None, default=1
-        joblib workers. ``"all"``: one task per (γ, fold), as in :func:`grid_search`
-        (D, or each K_γ, built once on all points and cut per fold); ``"train"``: one
-        task per outer fold, which fits the kernel on that fold.
+        joblib workers, on :func:`grid_search`'s engine. ``"all"``: D (or each K_γ) built
+        once on all points and cut per fold; ``"train"``: the kernel fitted per outer fold,
+        then that fold's grid on the engine.
     progress : callable, optional
         ``progress(done, total)`` with the number of finished libsvm fits.
     max_iter : int, default=DEFAULT_MAX_ITER
-    unsupervised_on : {"all", "train"}, default="all"
+    unsupervised_on : {"train", "all"}, default="train"
         Which points fit the unsupervised model (see above).
+    inner_cv : int, default=4
+        Inner folds of the selection (fewer when a class has fewer labeled points).
     **kernel_params
         Passed to :func:`kernelviz.kernels.make`.
 
     Returns
     -------
     GridResult
-        ``fold_scores`` are the test accuracies of each outer fold; ``fitted_kernel`` is
-        the kernel fitted on all points for ``"all"``, None for ``"train"`` (one fit per
-        fold); ``protocol`` names the protocol.
+        ``selection`` holds the cell chosen per fold and its test accuracy (the result:
+        ``selection["score"]``); ``fold_scores`` are every cell's test accuracies per outer
+        fold; ``fitted_kernel`` is the kernel fitted on all points for ``"all"``, None for
+        ``"train"`` (one fit per fold); ``protocol`` names the protocol.
     """
     if unsupervised_on not in UNSUPERVISED_ON:
         raise ValueError(f"unsupervised_on must be one of {', '.join(map(repr, UNSUPERVISED_ON))}; "
@@ -885,28 +1129,34 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
     splits = semi_supervised_splits(X, y, protocol, cv, random_state)
     X, y = check_points(X, name="X"), np.asarray(y)
     template = _kernel_from_name(kernel, gammas[0], random_state, kernel_params)
-    if unsupervised_on == "all":
-        # One kernel for every fold: grid_search's engine (D or each K_γ built once on all
-        # points, then cut per fold), with the labeled points as the training rows.
-        fitted = template.fit(X)
-        folds = [(labeled, test) for labeled, _, test in splits]
-        all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
-        fold_scores, capped = _cross_validate(fitted, X, y, folds, Cs, gammas, all_cells, n_jobs, progress, max_iter)
-    else:
-        fitted = None
-        fold_scores = np.empty((len(Cs), len(gammas), cv))
-        capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
-        total, done = len(Cs) * len(gammas) * cv, 0
+    all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
+    fitted = template.fit(X) if unsupervised_on == "all" else None
+    fold_scores = np.empty((len(Cs), len(gammas), cv))
+    capped = np.empty((len(Cs), len(gammas), cv), dtype=bool)
+    tasks, chosen = [], []
+    per_fold = all_cells.size
+    for fold, (labeled, hidden, test) in enumerate(splits):
+        # "train": the fold's own kernel, fitted on its training part (labeled and hidden).
+        fold_kernel = fitted
+        if fold_kernel is None:
+            fold_kernel = copy.deepcopy(template).fit(X[np.concatenate((labeled, hidden))])
+        fold_progress = None
         if progress is not None:
-            progress(done, total)
-        tasks = (joblib.delayed(_score_semi_supervised_fold)(fold, template, X, y, labeled, unlabeled, test, Cs,
-                                                             gammas, max_iter)
-                 for fold, (labeled, unlabeled, test) in enumerate(splits))
-        for fold, accuracies, hit_cap in _parallel_results(tasks, n_jobs):
-            fold_scores[:, :, fold], capped[:, :, fold] = accuracies, hit_cap
-            done += len(Cs) * len(gammas)
-            if progress is not None:
-                progress(done, total)
+            def fold_progress(done, total, before=fold * per_fold):
+                progress(before + done, cv * per_fold)
+        measured = _cross_validate(fold_kernel, X, y, [(labeled, test)], Cs, gammas, all_cells, n_jobs,
+                                   fold_progress, max_iter)
+        fold_scores[:, :, fold], capped[:, :, fold] = measured.fold_scores[:, :, 0], measured.capped[:, :, 0]
+        tasks += [GridTask(task.gamma_index, fold, task.C_indices, task.seconds) for task in measured.tasks]
+        ratings, capped_ratings, n_ratings = validation_ratings(fold_kernel, X, y, labeled, hidden, Cs, gammas,
+                                                                inner_cv, random_state, n_jobs, max_iter)
+        i, j = select_cell(ratings)
+        chosen.append({"C": float(Cs[i]), "gamma": float(gammas[j]), "rating": float(ratings[i, j]),
+                       "test_score": float(fold_scores[i, j, fold]), "capped_rating_fits": capped_ratings,
+                       "rating_fits": n_ratings})
+    selection = {"rule": SELECTION_RULE, "folds": chosen,
+                 "score": float(np.mean([c["test_score"] for c in chosen])),
+                 "std": float(np.std([c["test_score"] for c in chosen]))}
     return GridResult(kernel=kernel, Cs=Cs, gammas=gammas, fold_scores=fold_scores, capped_folds=capped, cv=cv,
                       random_state=random_state, max_iter=max_iter, kernel_params=dict(kernel_params),
-                      fitted_kernel=fitted, protocol=protocol)
+                      fitted_kernel=fitted, protocol=protocol, tasks=tasks, selection=selection)

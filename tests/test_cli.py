@@ -243,9 +243,14 @@ def test_grid_on_a_dask_cluster_matches_local_run(tmp_path, capsys):
     capsys.readouterr()
     scores = [json.loads(path.read_text())["kernels"]["ckrbf"]["scores"] for path in (local, remote)]
     assert scores[0] == scores[1]
-    # The cluster's workers did the work: one task per (γ, fold).
+    # The cluster's workers did the work: every task of the run, together every (C, γ, fold) once.
+    tasks = json.loads(remote.read_text())["kernels"]["ckrbf"]["tasks"]
+    fits = sorted((i, task["gamma_index"], task["fold"]) for task in tasks for i in task["C_indices"])
+    assert fits == [(i, j, fold) for i in range(3) for j in range(3) for fold in range(3)]
     ran_on = [task["worker"] for task in stream.data if "_score_fold_" in task["key"]]
-    assert len(ran_on) == 3 * 3 and set(ran_on) <= workers
+    assert len(ran_on) == sum(1 for task in tasks if task["C_indices"]) and set(ran_on) <= workers  # fit tasks
+    built_on = [task["worker"] for task in stream.data if "_build_fold_gram" in task["key"]]
+    assert len(built_on) == sum(1 for task in tasks if not task["C_indices"]) == 3 * 3 and set(built_on) <= workers
 
 
 def test_app_runs_streamlit_on_localhost(monkeypatch):

@@ -103,35 +103,97 @@ def test_parallel_run_is_identical_to_sequential(moons, name):
     np.testing.assert_array_equal(one.capped_folds, two.capped_folds)
 
 
-def test_kernels_without_gamma_conversion_get_one_task_per_gamma_and_fold(moons, monkeypatch):
-    """lap: each K_γ is built once (by one task) and shared by that γ's fold tasks, so the
-    fits are spread over (γ, fold) tasks; the scores are those of the naive loop. The
-    threading backend keeps the tasks in this process, where they can be counted."""
+def test_kernels_without_gamma_conversion_build_one_gram_per_gamma(moons, monkeypatch):
+    """lap: each K_γ is built once (by one task) and shared by that γ's tasks, which cover
+    every (C, γ, fold) exactly once, larger C first within each round of γ; the scores are
+    those of the naive loop. The threading backend keeps the tasks in this process, where
+    they can be counted."""
     X, y = moons
-    built, fold_tasks = [], []
+    built, fit_tasks = [], []
     original_call = kv.kernels.Laplacian.__call__
-    original_task = evaluation._score_fold_from_gram
+    original_task = evaluation._score_fold_gram
 
     def counting_call(self, A, B=None):
         built.append(self.gamma)
         return original_call(self, A, B)
 
-    def counting_task(j, fold, *args):
-        fold_tasks.append((j, fold))
-        return original_task(j, fold, *args)
+    def counting_task(caller, j, fold, C_indices, *args):
+        fit_tasks.append((j, fold, C_indices))
+        return original_task(caller, j, fold, C_indices, *args)
 
     monkeypatch.setattr(kv.kernels.Laplacian, "__call__", counting_call)
-    monkeypatch.setattr(evaluation, "_score_fold_from_gram", counting_task)
+    monkeypatch.setattr(evaluation, "_score_fold_gram", counting_task)
     calls = []
     with joblib.parallel_backend("threading", n_jobs=2):
         result = evaluation.grid_search("lap", X, y, CS, GAMMAS, cv=4, n_jobs=2,
                                         progress=lambda done, total: calls.append(done))
     assert sorted(built) == sorted(GAMMAS)  # one Gram per γ, none per fold
-    assert sorted(fold_tasks) == [(j, fold) for j in range(len(GAMMAS)) for fold in range(4)]
-    assert len(calls) == 1 + len(GAMMAS) * 4 and calls[-1] == len(CS) * len(GAMMAS) * 4  # one report per task
+    fits = sorted((i, j, fold) for j, fold, C_indices in fit_tasks for i in C_indices)
+    assert fits == [(i, j, fold) for i in range(len(CS)) for j in range(len(GAMMAS)) for fold in range(4)]
+    assert len(calls) == 1 + len(fit_tasks) and calls[-1] == len(CS) * len(GAMMAS) * 4  # one report per task
+    # threading: in order; one build task per γ (its row has no C and no fold) before the fits
+    assert [(t.gamma_index, t.fold, t.C_indices) for t in result.tasks if t.C_indices] == fit_tasks
+    assert sorted(t.gamma_index for t in result.tasks if not t.C_indices) == [0, 1, 2]
+    assert all(t.fold is None for t in result.tasks if not t.C_indices)
     monkeypatch.undo()
     expected = independent_scores(kv.kernels.make("lap"), X, y, CS, GAMMAS, cv=4)
     np.testing.assert_allclose(result.scores, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["ckrbf", "lap"])
+def test_tasks_are_recorded_in_submission_order_largest_C_first(moons, name):
+    """Several workers: first the Grams of every (γ, fold) are built (one task per (γ, fold)
+    for ckrbf, per γ for lap), then the fits: the larger half of the C values one task
+    each, the rest together, every (C, γ, fold) in exactly one task, submitted by
+    decreasing C. One worker: one task per (γ, fold) with all C."""
+    X, y = moons
+    Cs = [0.1, 1.0, 10.0, 100.0]
+    with joblib.parallel_backend("threading", n_jobs=2):
+        parallel = evaluation.grid_search(name, X, y, Cs, GAMMAS, cv=3, n_jobs=2)
+    one = evaluation.grid_search(name, X, y, Cs, GAMMAS, cv=3, n_jobs=1)
+    np.testing.assert_array_equal(parallel.fold_scores, one.fold_scores)
+    # one round of γ at this size: all builds, then all fits largest C first
+    builds = [(t.gamma_index, t.fold) for t in parallel.tasks if not t.C_indices]
+    assert builds == ([(j, fold) for j in range(3) for fold in range(3)] if name == "ckrbf"
+                      else [(j, None) for j in range(3)])
+    assert [t.C_indices for t in parallel.tasks[len(builds):]] == [(3,)] * 9 + [(2,)] * 9 + [(1, 0)] * 9
+    groups = sorted(t.C_indices for t in parallel.tasks if t.C_indices)
+    assert groups == sorted([(3,), (2,), (1, 0)] * 9)
+    fits = sorted((i, t.gamma_index, t.fold) for t in parallel.tasks for i in t.C_indices)
+    assert fits == [(i, j, fold) for i in range(4) for j in range(3) for fold in range(3)]
+    assert all(t.seconds > 0 for t in parallel.tasks)
+    if name == "ckrbf":  # lap: one round per γ, its folds in order
+        assert [(t.gamma_index, t.fold, t.C_indices) for t in one.tasks] == [
+            (j, fold, (0, 1, 2, 3)) for fold in range(3) for j in range(3)]
+    else:
+        assert [(t.gamma_index, t.fold, t.C_indices) for t in one.tasks] == [
+            (j, fold, (0, 1, 2, 3)) for j in range(3) for fold in range(3)]
+    summary = json.loads(json.dumps(parallel.to_dict()))
+    first_fit = parallel.tasks[len(builds)]
+    assert summary["tasks"][len(builds)] == {"gamma_index": first_fit.gamma_index, "fold": first_fit.fold,
+                                             "C_indices": [3], "seconds": first_fit.seconds}
+
+
+def _thread_counts():
+    """Thread counts of the BLAS / OpenMP libraries this process has loaded."""
+    from threadpoolctl import threadpool_info
+
+    return {info["num_threads"] for info in threadpool_info()}
+
+
+def test_worker_processes_run_with_one_thread(moons):
+    """Worker processes run the grid tasks with one BLAS / OpenMP thread, even when they
+    were started with more (here two, through joblib's inner_max_num_threads); the
+    calling process keeps its own setting."""
+    X, y = moons
+    before = _thread_counts()
+    with joblib.parallel_config(backend="loky", inner_max_num_threads=2):
+        fresh = joblib.Parallel(n_jobs=2)(joblib.delayed(_thread_counts)() for _ in range(4))
+        assert {2} in fresh  # the workers start with two threads: the test can fail
+        evaluation.grid_search("ckrbf", X, y, CS, GAMMAS, cv=3, n_jobs=2, n_components=2)
+        after = joblib.Parallel(n_jobs=2)(joblib.delayed(_thread_counts)() for _ in range(4))
+    assert all(counts == {1} for counts in after), after
+    assert _thread_counts() == before
 
 
 def test_progress_counts_every_fit(moons):
@@ -160,6 +222,12 @@ def test_capped_cells_are_counted(moons):
     summary = json.loads(json.dumps(result.to_dict()))
     assert summary["n_capped_cells"] == 3 and summary["n_capped_fits"] == 7
     assert summary["capped"] == result.capped.tolist()
+    # the share of capped fits per cell: in the result, its table and its summary
+    share = [[0, 0], [0, 1 / 3], [1, 1]]
+    np.testing.assert_allclose(result.capped_share, share, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(summary["capped_share"], share, rtol=0, atol=1e-15)
+    frame = result.to_frame()
+    np.testing.assert_allclose(frame.capped_share, np.ravel(share), rtol=0, atol=1e-15)
 
 
 def test_result_tables(moons):
@@ -368,24 +436,62 @@ def test_semi_supervised_grid_equals_independent_loop(moons, unsupervised_on):
                 assert result.fold_scores[i, j, fold] == pytest.approx(accuracy, abs=1e-12)
 
 
-def test_semi_supervised_default_fits_on_all_points_without_test_labels(moons):
+def test_semi_supervised_default_fits_on_training_part_only(moons):
+    """The RWM paper fits the unsupervised model on the training part of each outer fold:
+    so does the default; "all" (transductive) stays available for comparison."""
     X, y = moons
     default = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3, n_components=3)
     explicit = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3,
-                                               unsupervised_on="all", n_components=3)
+                                               unsupervised_on="train", n_components=3)
     np.testing.assert_array_equal(default.fold_scores, explicit.fold_scores)
-    # One unsupervised fit, on exactly the len(X) points (test folds' features included) ...
-    fitted = default.fitted_kernel
+    assert default.fitted_kernel is None  # one fit per fold
+    transductive = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS[:1], protocol="dense", cv=3,
+                                                   unsupervised_on="all", n_components=3)
+    fitted = transductive.fitted_kernel
     assert len(fitted.partition_.labels_) == len(X) and fitted.cluster_sizes_.sum() == len(X)
-    # ... and the scores are those of a loop that fits the kernel once on all of X.
-    kernel = kv.kernels.make("ckrbf", n_components=3).fit(X)
-    for fold, (labeled, _, test) in enumerate(evaluation.semi_supervised_splits(X, y, "dense", cv=3)):
-        for i, C in enumerate(CS):
-            svc = SVC(kernel="precomputed", C=C).fit(kernel.set_params(gamma=GAMMAS[0])(X[labeled]), y[labeled])
-            accuracy = np.mean(svc.predict(kernel(X[test], X[labeled])) == y[test])
-            assert default.fold_scores[i, 0, fold] == pytest.approx(accuracy, abs=1e-12)
-    with pytest.raises(ValueError, match="unsupervised_on must be one of 'all', 'train'"):
+    with pytest.raises(ValueError, match="unsupervised_on must be one of 'train', 'all'"):
         evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS, unsupervised_on="test")
+
+
+def independent_selection(X, y, labeled, hidden, Cs, gammas, inner, kernel):
+    """The RWM paper's rule written out: inner CV on the labeled points, rated on validation + hidden."""
+    splits = list(StratifiedKFold(n_splits=inner, shuffle=True, random_state=0).split(np.zeros(len(labeled)),
+                                                                                     y[labeled]))
+    best = None
+    for j, gamma in enumerate(gammas):
+        kernel.set_params(gamma=gamma)
+        for i, C in enumerate(Cs):
+            ratings = []
+            for tr, va in splits:
+                rows = np.concatenate((labeled[va], hidden))
+                svc = SVC(kernel="precomputed", C=C).fit(kernel(X[labeled[tr]]), y[labeled[tr]])
+                ratings.append(np.mean(svc.predict(kernel(X[rows], X[labeled[tr]])) == y[rows]))
+            if best is None or np.mean(ratings) > best[0]:
+                best = (np.mean(ratings), i, j)
+    return best
+
+
+def test_semi_supervised_selection_uses_training_data_only(moons):
+    """(C, γ) is chosen per fold by the paper's rule on training data (as a loop that sees
+    only the labeled and hidden-label points chooses it); its test accuracy is the result;
+    the oracle is kept apart."""
+    X, y = moons
+    kwargs = dict(protocol="10%", cv=3, n_components=3)
+    result = evaluation.semi_supervised_grid("ckrbf", X, y, CS, GAMMAS, **kwargs)
+    splits = evaluation.semi_supervised_splits(X, y, "10%", cv=3)
+    for fold, (labeled, hidden, test) in enumerate(splits):
+        kernel = kv.kernels.make("ckrbf", n_components=3).fit(X[np.concatenate((labeled, hidden))])
+        rating, i, j = independent_selection(X, y, labeled, hidden, CS, GAMMAS, 4, kernel)
+        chosen = result.selection["folds"][fold]
+        assert (chosen["C"], chosen["gamma"]) == (CS[i], GAMMAS[j])
+        assert chosen["rating"] == pytest.approx(rating, abs=1e-12)
+        assert chosen["test_score"] == result.fold_scores[i, j, fold]
+    assert result.selection["score"] == pytest.approx(np.mean(
+        [c["test_score"] for c in result.selection["folds"]]), abs=1e-15)
+    assert result.selection["score"] <= result.oracle[2]
+    summary = json.loads(json.dumps(result.to_dict()))
+    assert "best" not in summary and summary["oracle"]["note"].startswith("picked on test accuracy")
+    assert summary["selection"]["score"] == result.selection["score"]
 
 
 # ----------------------------------------------------------------------------- Dask
@@ -393,7 +499,8 @@ def test_semi_supervised_default_fits_on_all_points_without_test_labels(moons):
 def test_dask_cluster_gives_identical_scores(moons, monkeypatch):
     """Both engines (γ-conversion: ckrbf; one Gram per γ: lap) on a two-worker cluster:
     the same fold scores as a local run, every task run by a worker, and no large array
-    shipped inside a task (D is broadcast once up front, each K_γ scattered once)."""
+    shipped inside a task (D's fold blocks are broadcast once up front, each fold Gram
+    scattered once)."""
     distributed = pytest.importorskip("dask.distributed")
     X, y = moons
     names = ("ckrbf", "lap")
@@ -419,17 +526,20 @@ def test_dask_cluster_gives_identical_scores(moons, monkeypatch):
         workers = set(client.scheduler_info()["workers"])
     for name in names:
         np.testing.assert_array_equal(local[name].fold_scores, remote[name].fold_scores)
-    n_tasks = len(names) * len(GAMMAS) * 4  # one per (γ, fold)
+    n_tasks = sum(1 for name in names for t in remote[name].tasks if t.C_indices)  # fit tasks
+    for name in names:  # every (C, γ, fold) fitted by exactly one task
+        fits = sorted((i, t.gamma_index, t.fold) for t in remote[name].tasks for i in t.C_indices)
+        assert fits == [(i, j, fold) for i in range(len(CS)) for j in range(len(GAMMAS)) for fold in range(4)]
     assert len(submitted) == n_tasks
     ran_on = [task["worker"] for task in stream.data if "_score_fold_" in task["key"]]
     assert len(ran_on) == n_tasks and set(ran_on) <= workers, (len(ran_on), set(ran_on), workers)
     inline = [arg.shape for args in submitted for arg in args if isinstance(arg, np.ndarray) and arg.nbytes > 10_000]
     assert inline == []
     broadcasts = [data for data, kwargs in scattered if kwargs.get("broadcast")]
-    assert len(broadcasts) == 1  # ckrbf's D and log n, to every worker, before its tasks
-    assert sorted(np.shape(array) for array in broadcasts[0]) == [(120, 120), (120, 120)]
-    grams = [data for data, kwargs in scattered if not kwargs.get("broadcast") and np.shape(data) == (120, 120)]
-    assert len(grams) == len(GAMMAS)  # lap: each K_γ once, shared by its folds
+    assert len(broadcasts) == 1  # ckrbf's fold blocks of D and log n, to every worker, before its tasks
+    assert sorted(np.shape(array) for array in broadcasts[0]) == [(120, 90)] * 8
+    grams = [data for data, kwargs in scattered if not kwargs.get("broadcast") and np.shape(data) == (120, 90)]
+    assert len(grams) == len(names) * len(GAMMAS) * 4  # each fold Gram once, shared by its fit tasks
 
 
 # ----------------------------------------------------------------------------- the CkRBF paper

@@ -181,6 +181,24 @@ def test_ckrbf_table_4_is_the_best_gamma_at_C_1_of_an_independent_cv(tmp_path):
     assert {m.row for m in result.measurements} == {"heart"}
 
 
+def test_ckrbf_grids_use_the_settings_iteration_cap_and_count_capped_fits(tmp_path):
+    """--quick caps libsvm at QUICK_MAX_ITER (the protocol says so); an explicit cap reaches
+    the grid engine, and each stored grid counts the fits that stopped at it."""
+    from kernelviz.reproduce.papers import ckrbf
+
+    assert ckrbf._max_iter(type("C", (), {"settings": Settings(quick=True)})) == ckrbf.QUICK_MAX_ITER
+    assert ckrbf._max_iter(type("C", (), {"settings": Settings()})) == kv.evaluation.DEFAULT_MAX_ITER
+    settings = tiny(max_points=60, max_iter=3, grids={"C": [1.0, 1e3], "gamma": [1.0]})
+    result = run("ckrbf", tables=["4"], rows=["heart"], out=tmp_path, settings=settings)
+    cells = store.ResultStore(tmp_path).scan()
+    rbf = next(v for k, v in cells.items() if k.model == "RBF")
+    X, y = _subset("heart", 60)
+    expected = kv.evaluation.grid_search("rbf", kv.data.scale(X, "minmax"), y, [1.0, 1e3], [1.0], cv=2, max_iter=3)
+    assert rbf["capped_fits"] == expected.n_capped_fits > 0 and rbf["fits"] == 4
+    assert "max_iter=3" in settings.describe()
+    assert all("iteration cap 3" in m.protocol for m in result.measurements)
+
+
 def test_ckrbf_table_5_counts_windows_from_the_stored_grids(tmp_path):
     settings = tiny(max_points=60, grids={"C": [1.0], "gamma": [1e-3, 1e-2, 1e-1, 1.0]})
     result = run("ckrbf", tables=["5"], data={"heart": "heart"}, out=tmp_path, settings=settings)
@@ -314,6 +332,24 @@ def test_report_puts_the_paper_beside_kernelviz_and_flags_capped_cells(tmp_path)
     assert "| Heart | RBF | accuracy | 0.818 ± 0.036 | 0.819 ± 0.001 (2) | matches | ⚠ 25 % |" in text
     assert "- Australian (table 2): not bundled" in text and "checksum mismatch" in text
     assert "Tables only: kaleido" in text or "![rwm table 2]" in text
+
+
+def test_report_says_when_the_papers_scale_pushed_C_past_the_solver(tmp_path):
+    """CkRBF at paper scale with capped fits: the report says the scale pushed the effective C
+    past what libsvm finishes, with the unit-scale check's capped share beside it; a cell
+    without capped fits claims no cap."""
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    def m(row, capped, variant=""):
+        return Measurement("ckrbf", "5", row, "C2RBF>RBF", "win_rate", [1 / 3], "tiny", "none", "bundled", capped,
+                           variant=variant)
+
+    result = RunResult("ckrbf", Settings(quick=True), [m("diabetes", 0.18), m("diabetes", 0.0, "unit scale"),
+                                                       m("bank", 0.0)], {}, [], 1.0)
+    cells = report.compare(result)
+    assert ("18 % of the libsvm fits stopped at the iteration cap: not trustworthy; the paper's kernel scale pushed "
+            "the effective C past what the solver can finish (at CkRBF's unit scale: 0 %).") in cells[0]["why"]
+    assert "stopped at the iteration cap" not in cells[2]["why"]
 
 
 # ----------------------------------------------------------------------------- command

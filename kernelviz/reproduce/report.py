@@ -35,8 +35,8 @@ EXPLANATIONS = {
                                "grid grows with its resolution (as the paper itself notes), and CV splits differ."
        for t in ("2", "3", "4")},
     ("ckrbf", "5", "*", "*"): "CkRBF's paper-scale normaliser det(Σx+Σy)^(-1/2) multiplies the kernel, so C = 1 "
-                              "acts as a much larger C (about 1e6 on diabetes); libsvm can then stop at its "
-                              "iteration cap and the windows CkRBF should win are lost — see the capped share.",
+                              "acts as a much larger C (about 1e6 on diabetes) and which windows CkRBF wins moves "
+                              "with that factor; where libsvm could not finish, the capped share says so.",
     ("ckrbf", "6", "*", "*"): "the paper states neither its grid nor its α₀, and the AUC depends on both; compare "
                               "the ordering of the columns rather than their absolute values.",
     **{("rwm", t, "*", "LAP"): "LAP's parameters are rated partly on the hidden-label points; with few labels "
@@ -120,10 +120,18 @@ def compare(result):
         if m.capped_share:
             why.append(f"{100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap: not "
                        "trustworthy" + ("; the paper's kernel scale pushed the effective C past what the solver "
-                                        "can finish." if _paper_scale(m) else "."))
+                                        "can finish" if _paper_scale(m) else "") + _unit_scale_capped(m, checks))
         cell["why"] = " ".join(why)
         rows.append(cell)
     return rows
+
+
+def _unit_scale_capped(m, checks):
+    """The unit-scale check's capped share beside the paper scale's, when this run measured it."""
+    check = checks.get((m.table, m.row, m.model, m.metric))
+    if m.variant or check is None or check.variant != "unit scale" or check.capped_share is None:
+        return "."
+    return f" (at CkRBF's unit scale: {100 * check.capped_share:.0f} %)."
 
 
 def _paper_scale(m):
@@ -168,7 +176,8 @@ def write_report(results, out):
             kind = c["verdict"].split()[0]
             counts[kind] = counts.get(kind, 0) + 1
         lines += [f"## {paper.citation()}", "",
-                  f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s. Verdicts: "
+                  f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
+                  "stored by an earlier run of the same command are read, not recomputed). Verdicts: "
                   + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + ".", ""]
         for table_id in dict.fromkeys(c["table"] for c in cells):
             table = _published.table(result.paper, table_id)

@@ -35,6 +35,9 @@ class Settings:
         Parameter name (``"C"``, ``"gamma"``, ``"eta"``, ...) → values, replacing a runner's grid.
     max_points : int, optional
         Use at most this many points of each data set (a stratified random subset).
+    max_iter : int, optional
+        libsvm's iteration cap in the grids (default: the protocol's, see a runner's
+        ``max_iter``); fits that reach it are counted in every cell's capped share.
     n_jobs : int
         joblib workers for the grid engine.
     seed : int
@@ -47,6 +50,7 @@ class Settings:
     inner_folds: int | None = None
     grids: dict = field(default_factory=dict)
     max_points: int | None = None
+    max_iter: int | None = None
     n_jobs: int = 1
     seed: int = 0
 
@@ -61,8 +65,8 @@ class Settings:
 
     def describe(self) -> str:
         """'quick' or 'full', followed by whatever overrides the protocol's own values."""
-        overrides = [f"{name}={getattr(self, name)}" for name in ("repetitions", "folds", "inner_folds", "max_points")
-                     if getattr(self, name) is not None]
+        names = ("repetitions", "folds", "inner_folds", "max_points", "max_iter")
+        overrides = [f"{name}={getattr(self, name)}" for name in names if getattr(self, name) is not None]
         overrides += [f"{name}={list(values)}" for name, values in self.grids.items()]
         return ("quick" if self.quick else "full") + (f" ({', '.join(overrides)})" if overrides else "")
 

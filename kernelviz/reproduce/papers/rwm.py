@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
-from sklearn.svm import SVC
 
+from ... import _svm
 from ... import data as _data
 from ... import evaluation as _evaluation
 from ... import kernels as _kernels
@@ -75,67 +75,41 @@ def _labeled(table_id, X_train, y_train, seed):
     return labeled
 
 
-def _grams(kernel_name, params, X_fit, X_rows, X_labeled, gammas, seed):
-    """Gram of every evaluation row against the labeled points, per γ (kernel fitted on L)."""
-    kernel = _kernels.make(kernel_name, gamma=float(gammas[0]), **params)
+def _fitted_kernel(kernel_name, params, X_fit, seed):
+    """The column's kernel with its unsupervised part fitted on the training part L."""
+    kernel = _kernels.make(kernel_name, **params)
     if "random_state" in kernel.get_params():
         kernel.set_params(random_state=seed)
-    kernel.fit(X_fit)
-    if kernel.gamma_convertible:
-        family = kernel.gamma_family(X_rows, X_labeled)
-        return [family.gram(g) for g in gammas]
-    return [kernel.set_params(gamma=float(g))(X_rows, X_labeled) for g in gammas]
-
-
-def _svc(K_train, y_train, C):
-    return SVC(C=C, kernel="precomputed", max_iter=_evaluation.DEFAULT_MAX_ITER).fit(K_train, y_train)
-
-
-def _select_and_test(K, y_lab, y_hidden, y_test, C_grid, inner, seed):
-    """Choose C by the paper's rule for one Gram; return (rating, C, test accuracy, n_SV, capped fits, fits)."""
-    n_lab, n_hidden = len(y_lab), len(y_hidden)
-    hidden_rows = np.arange(n_lab, n_lab + n_hidden)
-    splits = list(StratifiedKFold(n_splits=inner, shuffle=True, random_state=seed).split(np.zeros(n_lab), y_lab))
-    best, capped, fits = None, 0, 0
-    for C in C_grid:
-        ratings = []
-        for tr, va in splits:
-            svc = _svc(K[np.ix_(tr, tr)], y_lab[tr], C)
-            rows = np.concatenate([va, hidden_rows])
-            truth = np.concatenate([y_lab[va], y_hidden])
-            ratings.append(np.mean(svc.predict(K[np.ix_(rows, tr)]) == truth))
-            capped += int(svc.n_iter_.max() >= _evaluation.DEFAULT_MAX_ITER)
-            fits += 1
-        if best is None or np.mean(ratings) > best[0]:
-            best = (float(np.mean(ratings)), float(C))
-    svc = _svc(K[:n_lab, :n_lab], y_lab, best[1])
-    test_rows = np.arange(n_lab + n_hidden, len(K))
-    accuracy = float(np.mean(svc.predict(K[test_rows]) == y_test))
-    capped += int(svc.n_iter_.max() >= _evaluation.DEFAULT_MAX_ITER)
-    return best[0], best[1], accuracy, int(len(svc.support_)), capped, fits + 1
+    return kernel.fit(X_fit)
 
 
 def _fold_cell(context, table_id, row, X, y, train, test, column, seed, inner_folds):
+    """Choose (C, γ) (and LAP's ratio) by the paper's rule on L, then test the choice on T."""
     opts = _settings(context)
     Xs = _data.scale(X, "zscore", fit_on=X[train])
     labeled = _labeled(table_id, Xs[train], y[train], seed)
     lab, hidden = train[labeled], train[~labeled]
     require_folds(y[lab], 2, PAPER, table_id, row, "labeled points per class for the inner CV")
-    inner = int(min(inner_folds, np.unique(y[lab], return_counts=True)[1].min()))
-    rows = np.concatenate([lab, hidden, test])
     name = COLUMNS[column]
     variants = [{"lap_ratio": float(r)} for r in opts["ratios"]] if name == "lap" else [{}]
     best = None
     capped = fits = 0
     for params in variants:
-        grams = _grams(name, params, Xs[train], Xs[rows], Xs[lab], opts["gammas"], seed)
-        for gamma, K in zip(opts["gammas"], grams):
-            rating, C, accuracy, n_sv, c, f = _select_and_test(K, y[lab], y[hidden], y[test], opts["Cs"], inner, seed)
-            capped, fits = capped + c, fits + f
-            if best is None or rating > best["rating"]:
-                best = {"rating": rating, "C": C, "gamma": float(gamma), **params, "accuracy": accuracy,
-                        "n_sv": n_sv}
-    return {**best, "n_labeled": int(len(lab)), "capped_fits": capped, "fits": fits}
+        kernel = _fitted_kernel(name, params, Xs[train], seed)
+        # the one implementation of the paper's rule, shared with kv.evaluation.semi_supervised_grid
+        ratings, capped_ratings, n_ratings = _evaluation.validation_ratings(
+            kernel, Xs, y, lab, hidden, opts["Cs"], opts["gammas"], inner_folds, seed, context.settings.n_jobs)
+        capped, fits = capped + capped_ratings, fits + n_ratings
+        i, j = _evaluation.select_cell(ratings)
+        if best is None or ratings[i, j] > best["rating"]:
+            best = {"rating": float(ratings[i, j]), "C": float(opts["Cs"][i]), "gamma": float(opts["gammas"][j]),
+                    **params, "kernel": kernel}
+    kernel = best.pop("kernel").set_params(gamma=best["gamma"])
+    svc = _svm.fit_svm(kernel(Xs[lab]), y[lab], C=best["C"], max_iter=_evaluation.DEFAULT_MAX_ITER)
+    accuracy = float(np.mean(svc.predict(kernel(Xs[test], Xs[lab])) == y[test]))
+    capped, fits = capped + int(_svm.reached_iteration_cap(svc)), fits + 1
+    return {**best, "accuracy": accuracy, "n_sv": int(len(svc.support_)), "n_labeled": int(len(lab)),
+            "capped_fits": capped, "fits": fits}
 
 
 def _run_row(context, table_id, row, X, y, variant):
