@@ -1,4 +1,4 @@
-"""Evaluating kernels over a (C, γ) grid (MATH.md §4).
+"""Evaluating kernels over a (C, γ) grid (docs/MATH.md §9).
 
 * :func:`grid_search` — mean stratified k-fold CV accuracy of a C-SVM for every (C, γ),
   with the kernel's unsupervised part fitted once and every γ obtained by the
@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 #: libsvm iteration cap per fit. Kernels with a large scale (CkRBF's normaliser, see
-#: MATH.md "Kernel scale") at large C can otherwise run for minutes; capped cells are
+#: docs/MATH.md §6) at large C can otherwise run for minutes; capped cells are
 #: flagged in :attr:`GridResult.capped`.
 DEFAULT_MAX_ITER = 1_000_000
 
@@ -713,7 +713,7 @@ def _given_kernel(kernel, X, X_unlabeled, kernel_params):
                          "kernel parameters to fit_kernel, not to grid_search.")
     if getattr(kernel, "n_features_in_", X.shape[1]) != X.shape[1]:
         raise ValueError(f"The kernel was fitted on {kernel.n_features_in_} features, but X has {X.shape[1]}.")
-    params = {key: value for key, value in kernel.get_params().items() if key != "gamma"}
+    params = {key: value for key, value in kernel.get_params(deep=False).items() if key != "gamma"}
     return kernel.name, params
 
 

@@ -421,7 +421,7 @@ def test_semi_supervised_grid_equals_independent_loop(moons, unsupervised_on):
                                              unsupervised_on=unsupervised_on, **params)
     assert result.fold_scores.shape == (3, 3, 3) and result.protocol == "10%"
     if unsupervised_on == "all":
-        # Transductive (MATH.md §4): one fit on every point, the test folds' features included.
+        # Transductive (docs/MATH.md §9.5): one fit on every point, the test folds' features included.
         assert len(result.fitted_kernel.partition_.labels_) == len(X)
     else:
         assert result.fitted_kernel is None
@@ -564,5 +564,5 @@ def test_ckrbf_paper_fourclass_table6():
     assert table["rbf"]["auc"] == pytest.approx(0.182, abs=0.005)
     assert table["mrbf"]["auc"] == pytest.approx(0.188, abs=0.005)
     assert table["ckrbf"]["auc"] == pytest.approx(0.233, abs=0.005)
-    # Divided by its typical normaliser (MATH.md, "Kernel scale") CkRBF's lead mostly goes.
+    # Divided by its typical normaliser (docs/MATH.md §6) CkRBF's lead mostly goes.
     assert table["ckrbf-unit"]["auc"] == pytest.approx(0.190, abs=0.005)
