@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Hashable, MutableMapping
 
 from kernelviz.lattice import Lattice, LatticeJob
+from kernelviz.markdown import escape
 from kernelviz.session import mark_fragment_rerun
 
 #: Where a session keeps its lattices (in ``st.session_state``; dropped with the session).
@@ -269,7 +270,7 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
     # the job starts from the status fragment's first tick, once this run has painted the page
     state = live.request(kind, context, committed, start, begin=False)
     if state.error is not None:
-        st.warning(f"No live preview: {type(state.error).__name__}: {state.error}. "
+        st.warning(f"No live preview: {type(state.error).__name__}: {escape(str(state.error))}. "
                    "The sliders in the sidebar still set γ and C.")
         return
     lattice = state.lattice if state.lattice is not None else empty()
