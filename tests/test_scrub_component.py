@@ -87,6 +87,8 @@ def test_after_a_gamma_commit_the_C_lattice_no_longer_applies_and_says_so(demo, 
     open_demo(page, demo, "live")
     live_drag.drag(page, "log_gamma", [13, 14])
     live_drag.release(page)
+    # the release's rerun has ended (waiting for an idle page alone can pass before it starts)
+    page.get_by_text("log γ = 0.5, log C = 0").wait_for()
     page.wait_for_selector(live_drag.IDLE)
     result = live_drag.drag(page, "log_C", [9, 10])
     assert result["runs"] == 0
