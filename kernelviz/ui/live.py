@@ -20,10 +20,12 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable, Hashable, MutableMapping
+from typing import TYPE_CHECKING, Callable, Hashable, MutableMapping
 
-from kernelviz.lattice import Lattice, LatticeJob
 from kernelviz.session import mark_fragment_rerun
+
+if TYPE_CHECKING:  # the lattice imports scikit-learn: first needed when a view scrubs, not at the app's start
+    from kernelviz.lattice import Lattice, LatticeJob
 
 #: Where a session keeps its lattices (in ``st.session_state``; dropped with the session).
 STORE_KEY = "_live_lattices"
@@ -255,6 +257,7 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
     import streamlit as st
 
     from kernelviz.components.scrub import scrub
+    from kernelviz.lattice import Lattice, LatticeJob
 
     committed = (log_gamma, log_C)
 
