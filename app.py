@@ -1183,6 +1183,7 @@ def main() -> None:
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())
+    live.draw_status()
     # after the page is drawn: the live preview's lattice computes without delaying it
     live.LiveLattices(st.session_state).start_pending()
 

@@ -6,7 +6,6 @@ build a 1.6 GB Gram matrix; evaluated block by block, peak memory stays near
 """
 
 import numpy as np
-from sklearn.utils import gen_batches
 
 #: Default size of one block of float64 kernel values (64 MB).
 MAX_BYTES = 64 * 2**20
@@ -39,4 +38,5 @@ def apply_in_chunks(kernel, X, Y, fn, max_bytes=None):
     if len(X) == 0:
         raise ValueError("No points to evaluate.")
     rows_per_block = max(1, int(max_bytes // (8 * max(len(Y), 1))))
-    return np.concatenate([fn(kernel(X[rows], Y)) for rows in gen_batches(len(X), rows_per_block)], axis=0)
+    return np.concatenate([fn(kernel(X[start:start + rows_per_block], Y)) for start in range(0, len(X), rows_per_block)],
+                          axis=0)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernelviz.kernels import apply_in_chunks
+from kernelviz._chunks import apply_in_chunks
 
 #: An α_i this close to its bound (relative) counts as at the bound. libsvm sets a bounded α
 #: to its bound exactly; the tolerance only absorbs the float rounding of C · class weight.

@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import _chunks, _svm, anatomy
+from kernelviz import _chunks, anatomy
 from kernelviz import figures as fg
 
 #: Kernels whose definition uses the partition / mixture shown in the Partition view.
@@ -589,6 +589,9 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
         Decision values (class indices when there are more than two classes), support
         vectors, accuracies on the training, test and hidden-label points, and the fit time.
     """
+    # scikit-learn is imported by the first fit, not by the app's start (it takes seconds to import)
+    from kernelviz import _svm
+
     gamma, C = 10.0 ** log_gamma, 10.0 ** log_C
     X_train, y_train = prep.X_model[prep.train], prep.y[prep.train]
     grid_model = prep.to_model(grid.points)

@@ -37,6 +37,21 @@ def test_scrubbing_in_the_app_redraws_every_panel_without_a_rerun_then_commits(s
     assert re.search(r"log_gamma=1(\.0)?(&|$)", page.url), page.url
 
 
+def test_a_committed_gamma_step_stays_committed_while_the_new_lattice_is_prepared(server, page):
+    # The default data and kernels: their commit run is long enough for a tick of the status
+    # fragment to arrive before the sidebar, which sent the sidebar's old γ back (the step reverted).
+    page.goto(f"{server}/?view=boundaries")
+    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    live_drag.commit_gamma_step(page, "γ = 1.78,")
+    page.get_by_text("Preparing the live preview").wait_for(state="detached")  # the new lattice came by a rerun
+    page.wait_for_timeout(1500)  # and any tick of the status fragment after it
+    page.wait_for_selector(live_drag.IDLE)
+    titles = page.evaluate("() => [...document.querySelectorAll('.gtitle')].map((t) => t.textContent)")
+    assert any("γ = 1.78," in t for t in titles) and not any("γ = 1," in t for t in titles), titles
+    assert re.search(r"log_gamma=0\.25(&|$)", page.url), page.url
+
+
 def test_a_heatmap_cell_click_opens_decision_boundaries_at_that_cell(server, page):
     page.goto(f"{server}/?view=grid&{SMALL}&grid_steps=3&cv=2&grid_log_C=-1_3&grid_log_gamma=-2_2")
     page.get_by_role("button", name="Run grid search").click()

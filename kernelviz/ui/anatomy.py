@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from kernelviz import _svm, anatomy
+from kernelviz import anatomy
 from kernelviz import figures as fg
 from kernelviz import views as kvviews
 from kernelviz.markdown import escape
@@ -26,6 +26,8 @@ TOP_TERMS = 8
 def fitted_svm(name: str, data_key: str, kernel_key: tuple, log_gamma: float, log_C: float, _kernel,
                _prep: kvviews.Prepared):
     """(SVC, kernel at γ) of one panel, fitted on the training points as the panel's SVM is."""
+    from kernelviz import _svm  # scikit-learn: imported by the first fit, not at the app's start
+
     kernel = kvviews.at_gamma(_kernel, 10.0 ** log_gamma)
     X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
     svc = _svm.fit_svm(kernel(X_train), y_train, C=10.0 ** log_C, max_iter=kvviews.SVM_MAX_ITER)

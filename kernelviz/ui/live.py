@@ -20,11 +20,13 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable, Hashable, MutableMapping
+from typing import TYPE_CHECKING, Callable, Hashable, MutableMapping
 
-from kernelviz.lattice import Lattice, LatticeJob
 from kernelviz.markdown import escape
 from kernelviz.session import mark_fragment_rerun
+
+if TYPE_CHECKING:  # the lattice imports scikit-learn: first needed when a view scrubs, not at the app's start
+    from kernelviz.lattice import Lattice, LatticeJob
 
 #: Where a session keeps its lattices (in ``st.session_state``; dropped with the session).
 STORE_KEY = "_live_lattices"
@@ -34,6 +36,8 @@ PENDING_KEY = "_live_pending"
 INLINE_KEY = "_live_status_inline"
 #: Set by the Stop button: its own fragment run must not rerun the page (see ``_status``).
 STOPPED_KEY = "_live_stop_clicked"
+#: The status line this run asked for: its place on the page and its arguments (see ``draw_status``).
+STATUS_KEY = "_live_status_request"
 #: Lattices a session holds at once (two views × (current + one older)); the least
 #: recently used go first. A decision lattice of four kernels is ~1.3 MB of codes.
 MAX_LATTICES = 4
@@ -256,6 +260,7 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
     import streamlit as st
 
     from kernelviz.components.scrub import scrub
+    from kernelviz.lattice import Lattice, LatticeJob
 
     committed = (log_gamma, log_C)
 
@@ -276,8 +281,7 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
     lattice = state.lattice if state.lattice is not None else empty()
     scrub(lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}", on_commit=_commit)
     if state.running:
-        st.session_state[INLINE_KEY] = True  # the fragment's call in this run is not a tick of its timer
-        _poller()(kind, context, committed, start, state.previous)
+        st.session_state[STATUS_KEY] = (st.empty(), (kind, context, committed, start, state.previous))
     elif state.stopped:
         c1, c2 = st.columns([5, 1])
         c1.caption("Live preview stopped: the sliders commit on release; panels without a preview say so.")
@@ -326,6 +330,25 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
     c1.caption("Stopping …" if stop_clicked else f"Preparing the live preview in the background: {note}")
     c2.button("Stop", key=f"stop_{kind}", on_click=_stop, args=(kind,), disabled=stop_clicked,
               help="Stop computing the live preview; the committed figure below stays.")
+
+
+def draw_status() -> None:
+    """Draw the status line asked for by this run's :func:`scrub_section`, in its place, as the
+    run's last element (the app calls this after the sidebar).
+
+    The fragment's timer starts when the browser receives it, and a tick sends the browser's
+    widget values with it: drawn before the sidebar, a tick during a commit's run sent the
+    sidebar's old γ and C, and the committed value went back to the previous one.
+    """
+    import streamlit as st
+
+    request = st.session_state.pop(STATUS_KEY, None)
+    if request is None:
+        return
+    slot, arguments = request
+    st.session_state[INLINE_KEY] = True  # the fragment's call in this run is not a tick of its timer
+    with slot.container():
+        _poller()(*arguments)
 
 
 @functools.cache

@@ -48,18 +48,26 @@ def for_projector(fig: go.Figure) -> go.Figure:
     return big
 
 
+#: Seconds from a server's first figure to the start of its export browser. Launching
+#: Chromium takes a core for seconds: started at once, it slowed the first paint and the first
+#: steps of the visitor's own browser (on a 2-core machine, cold start 1.7× → 3.0× a one-chart app).
+WARM_UP_DELAY = 30.0
+
+
 @st.cache_resource(show_spinner=False)
-def _warm_exporter() -> threading.Thread:
-    """Start the export browser once per server, in the background, so the first PNG does not wait for it."""
+def _warm_exporter() -> threading.Timer:
+    """Start the export browser once per server, in the background and :data:`WARM_UP_DELAY`
+    seconds after the first figure, so the first PNG seldom waits for it."""
     def start():
         try:
             export.warm_up()
         except export.ExportUnavailable:
             pass  # the page already says why PNG / SVG are missing (unavailable_reason)
 
-    thread = threading.Thread(target=start, name="kernelviz-export-warm-up", daemon=True)
-    thread.start()
-    return thread
+    timer = threading.Timer(WARM_UP_DELAY, start)
+    timer.name, timer.daemon = "kernelviz-export-warm-up", True
+    timer.start()
+    return timer
 
 
 @st.cache_resource(show_spinner=False)
