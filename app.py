@@ -930,9 +930,12 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
                 + f"({fits} SVM fits). It runs in the background: the other views stay usable.")
         st.button(run_label, key=button_key, type="primary", on_click=start_grids,
                   args=(prep, values, missing, partition))
-        partial = session_job.job.partial() if stopped else {}
-        if partial and draw_partial is not None:
-            draw_partial(partial, complete=False)
+        # after a Cancel, one figure of everything that finished, marked incomplete, whether the
+        # stop fell inside a kernel's columns or between two kernels
+        kept = {**grids, **session_job.job.partial()} if stopped and draw_partial is not None else {}
+        if kept:
+            draw_partial(kept, complete=False)
+            return {}
     return grids
 
 

@@ -567,6 +567,30 @@ def test_grid_search_then_pf_with_the_scale_switch():
     assert f"(here {paper['normaliser min']:.3g} to {paper['normaliser max']:.3g})" in why
 
 
+def test_a_search_cancelled_between_two_kernels_shows_what_finished_marked_incomplete(monkeypatch):
+    from kernelviz.ui import grid_jobs
+
+    search = grid_jobs.GridJob._search
+
+    def cancelled_while_ckrbf_is_fitted(job, name):
+        # the Cancel click lands while CkRBF's kernel is being fitted: no CkRBF column is done
+        if name == "ckrbf":
+            job.cancel()
+            return
+        search(job, name)
+
+    monkeypatch.setattr(grid_jobs.GridJob, "_search", cancelled_while_ckrbf_is_fitted)
+    at = make_app(view="grid", **SMALL)
+    run_grid_search(at)
+    assert_clean(at)
+    assert any("CkRBF: the search was cancelled" in unescaped(i.value) for i in at.info)
+    (fig,) = charts(at)  # one figure: the finished RBF, the title saying the search is incomplete
+    assert "incomplete" in fig["layout"]["title"]["text"]
+    (heatmap,) = [t for t in fig["data"] if t["type"] == "heatmap"]
+    assert np.isfinite(np.asarray(array(heatmap["z"]), dtype=float)).all()
+    assert any(b.label == "Run grid search" for b in at.button)  # the rest can still be searched
+
+
 def _titles(fig: dict) -> list[str]:
     return [a["text"] for a in fig["layout"]["annotations"]]
 

@@ -149,8 +149,6 @@ class GridJob:
 
 #: Where a session keeps its grid job and the store key of each of its kernels.
 JOB_KEY = "_grid_job"
-#: Set by the Cancel button: its own fragment run must not rerun the page (see ``_running``).
-CANCELLED_KEY = "_grid_cancel_clicked"
 #: How often the running grid's fragment redraws its cells.
 POLL_SECONDS = 1.0
 
@@ -200,8 +198,16 @@ def hand_over(store, keep) -> None:
 
 
 def show_running(session_job: SessionJob, draw) -> None:
-    """While the job runs: its progress, a Cancel button and ``draw(grids, complete)`` of the cells so far,
-    redrawn every :data:`POLL_SECONDS` in a fragment; when it ends, the page reruns to show the result."""
+    """While the job runs: a Cancel button, and its progress and ``draw(grids, complete)`` of the
+    cells so far, redrawn every :data:`POLL_SECONDS` in a fragment; when it ends, the page reruns
+    to show the result."""
+    import streamlit as st
+
+    job = session_job.job
+    # The button stays out of the polling fragment: redrawn every second, a click landing on a
+    # redraw was lost. Its click reruns the page, which shows "Cancelling" until the job stops.
+    st.button("Cancel", key="grid_cancel", on_click=job.cancel, disabled=job.cancelled,
+              help="Stop after the column being computed; what finished is kept (marked incomplete).")
     _running_fragment()(session_job, draw)
 
 
@@ -209,28 +215,17 @@ def _running(session_job: SessionJob, draw) -> None:
     import streamlit as st
 
     job = session_job.job
-    cancel_clicked = st.session_state.pop(CANCELLED_KEY, False)
-    # Only a timed run reruns the page: Streamlit resets the page's widgets when a run started
-    # by a widget inside a fragment reruns the whole app (streamlit/streamlit#11266).
-    if job.done and not cancel_clicked:
+    if job.done:
+        # a timed run: Streamlit resets the page's widgets when a fragment reruns the whole app,
+        # which mark_fragment_rerun repairs (streamlit/streamlit#11266)
         mark_fragment_rerun(st.session_state)
         st.rerun()  # the finished searches belong to the page (stored, P_f, downloads)
     done, total = job.progress()
-    c1, c2 = st.columns([5, 1])
-    c1.progress(done / max(total, 1), text="Cancelling: what finished is kept …" if cancel_clicked else
+    st.progress(done / max(total, 1), text="Cancelling: what finished is kept …" if job.cancelled else
                 f"Grid search in the background: {done} of {total} γ columns — the other views stay usable.")
-    c2.button("Cancel", key="grid_cancel", on_click=_cancel, args=(job,), disabled=cancel_clicked,
-              help="Stop after the column being computed; what finished is kept (marked incomplete).")
     grids = {**job.finished, **job.partial()}
     if grids:
         draw(grids, complete=False)
-
-
-def _cancel(job: GridJob) -> None:
-    import streamlit as st
-
-    job.cancel()
-    st.session_state[CANCELLED_KEY] = True
 
 
 @functools.cache
