@@ -22,6 +22,7 @@ from streamlit.errors import StreamlitAPIException
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import lessons, registry
+from kernelviz.components import draw
 from kernelviz.markdown import escape, plotly_text
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
@@ -39,6 +40,9 @@ SIMILARITY_RESOLUTION = 80
 PARTITION_RESOLUTION = 90
 DRAW_RANGE = (-3.0, 3.0)
 DRAW_LABELS = {"class +1": 1.0, "class −1": -1.0, "unlabeled": 0.0}
+#: Bumped when the app changes the drawn points itself (Undo, Clear): the canvas's own list
+#: then gives way (kernelviz.components.draw).
+DRAW_GENERATION_KEY = "_draw_generation"
 
 
 # ============================================================================ state and URL
@@ -563,7 +567,7 @@ def view_data(prep: Prepared, values: dict) -> None:
 
 
 def draw_canvas(values: dict) -> None:
-    """The drawing canvas (in a fragment once there are points, see ``drawn_points_changed``)."""
+    """The drawing canvas: the browser paints a click's point at once (kernelviz.components.draw)."""
     c1, c2, c3 = st.columns([3, 1, 1])
     c1.segmented_control("Click adds a point of", tuple(DRAW_LABELS), key="draw_class", default="class +1",
                          required=True)
@@ -574,31 +578,36 @@ def draw_canvas(values: dict) -> None:
         drawn_points_changed(np.zeros((0, 3)))
     lo = min(DRAW_RANGE[0], float(points[:, :2].min()) - 0.5) if len(points) else DRAW_RANGE[0]
     hi = max(DRAW_RANGE[1], float(points[:, :2].max()) + 0.5) if len(points) else DRAW_RANGE[1]
-    fig = fg.drawing_figure(points, (lo, hi), (lo, hi), title="Click anywhere to add a point")
-    event = st.plotly_chart(takeaway.shown(fig), key="draw_chart", on_select="rerun", selection_mode="points",
-                            config={"displaylogo": False})
-    add_drawn_points(event)
+    st.markdown("**Click anywhere to add a point**")
+    draw.draw_canvas(points, value_range=(lo, hi), label=DRAW_LABELS[st.session_state.get("draw_class") or "class +1"],
+                     generation=st.session_state.setdefault(DRAW_GENERATION_KEY, 0), on_change=points_drawn)
     st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. "
                + live.drawn_coordinates_note(points, st.session_state["scaling"]))
 
 
-#: The canvas beside the data summary: a click redraws the canvas alone, so its point shows at once.
+#: The canvas beside the data summary: a click reruns the canvas alone.
 draw_canvas_fragment = st.fragment(draw_canvas)
 
 
+def points_drawn(points: np.ndarray) -> None:
+    """The canvas's list after a click (its callback, before the fragment reruns): keep it, link it."""
+    st.session_state["points"] = points
+    write_url(current_settings())
+
+
 def drawn_points_changed(points: np.ndarray) -> None:
-    """Keep the new points and redraw: the canvas alone when it is the fragment (the link follows,
-    the summary beside it at the next run of the page), else the page.
+    """Undo / Clear: keep the new points and redraw the canvas alone when it is the fragment
+    (the summary beside it follows at the next run of the page), else the page.
 
     Never the page from the fragment: Streamlit resets the page's widgets when a run started
     by a widget inside a fragment reruns the whole app (streamlit/streamlit#11266).
     """
-    st.session_state["points"] = points
-    write_url(current_settings())
+    st.session_state[DRAW_GENERATION_KEY] = st.session_state.get(DRAW_GENERATION_KEY, 0) + 1
+    points_drawn(points)
     try:
         st.rerun(scope="fragment")
     except StreamlitAPIException:
-        st.rerun()  # the canvas was drawn by the page (no point yet, a link opened, a test)
+        st.rerun()  # the canvas was drawn by the page (a link opened, a test)
 
 
 def selected_points(event) -> list[dict]:
@@ -607,17 +616,6 @@ def selected_points(event) -> list[dict]:
         return []
     selection = event["selection"] if "selection" in event else {}
     return list(selection.get("points", []) or [])
-
-
-def add_drawn_points(event) -> None:
-    clicked = selected_points(event)
-    signature = repr([(p.get("x"), p.get("y"), p.get("curve_number")) for p in clicked])
-    if not clicked or signature == st.session_state.get("_draw_signature"):
-        return
-    st.session_state["_draw_signature"] = signature
-    label = DRAW_LABELS[st.session_state.get("draw_class") or "class +1"]
-    new = np.array([[float(p["x"]), float(p["y"]), label] for p in clicked[:1]])
-    drawn_points_changed(np.vstack([np.asarray(st.session_state["points"]).reshape(-1, 3), new]))
 
 
 def view_partition(prep: Prepared, values: dict) -> None:

@@ -330,39 +330,6 @@ def data_figure(X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray | 
     return _figure(point_traces(X, y, labeled_mask, classes=classes), layout)
 
 
-DRAW_LAYER_NAME = "click here to add a point"
-
-
-def drawing_figure(points: np.ndarray, x_range: tuple[float, float], y_range: tuple[float, float],
-                   resolution: int = 41, title: str = "") -> go.Figure:
-    """The drawing canvas: drawn points (x, y, label) over an invisible, clickable lattice.
-
-    A click on empty space selects the nearest lattice node (whose coordinates the app
-    adds as a new point); the lattice is the first trace. Labels: +1, −1, 0 = unlabeled.
-    """
-    points = np.asarray(points, dtype=float).reshape(-1, 3)
-    gx = np.linspace(x_range[0], x_range[1], resolution)
-    gy = np.linspace(y_range[0], y_range[1], resolution)
-    xx, yy = np.meshgrid(gx, gy)
-    lattice = {
-        "type": "scatter", "x": xx.ravel(), "y": yy.ravel(), "mode": "markers", "name": DRAW_LAYER_NAME,
-        "showlegend": False, "marker": {"size": 14, "color": "rgba(0,0,0,0)", "symbol": "square"},
-        "hovertemplate": "add a point at (%{x:.2f}, %{y:.2f})<extra></extra>",
-        # a selected lattice node must stay invisible, and nothing else may fade
-        "selected": {"marker": {"opacity": 0}}, "unselected": {"marker": {"opacity": 0}},
-    }
-    labels = points[:, 2]
-    drawn = point_traces(points[:, :2], labels, labels != 0, classes=(-1.0, 1.0), size=11)
-    for t in drawn:
-        t["unselected"] = {"marker": {"opacity": 1}}
-    layout = _layout(title, height=580)
-    _equal_aspect(layout, 1, x_range, y_range)
-    for key in ("xaxis", "yaxis"):
-        layout[key].update(showgrid=True, gridcolor="#EEEEEE", zeroline=True, zerolinecolor="#DDDDDD")
-    layout.update(clickmode="event+select", hovermode="closest")
-    return _figure([lattice] + drawn, layout)
-
-
 # ----------------------------------------------------------------------------- partition
 
 

@@ -500,30 +500,37 @@ def test_an_equal_grid_range_searches_a_single_value_and_round_trips():
 # ----------------------------------------------------------------------------- drawing
 
 
-def _click(at: AppTest, x: float, y: float) -> AppTest:
-    at.session_state["draw_chart"] = {"selection": {"points": [{"x": x, "y": y, "curve_number": 0}]}}
-    return at.run()
-
-
-def test_clicks_on_the_canvas_add_points_undo_and_clear():
-    at = make_app(source="drawn")
+def test_the_canvas_gets_the_points_and_the_label_a_click_adds_and_undo_clear_start_a_new_generation():
+    at = make_app(source="drawn", points="1_0.5_1~-1_-0.5_-1")
     assert not at.exception
-    _click(at, 1.0, 0.5)
-    at.segmented_control(key="draw_class").set_value("class −1")
+    at.segmented_control(key="draw_class").set_value("unlabeled")
     at.run()
-    _click(at, -1.0, -0.5)
-    points = at.session_state["points"]
-    assert points.tolist() == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0]]
-    assert "points" in at.query_params
-    drawn = [t for t in charts(at)[0]["data"] if t.get("name", "").startswith("class")]
-    assert len(drawn) == 2
+    (canvas,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.draw"]
+    data = json.loads(canvas.proto.json)
+    assert data["points"] == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0]] and data["label"] == 0.0
+    assert data["generation"] == 0 and data["range"] == [-3.0, 3.0]
     next(b for b in at.button if b.label == "Undo").click()
     at.run()
     assert at.session_state["points"].tolist() == [[1.0, 0.5, 1.0]]
+    assert at.query_params["points"] == "1_0.5_1"
+    (canvas,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.draw"]
+    assert json.loads(canvas.proto.json)["generation"] == 1  # the browser's longer list gives way
     next(b for b in at.button if b.label == "Clear").click()
     at.run()
     assert len(at.session_state["points"]) == 0
     assert not at.exception
+
+
+def test_the_canvas_accepts_only_its_current_generation_of_well_formed_points():
+    from kernelviz.components.draw import accepted_points
+
+    sent = {"generation": 2, "points": [[1.0, 0.5, 1.0], [-1.25, 0.0, 0.0]]}
+    assert accepted_points(sent, 2).tolist() == [[1.0, 0.5, 1.0], [-1.25, 0.0, 0.0]]
+    assert accepted_points(sent, 3) is None  # sent before an Undo or a Clear
+    for bad in (None, "1_2_1", {"generation": 2, "points": [[1.0, 0.5]]},
+                {"generation": 2, "points": [[1.0, float("nan"), 1.0]]},
+                {"generation": 2, "points": [[1.0, 0.5, 2.0]]}, {"generation": 2, "points": "x"}):
+        assert accepted_points(bad, 2) is None, bad
 
 
 def test_drawn_points_reopen_from_the_link():

@@ -10,9 +10,13 @@ A missing /usr/bin/chromium fails the tests: they exist to catch what AppTest ca
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
+import live_drag  # noqa: E402  (a helper beside the test apps: where the drawing canvas's plot square is)
 
 pytestmark = pytest.mark.browser
 
@@ -158,8 +162,7 @@ def test_clicking_on_empty_canvas_draws_points(server, page, screenshot_dir):
         page.locator('[data-testid="stButtonGroup"] button', has_text=label).first.click()
         settle(page)
         # measured before every click: the canvas moves once the "no points yet" note goes
-        canvas = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
-        page.mouse.click(canvas["x"] + fx * canvas["width"], canvas["y"] + fy * canvas["height"])
+        page.mouse.click(*live_drag.canvas_point(page, fx, fy))
         settle(page, f"{i} point{'' if i == 1 else 's'} drawn")
     from urllib.parse import parse_qs, urlparse
 

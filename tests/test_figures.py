@@ -78,15 +78,6 @@ def test_class_names_sign_plus_one_only_next_to_minus_one():
     assert fg.class_names([0.0, 1.0]) == {0.0: "class 0", 1.0: "class 1"}
 
 
-def test_drawing_canvas_has_a_clickable_lattice_first():
-    pts = np.array([[0.0, 0.0, 1.0], [1.0, 1.0, -1.0], [0.5, 0.5, 0.0]])
-    fig = fg.drawing_figure(pts, (-2, 2), (-2, 2), resolution=21)
-    lattice = fig.data[0]
-    assert lattice.name == fg.DRAW_LAYER_NAME and len(lattice.x) == 21 * 21
-    assert fig.layout.clickmode == "event+select"
-    assert {t.name for t in fig.data[1:]} == {"unlabeled", "class −1", "class +1"}
-
-
 def test_partition_figure_has_regions_three_ellipses_per_cluster_and_responsibilities():
     grid = fg.grid_over(X, 30)
     means = np.array([[-1.0, 0.0], [1.0, 0.0]])

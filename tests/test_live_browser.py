@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from urllib.parse import parse_qs, urlparse
 from pathlib import Path
 
 import pytest
@@ -70,14 +71,32 @@ def test_a_heatmap_cell_click_opens_decision_boundaries_at_that_cell(server, pag
     page.wait_for_selector(live_drag.IDLE)
 
 
-def test_a_drawn_point_appears_on_the_canvas(server, page):
+def test_a_drawn_point_appears_on_the_canvas_before_the_server_answers(server, page):
     page.goto(f"{server}/?source=drawn&view=data&points=1_0.5_1~-1_-0.5_-1")
-    page.wait_for_selector(live_drag.CHART)
+    page.wait_for_selector(live_drag.DRAW_CANVAS)
     page.wait_for_selector(live_drag.IDLE)
     page.get_by_text("2 points drawn").wait_for()
-    live_drag.click_canvas(page, 0.7, 0.3)
+    page.locator(live_drag.DRAW).evaluate("""(draw) => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        window.__seen = {};
+        new MutationObserver(() => { if (app.getAttribute('data-test-script-state') === 'notRunning')
+            window.__seen.runEnded ??= performance.now(); }).observe(app, {attributes: true});
+        new MutationObserver(() => { window.__seen.painted ??= performance.now(); })
+            .observe(draw, {attributes: true, attributeFilter: ['data-points']}); }""")
+    live_drag.click_canvas(page, 0.75, 0.25)
     page.get_by_text("3 points drawn").wait_for()
-    assert "points=" in page.url and page.url.count("~") == 2  # the link holds the new point
+    page.wait_for_selector(live_drag.IDLE)
+    seen = page.evaluate("() => window.__seen")
+    assert seen["painted"] < seen["runEnded"]  # the browser painted the point before the run for it ended
+    live_drag.click_canvas(page, 0.25, 0.75)
+    page.get_by_text("4 points drawn").wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    # the link holds the new points, where the clicks landed (range −3…3: a quarter in is ±1.5)
+    points = parse_qs(urlparse(page.url).query)["points"][0].split("~")
+    assert len(points) == 4
+    (x3, y3, label3), (x4, y4, _) = (map(float, p.split("_")) for p in points[2:])
+    assert (x3, y3, label3) == (pytest.approx(1.5, abs=0.05), pytest.approx(1.5, abs=0.05), 1.0)
+    assert (x4, y4) == (pytest.approx(-1.5, abs=0.05), pytest.approx(-1.5, abs=0.05))
 
 
 def test_cancel_keeps_the_finished_cells_and_the_page_usable(server, page):

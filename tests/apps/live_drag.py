@@ -178,8 +178,6 @@ def move_latencies(result: dict) -> list[float]:
 APP = ROOT / "app.py"
 ONE_CHART = Path(__file__).resolve().parent / "one_chart.py"
 CHART = ".js-plotly-plot .main-svg"
-#: Every Plotly point drawn (the drawing canvas's invisible lattice included).
-COUNT_POINTS = "() => document.querySelectorAll('.js-plotly-plot .scatterlayer path.point').length"
 
 
 def first_chart_seconds(page, url: str) -> float:
@@ -206,13 +204,34 @@ def commit_gamma_step(page, expected_title: str) -> float:
     return time.perf_counter() - start
 
 
+#: The drawing component (kernelviz.components.draw; in a shadow root, which Playwright's CSS
+#: locators enter and ``document.querySelector`` does not) and its canvas.
+DRAW = ".kv-draw"
+DRAW_CANVAS = ".kv-draw canvas"
+
+
+def count_drawn(page) -> int:
+    """How many points the drawing canvas shows."""
+    return int(page.locator(DRAW).get_attribute("data-points"))
+
+
+def canvas_point(page, fraction_x: float, fraction_y: float) -> tuple[float, float]:
+    """Page coordinates of a share of the drawing canvas's plot square (its padding left out)."""
+    return tuple(page.locator(DRAW_CANVAS).evaluate("""(canvas, [fx, fy]) => {
+        const box = canvas.getBoundingClientRect(), pad = {left: 44, right: 14, top: 14, bottom: 36};
+        const side = Math.min(box.width - pad.left - pad.right, box.height - pad.top - pad.bottom);
+        const left = box.left + pad.left + (box.width - pad.left - pad.right - side) / 2;
+        return [left + fx * side, box.top + pad.top + fy * side];
+    }""", [fraction_x, fraction_y]))
+
+
 def click_canvas(page, fraction_x: float, fraction_y: float) -> float:
-    """Click the drawing canvas at a share of its plot area; seconds until one more point is drawn."""
-    before = page.evaluate(COUNT_POINTS)
-    area = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    """Click the drawing canvas at a share of its plot square; seconds until one more point is drawn."""
+    before = count_drawn(page)
+    x, y = canvas_point(page, fraction_x, fraction_y)
     start = time.perf_counter()
-    page.mouse.click(area["x"] + area["width"] * fraction_x, area["y"] + area["height"] * fraction_y)
-    page.wait_for_function(f"(before) => ({COUNT_POINTS})() > before", arg=before)
+    page.mouse.click(x, y)
+    page.locator(f'{DRAW}[data-points="{before + 1}"]').wait_for()
     return time.perf_counter() - start
 
 
