@@ -15,9 +15,11 @@ import hashlib
 import traceback
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
+
+# pandas (0.7 s to import) is imported by the views that make tables, not at the start: the
+# first page, the Data view, has none.
 
 import kernelviz as kv
 from kernelviz import figures as fg
@@ -619,6 +621,8 @@ def selected_points(event) -> list[dict]:
 
 
 def view_partition(prep: Prepared, values: dict) -> None:
+    import pandas as pd
+
     part = current_partition(prep, values)
     grid = fg.grid_over(prep.X_view, PARTITION_RESOLUTION)
     means, covs = prep.view_gaussians(part.means_, part.covariances_)
@@ -768,6 +772,8 @@ def require_two_classes(prep: Prepared) -> bool:
 
 
 def view_boundaries(prep: Prepared, values: dict, partition) -> None:
+    import pandas as pd
+
     names = values["kernels"]
     if not names and not values["models"]:
         st.info("Choose at least one kernel or model in the sidebar.")
@@ -830,6 +836,8 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
 
 
 def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
+    import pandas as pd
+
     names = values["kernels"]
     if not names:
         st.info("Choose at least one kernel in the sidebar.")
@@ -961,6 +969,8 @@ def grid_figure(grids: dict, values: dict, complete: bool = True):
 
 
 def view_grid(prep: Prepared, values: dict, partition) -> None:
+    import pandas as pd
+
     grid_controls()
     names = values["kernels"]
     if not names:
@@ -990,6 +1000,8 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
 
 
 def view_pf(prep: Prepared, values: dict, partition) -> None:
+    import pandas as pd
+
     names = values["kernels"]
     if not names:
         st.info("Choose at least one kernel in the sidebar.")

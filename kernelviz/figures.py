@@ -12,12 +12,17 @@ a plain test, a notebook or a script. Conventions shared by all figures:
 
 from __future__ import annotations
 
+import functools
+import json
 import math
+import os
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
+import plotly.colors
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from kernelviz import registry
 from kernelviz.markdown import plotly_text
@@ -170,23 +175,56 @@ def nice_levels(values: np.ndarray, count: int = 12) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- layout helpers
 #
-# Figures are assembled as plain dicts and turned into a ``go.Figure`` once, at the end:
-# Plotly validates a whole dict in one pass ten times faster than it applies the same
-# content through ``add_trace`` / ``update_layout`` calls, and a γ change re-renders four
-# panels of heatmaps, contours and points — that pass is most of the frame time.
+# Figures are assembled as plain dicts and turned into a ``go.Figure`` once, at the end, without
+# Plotly's validation pass: on the four-panel boundary figure it took 0.06 s warm and 0.3–0.55 s
+# in a committed γ step's run (most of the run's figure time). Unvalidated, Plotly expands
+# nothing: the dicts here use nested keys (no ``font_size`` shorthand) and the template as an
+# object, not a name. The test suite sets VALIDATE_ENV: every figure a test builds is then
+# also built with validation, and the two must give the same JSON.
+
+#: Set (to anything) to check every figure against its validated build, as the tests do.
+VALIDATE_ENV = "KERNELVIZ_VALIDATE_FIGURES"
 
 
 def _figure(traces: list[dict], layout: dict) -> go.Figure:
-    return go.Figure({"data": traces, "layout": layout})
+    figure = go.Figure({"data": traces, "layout": layout}, _validate=False)
+    if os.environ.get(VALIDATE_ENV):
+        validated = go.Figure({"data": traces, "layout": layout})  # raises on an unknown property
+        where = _first_difference(json.loads(pio.to_json(validated, validate=False)),
+                                  json.loads(pio.to_json(figure, validate=False)))
+        if where is not None:
+            raise ValueError(f"A figure differs from its validated build at {where}: a property uses a "
+                             "shorthand (such as font_size) that only validation expands.")
+    return figure
+
+
+def _first_difference(a, b, path: str = "") -> str | None:
+    """The first path at which two JSON values differ, or None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            found = _first_difference(a.get(key), b.get(key), f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return next((f for i, (u, v) in enumerate(zip(a, b)) if (f := _first_difference(u, v, f"{path}[{i}]"))),
+                    None)
+    return None if a == b else (path or "the top")
+
+
+@functools.cache
+def _template() -> dict:
+    """Plotly's "plotly_white" template as the object Plotly.js reads (it cannot look up a name)."""
+    return pio.templates["plotly_white"].to_plotly_json()
 
 
 def _layout(title: str = "", height: int | None = None, top: int = 80) -> dict:
     layout = {
         "font": FONT,
-        "template": "plotly_white",
+        "template": _template(),
         "margin": {"l": 50, "r": 20, "t": top if title else 40, "b": 50},
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.06, "xanchor": "center", "x": 0.5},
-        "hoverlabel": {"font_size": 13},
+        "hoverlabel": {"font": {"size": 13}},
     }
     if title:
         layout["title"] = {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 18}}
@@ -363,6 +401,12 @@ def ellipse_traces(means: np.ndarray, covariances: np.ndarray, radii: Sequence[f
     return traces
 
 
+@functools.cache
+def _named_colorscale(name: str) -> tuple:
+    """A named Plotly colour scale as its list of stops (what validation would have made of the name)."""
+    return tuple(tuple(stop) for stop in plotly.colors.get_colorscale(name))
+
+
 def _discrete_colorscale(colors: Sequence[str]) -> list:
     k = len(colors)
     if k == 1:
@@ -458,7 +502,7 @@ def similarity_figure(panels: Sequence[SimilarityPanel], grid: Grid, reference: 
         else:
             panel.append({
                 "type": "contour", "x": grid.xs, "y": grid.ys, "z": grid.reshape(p.similarity), "zmin": 0, "zmax": 1,
-                "showscale": i == 0, "colorscale": "Blues",
+                "showscale": i == 0, "colorscale": _named_colorscale("Blues"),
                 "contours": {"start": 0.1, "end": 0.9, "size": 0.1, "showlabels": True,
                              "labelfont": {"size": 10, "color": "#333333"}},
                 "line": {"width": 0.8, "color": "rgba(40,40,40,0.5)"},
@@ -679,15 +723,17 @@ def gram_figure(panels: Sequence[GramPanel], title: str = "") -> go.Figure:
         colorbar = {"x": x_domain[1] + 0.005, "xanchor": "left", "y": (y_domain[0] + y_domain[1]) / 2,
                     "len": 0.9 * (y_domain[1] - y_domain[0]), "thickness": 10, "tickformat": ".3g",
                     "title": {"text": "K", "side": "right"}}
-        traces.append({"type": "heatmap", "z": K, "colorscale": "Viridis", "showscale": True, "colorbar": colorbar,
-                       "hovertemplate": "row %{y}, column %{x}<br>K = %{z:.4g}<extra></extra>", **ref})
+        traces.append({"type": "heatmap", "z": K, "colorscale": _named_colorscale("Viridis"), "showscale": True,
+                       "colorbar": colorbar, "hovertemplate": "row %{y}, column %{x}<br>K = %{z:.4g}<extra></extra>",
+                       **ref})
         for b in p.cluster_breaks:
             for x0, y0, x1, y1 in ((b - 0.5, -0.5, b - 0.5, n - 0.5), (-0.5, b - 0.5, n - 0.5, b - 0.5)):
                 shapes.append({"type": "line", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "xref": ref["xaxis"],
                                "yref": ref["yaxis"], "line": {"color": "white", "width": 1.5}})
         layout[xkey].update(constrain="domain", showticklabels=False)
         layout[ykey].update(autorange="reversed", scaleanchor=xref, constrain="domain", showticklabels=False)
-    layout["shapes"] = shapes
+    if shapes:
+        layout["shapes"] = shapes
     return _figure(traces, layout)
 
 
@@ -748,7 +794,7 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
         S = np.asarray(p.scores, dtype=float)
         panel = [{
             "type": "heatmap", "x": log_gammas, "y": log_Cs, "z": S, "zmin": zmin, "zmax": 1.0,
-            "colorscale": "Viridis", "showscale": i == 0,
+            "colorscale": _named_colorscale("Viridis"), "showscale": i == 0,
             "colorbar": {"title": {"text": "CV acc."}, "thickness": 12, "len": 0.7},
             "hovertemplate": "log₁₀γ = %{x:g}, log₁₀C = %{y:g}<br>accuracy %{z:.3f}<extra></extra>",
             **({"texttemplate": "%{z:.2f}", "textfont": {"size": 10}} if S.size <= 100 else {}),

@@ -177,6 +177,35 @@ class Lattice:
         self.codes[key][item.index] = item.codes
         self.filled[key][item.index] = True
 
+    def reuse(self, previous: "Lattice") -> None:
+        """Take the fields of ``previous`` that are still right for this lattice, so its job skips them.
+
+        ``previous`` must hold the same data and fitted kernels (the caller's promise: the app
+        reuses only a lattice of the same context). A field is still right where the lattice
+        value is the same and so is everything else it was computed at: the γ lattice of a
+        decision field was computed at the lattice's C, the C lattice at its γ, a similarity
+        field around its reference. So after a γ step the γ lattice is kept and only the C
+        lattice is computed again.
+        """
+        if previous.kind != self.kind or not (np.array_equal(previous.grid.xs, self.grid.xs)
+                                              and np.array_equal(previous.grid.ys, self.grid.ys)):
+            return
+        fixed = {"log_gamma": previous.log_C == self.log_C if self.kind == "decision"
+                 else previous.reference == self.reference,
+                 "log_C": previous.log_gamma == self.log_gamma}
+        for (name, axis), filled in previous.filled.items():
+            if name not in self.names or axis not in self.axes or not fixed[axis]:
+                continue
+            position = {float(v): j for j, v in enumerate(previous.axes[axis])}
+            for i, value in enumerate(self.axes[axis]):
+                j = position.get(float(value))
+                if j is not None and filled[j]:
+                    self.add(Field(name, axis, i, previous.codes[(name, axis)][j]))
+
+    def has(self, name: str, axis: str, index: int) -> bool:
+        """Whether the field of ``name`` at ``axis[index]`` is in the lattice already."""
+        return (name, axis) in self.filled and bool(self.filled[(name, axis)][index])
+
     def ready(self, name: str) -> bool:
         """Whether every lattice of this kernel is complete (a failed kernel never is)."""
         return name not in self.failed and all(
@@ -336,21 +365,26 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
             yield Failure(name, f"scrubbing draws two-class decision fields; with {len(classes)} classes this panel "
                                 "follows the committed γ and C only")
             continue
+        todo = {axis: [i for i in range(len(values)) if not lattice.has(name, axis, i)]
+                for axis, values in lattice.axes.items()}
+        if not any(todo.values()):
+            continue  # all of it reused (Lattice.reuse)
         try:
             grams = _Grams(kernels[name], prep, grid_model)
             gamma_now, C_now = 10.0 ** lattice.log_gamma, 10.0 ** lattice.log_C
-            for i, log_gamma in enumerate(lattice.axes["log_gamma"]):
+            for i in todo["log_gamma"]:
                 if cancel is not None and cancel.is_set():
                     return
-                gamma = 10.0 ** log_gamma
+                gamma = 10.0 ** lattice.axes["log_gamma"][i]
                 values = _svm_decision(grams.train(gamma), y_train, C_now,
                                        lambda sv, dual, g=gamma: grams.grid_times(g, sv, dual))
                 yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(values)))
-            K_train, grid_times = grams.train(gamma_now), grams.grid_times_at(gamma_now)
-            for i, log_C in enumerate(lattice.axes["log_C"]):
+            if todo["log_C"]:
+                K_train, grid_times = grams.train(gamma_now), grams.grid_times_at(gamma_now)
+            for i in todo["log_C"]:
                 if cancel is not None and cancel.is_set():
                     return
-                values = _svm_decision(K_train, y_train, 10.0 ** log_C, grid_times)
+                values = _svm_decision(K_train, y_train, 10.0 ** lattice.axes["log_C"][i], grid_times)
                 yield Field(name, "log_C", i, lattice.grid.reshape(codec.encode(values)))
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))
@@ -428,15 +462,18 @@ def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvv
     codec = lattice.codec
     for name in lattice.names:
         kernel = kernels[name]
+        todo = [i for i in range(len(lattice.axes["log_gamma"])) if not lattice.has(name, "log_gamma", i)]
+        if not todo:
+            continue  # all of it reused (Lattice.reuse)
         try:
             if kernel.gamma_convertible:
                 to_reference = kernel.gamma_family(grid_model, reference)
                 at_reference = kernel.gamma_family(reference)
                 diagonal = _diagonal_family(kernel, grid_model)
-            for i, log_gamma in enumerate(lattice.axes["log_gamma"]):
+            for i in todo:
                 if cancel is not None and cancel.is_set():
                     return
-                gamma = 10.0 ** log_gamma
+                gamma = 10.0 ** lattice.axes["log_gamma"][i]
                 if kernel.gamma_convertible:
                     k_gr, k_rr, k_gg = (to_reference.gram(gamma)[:, 0], float(at_reference.gram(gamma)[0, 0]),
                                         diagonal.gram(gamma))

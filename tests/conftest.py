@@ -25,6 +25,9 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 SCREENSHOTS_VARIABLE = "KERNELVIZ_SCREENSHOTS"
+# Every figure a test builds goes through Plotly's validation, which the app skips for speed
+# (kernelviz.figures.VALIDATE_ENV); the test servers inherit it.
+os.environ.setdefault("KERNELVIZ_VALIDATE_FIGURES", "1")
 SERVER_START_SECONDS = 60
 
 

@@ -867,3 +867,17 @@ def test_column_names_reach_the_axis_titles_as_text():
     layout = charts(at)[0]["layout"]
     assert layout["xaxis"]["title"]["text"] == "&lt;a href=https://example.com&gt;x&lt;/a&gt;"
     assert layout["yaxis"]["title"]["text"] == "&lt;b&gt;y&lt;/b&gt;"
+
+
+def test_the_first_page_imports_neither_pandas_nor_scikit_learn_nor_scipy():
+    # together about 3 s of a cold start: they come with the first fit or table, not the first page
+    import subprocess
+    import sys
+
+    code = ("import logging, runpy, sys; logging.disable(logging.WARNING); "
+            f"runpy.run_path({APP!r}, run_name='__main__'); "
+            "print(sorted(m for m in ('pandas', 'sklearn', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=str(Path(APP).parent))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"

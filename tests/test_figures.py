@@ -241,3 +241,15 @@ def test_every_gram_heatmap_has_its_own_colour_scale_beside_its_panel():
         domain = fig.layout[heatmap.xaxis.replace("x", "xaxis")].domain
         assert domain[1] <= heatmap.colorbar.x < domain[1] + 0.05  # right of its own panel, not the figure's
     assert heatmaps[0].colorbar.x < heatmaps[1].colorbar.x
+
+
+def test_figures_are_checked_against_their_validated_build_under_the_tests_switch(monkeypatch):
+    monkeypatch.setenv(fg.VALIDATE_ENV, "1")
+    with pytest.raises(ValueError, match="markr"):  # a misspelt property
+        fg._figure([{"type": "scatter", "x": [0], "y": [0], "markr": {"size": 3}}], {})
+    with pytest.raises(ValueError, match="shorthand"):  # expanded by validation only
+        fg._figure([{"type": "scatter", "x": [0], "y": [0]}], {"hoverlabel": {"font_size": 13}})
+    checked = fg.data_figure(X, Y)
+    monkeypatch.delenv(fg.VALIDATE_ENV)
+    assert fg.data_figure(X, Y).to_plotly_json() == checked.to_plotly_json()
+    assert checked.layout.template.layout.plot_bgcolor == "white"  # the template itself, not its name

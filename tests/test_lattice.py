@@ -267,3 +267,53 @@ def test_the_component_payload_holds_the_points_classes_and_lattice(small, decis
     assert data["classes"] == ["class 0", "class 1"] and len(data["colors"]["classes"]) == 2
     # the panels' tints are those of the committed figures
     assert data["colors"]["field"]["low"] == kv.figures.lighten(kv.figures.class_style(0)[0], 0.55)
+
+
+def _filled(lattice, fields) -> list:
+    """Add every field the generator yields; which (name, axis) pairs it computed."""
+    computed = []
+    for item in fields:
+        lattice.add(item)
+        computed.append((item.name, item.axis) if isinstance(item, kvlattice.Field) else item)
+    return computed
+
+
+def test_after_a_gamma_step_the_gamma_lattice_is_reused_and_only_the_C_lattice_computed(small, decision):
+    kernels, prep, grid = small
+    stepped = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.5, log_C=0.5)
+    stepped.reuse(decision)  # same C: every γ field still holds; the C fields were computed at γ = 10^0.3
+    computed = _filled(stepped, kvlattice.decision_fields(stepped, kernels, prep))
+    assert set(computed) == {(name, "log_C") for name in kernels}
+    assert len(computed) == len(kernels) * len(stepped.axes["log_C"])
+    fresh = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.5, log_C=0.5)
+    _filled(fresh, kvlattice.decision_fields(fresh, kernels, prep))
+    for key, codes in fresh.codes.items():
+        np.testing.assert_array_equal(stepped.codes[key], codes, err_msg=str(key))
+
+
+def test_a_C_step_keeps_the_C_lattice_and_other_grids_or_kinds_reuse_nothing(small, decision):
+    kernels, prep, grid = small
+    stepped = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.3, log_C=1.0)
+    stepped.reuse(decision)
+    assert {key[1] for key in stepped.codes} == {"log_C"}
+    # the C values of both lattices (1.0 and 0.5 both lie on the quarter-decade lattice) are kept
+    assert all(stepped.filled[(name, "log_C")].all() for name in kernels)
+    other_grid = kvlattice.Lattice.decision(list(kernels), kv.figures.grid_over(prep.X_view, 20), 0.3, 1.0)
+    other_grid.reuse(decision)
+    similarity = kvlattice.Lattice.similarity(list(kernels), grid, 0.3, reference=(0.0, 0.0))
+    similarity.reuse(decision)
+    assert not other_grid.codes and not similarity.codes
+
+
+def test_a_similarity_lattice_around_the_same_reference_is_reused_whole_after_a_gamma_step(small):
+    kernels, prep, _ = small
+    reference = kvviews.default_reference(prep)
+    grid = kv.figures.grid_over(prep.X_view, 20, extra=np.array([reference]))
+    first = kvlattice.Lattice.similarity(list(kernels), grid, log_gamma=0.0, reference=reference)
+    _filled(first, kvlattice.similarity_fields(first, kernels, prep))
+    stepped = kvlattice.Lattice.similarity(list(kernels), grid, log_gamma=0.25, reference=reference)
+    stepped.reuse(first)
+    assert _filled(stepped, kvlattice.similarity_fields(stepped, kernels, prep)) == [] and stepped.complete
+    elsewhere = kvlattice.Lattice.similarity(list(kernels), grid, log_gamma=0.25, reference=(0.0, 0.0))
+    elsewhere.reuse(first)
+    assert not elsewhere.codes

@@ -269,7 +269,10 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
                 else Lattice.similarity(list(kernels), grid, log_gamma, reference))
 
     def start() -> LatticeJob:
-        return LatticeJob(empty(), kernels, prep)
+        lattice = empty()
+        if state.lattice is not None:  # the older lattice of this context: what still holds is not computed again
+            lattice.reuse(state.lattice)
+        return LatticeJob(lattice, kernels, prep)
 
     live = LiveLattices(st.session_state)
     # the job starts from the status fragment's first tick, once this run has painted the page
