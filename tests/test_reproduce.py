@@ -23,7 +23,7 @@ SEED_FILES = {"ckrbf": "000_38c2b8b107f7a357.txt", "rwm": "001_422d5d468e0f8ed0.
 
 TINY = dict(folds=2, repetitions=1, inner_folds=2, max_points=60,
             grids={"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0], "lap_ratio": [1.0], "eta": [1e-2],
-                   "n_neighbors": [3]})
+                   "n_neighbors": [3], "attribute_weight": [0.5, 1.0]})
 
 
 def tiny(**changes):
@@ -259,6 +259,28 @@ def test_an_interrupted_run_continues_where_it_stopped(tmp_path, monkeypatch):
     assert last and all(p.remaining is not None for p in last)
 
 
+def test_rwm_heart_weights_its_categorical_attributes_apart_and_reports_the_change(tmp_path):
+    from kernelviz.reproduce.papers import rwm
+
+    result = run("rwm", tables=["4"], rows=["Heart"], out=tmp_path, settings=tiny(max_points=60))
+    by = {(m.model, m.variant): m for m in result.measurements}
+    assert {variant for _, variant in by} == {"", "categorical as continuous", "continuous only"}
+    cells = {(k.dataset, k.model): v for k, v in store.ResultStore(tmp_path).scan().items()}
+    # every fold chose α, β from the grid, (1, 1) tried first and (0, 0) (a constant kernel) never
+    chosen = [(v["continuous_weight"], v["categorical_weight"]) for (row, _), v in cells.items() if row == "Heart"]
+    assert chosen and set(chosen) <= set(rwm._weight_pairs(np.array([0.5, 1.0])))
+    assert rwm._weight_pairs(np.array([0.0, 0.5, 1.0]))[0] == (1.0, 1.0)
+    assert (0.0, 0.0) not in rwm._weight_pairs(np.array([0.0, 0.5, 1.0]))
+    protocol_run = by[("RWM", "")]
+    assert "categorical columns 2, 3, 6, 7, 9, 11, 13 (1-based)" in protocol_run.protocol
+    assert any(note.startswith("α, β chosen per fold: (") for note in protocol_run.notes)
+    assert "categorical" not in by[("RWM", "categorical as continuous")].protocol
+    why = {c["model"]: c["why"] for c in report.compare(result) if c["row"] == "Heart" and not c["variant"]}
+    plain = by[("RBF", "categorical as continuous")].mean
+    assert (f"RBF scores {by[('RBF', '')].mean:.3f}; treating them as continuous, as kernelviz did before, "
+            f"{plain:.3f}") in why["RBF"]
+
+
 def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp_path):
     small = tmp_path / "small.csv"
     small.write_text("1,2,0\n2,1,0\n3,3,1\n4,4,1\n5,5,1\n")  # class 0 has 2 points: too few for 5 folds
@@ -266,7 +288,8 @@ def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp
     settings = tiny(folds=5, max_points=50)
     with pytest.raises(ValueError, match=r"rwm table 4, data set 'Pima': class 0 has 2 points, fewer than the 5"):
         run("rwm", tables=["4"], data={"Pima": str(small)}, out=out, settings=settings)
-    assert {k.dataset for k in store.ResultStore(out).scan()} == {"Heart", "Heart[continuous only]"}
+    assert {k.dataset for k in store.ResultStore(out).scan()} == {"Heart", "Heart[categorical as continuous]",
+                                                                  "Heart[continuous only]"}
 
     narrow = tmp_path / "heart6.csv"
     ds = kv.data.load("heart")
