@@ -272,7 +272,7 @@ def test_rwm_heart_weights_its_categorical_attributes_apart_and_reports_the_chan
     assert rwm._weight_pairs(np.array([0.0, 0.5, 1.0]))[0] == (1.0, 1.0)
     assert (0.0, 0.0) not in rwm._weight_pairs(np.array([0.0, 0.5, 1.0]))
     protocol_run = by[("RWM", "")]
-    assert "categorical columns 2, 3, 6, 7, 9, 11, 13 (1-based)" in protocol_run.protocol
+    assert "on Heart, categorical columns 2, 3, 6, 7, 9, 11, 13 (1-based)" in protocol_run.protocol
     assert any(note.startswith("α, β chosen per fold: (") for note in protocol_run.notes)
     assert "categorical" not in by[("RWM", "categorical as continuous")].protocol
     why = {c["model"]: c["why"] for c in report.compare(result) if c["row"] == "Heart" and not c["variant"]}

@@ -170,8 +170,9 @@ def _run_row(context, table_id, row, X, y, variant, categorical=()):
         protocol = (f"z-scores, kernels and labeled subset from the training part only; stratified "
                     f"{opts['folds']}-fold outer CV; C ∈ {fmt(opts['Cs'])}, γ ∈ {fmt(opts['gammas'])}"
                     + (f", LAP γ_I/γ_A ∈ {fmt(opts['ratios'])}" if column == "LAP" else "")
-                    + (f"; categorical columns {', '.join(str(c + 1) for c in categorical)} (1-based) weighted "
-                       f"apart (§3.4), α, β ∈ {fmt(opts['weights'])}" if len(categorical) else ""))
+                    + (f"; on {row}, categorical columns {', '.join(str(c + 1) for c in categorical)} (1-based) "
+                       f"weighted apart (§3.4), α, β ∈ {fmt(opts['weights'])} chosen with C and γ"
+                       if len(categorical) else ""))
         out.append(Measurement(PAPER, table_id, row, column, "accuracy", [c["accuracy"] for c in cells], protocol,
                                _SELECTION, context.source(row), sum(c["capped_fits"] for c in cells) / fits,
                                variant=variant, notes=notes))
