@@ -881,11 +881,33 @@ def lppk(A, B):
     return out
 
 
+#: How the units' LPPK feature vectors φ(a) (their weighted densities) are scaled before they are
+#: compared (docs/MATH.md §4.9.1): ``"density"`` as they are, so a sharp point's ‖φ‖² = (4πs²)^(−d/2)
+#: can dwarf a wide cluster's; ``"unit"`` divided by their norm, so every unit has ‖φ‖ = 1.
+UNIT_SCALES = ("density", "unit")
+
+
+def unit_products(A, B, normalize):
+    """LPPK between the units A and B, and each side's self-products, at the scale ``normalize``.
+
+    Returns ``(K, K_aa, K_bb)``; with ``"unit"``, K(a, b)/√(K(a, a) K(b, b)) and ones.
+    """
+    check_choice(normalize, "normalize", UNIT_SCALES)
+    K = lppk(A, B)
+    self_a, self_b = A.self_products(), B.self_products()
+    if normalize == "density":
+        return K, self_a, self_b
+    K /= np.sqrt(self_a)[:, None]
+    K /= np.sqrt(self_b)[None, :]
+    return K, np.ones(len(A)), np.ones(len(B))
+
+
 class _UnitKernel(Kernel):
 
-    def __init__(self, *, gamma=1.0, point_bandwidth=None):
+    def __init__(self, *, gamma=1.0, point_bandwidth=None, normalize="density"):
         self.gamma = gamma
         self.point_bandwidth = point_bandwidth
+        self.normalize = normalize
 
     def _as_units(self, X, name, bandwidth):
         if isinstance(X, Units):
@@ -915,6 +937,8 @@ class LPPK(_UnitKernel):
     Points enter as Gaussians (1, z, s² I). With ``point_bandwidth=None`` the bandwidth
     follows γ, s² = 1/(4γ), so that on two points LPPK is (γ/π)^(d/2) exp(−γ‖x − y‖²):
     an RBF kernel up to a constant, and γ keeps its usual meaning.
+    ``normalize="unit"`` divides by √(K(a, a) K(b, b)) (every unit then has self-product 1;
+    on two points this is exactly exp(−γ‖x − y‖²)).
     ``__call__`` accepts point arrays or :class:`Units` (clusters).
     """
 
@@ -930,7 +954,7 @@ class LPPK(_UnitKernel):
     def __call__(self, X, Y=None):
         gamma = check_positive(self.gamma, "gamma")
         A, B = self._prepare_units(X, Y, self._bandwidth(gamma))
-        return lppk(A, B)
+        return unit_products(A, B, self.normalize)[0]
 
 
 class RBFPPK(_UnitKernel):
@@ -939,6 +963,12 @@ class RBFPPK(_UnitKernel):
     The LPPK inside uses a fixed point bandwidth s (``point_bandwidth``, or when None
     0.1 × the root-mean-square standard deviation of the fitted data), so the
     distance D is γ-free and the γ-conversion applies.
+
+    ``normalize`` chooses how a point is scaled against a cluster unit (docs/MATH.md §4.9.1):
+    ``"density"`` (the default) compares the densities as they are, where a point's
+    self-product (4πs²)^(−d/2) can be many times a cluster's and every point then lies about
+    equally far from every cluster; ``"unit"`` compares the densities divided by their norms,
+    D = 2 − 2 K(a, b)/√(K(a, a) K(b, b)), so points and clusters have the same self-product.
     """
 
     name = "rbf-ppk"
@@ -951,9 +981,10 @@ class RBFPPK(_UnitKernel):
             self.bandwidth_ = check_positive(self.point_bandwidth, "point_bandwidth")
 
     def _gamma_family_units(self, A, B):
-        D = -2.0 * lppk(A, B)
-        D += A.self_products()[:, None]
-        D += B.self_products()[None, :]
+        K, self_a, self_b = unit_products(A, B, self.normalize)
+        D = np.multiply(K, -2.0, out=K)
+        D += self_a[:, None]
+        D += self_b[None, :]
         np.maximum(D, 0.0, out=D)
         return GammaFamily(D)
 

@@ -807,3 +807,43 @@ def test_categorical_columns_changed_after_fit_ask_for_a_new_fit():
     kernel.set_params(categorical=[2])
     with pytest.raises(ValueError, match="fitted with categorical columns \\[3\\].*fit it again"):
         kernel(X)
+
+
+# ----------------------------------------------------------------------------- PPK point-vs-unit scale (MATH.md §4.9.1)
+def test_unit_scaled_lppk_on_points_is_the_rbf_kernel():
+    rng = np.random.default_rng(10)
+    X, Y = rng.normal(size=(12, 3)), rng.normal(size=(7, 3))
+    kernel = kv.kernels.make("lppk", gamma=0.7, normalize="unit")
+    np.testing.assert_allclose(kernel(X, Y), rbf_kernel(X, Y, gamma=0.7), rtol=1e-12)
+
+
+def _unit_gaussians(rng, m, d):
+    return Units(np.ones(m), rng.normal(size=(m, d)), np.stack([_spd(rng, d) for _ in range(m)]))
+
+
+def test_unit_scaled_rbf_ppk_matches_scipy_densities():
+    rng = np.random.default_rng(11)
+    A, B = _unit_gaussians(rng, 4, 3), _unit_gaussians(rng, 3, 3)
+    kernel = kv.kernels.make("rbf-ppk", gamma=1.3, normalize="unit", point_bandwidth=0.5).fit(rng.normal(size=(5, 3)))
+
+    def product(a, i, b, j):
+        return multivariate_normal(b.means[j], a.covariances[i] + b.covariances[j]).pdf(a.means[i])
+
+    expected = np.empty((4, 3))
+    for i in range(4):
+        for j in range(3):
+            cosine = product(A, i, B, j) / np.sqrt(product(A, i, A, i) * product(B, j, B, j))
+            expected[i, j] = np.exp(-1.3 * (2 - 2 * cosine))
+    np.testing.assert_allclose(kernel(A, B), expected, rtol=1e-10)
+    # every unit at self-product 1: a point and a cluster with the same mean and shape are the same unit
+    points = Units(np.ones(2), A.means[:2], A.covariances[:2])
+    np.testing.assert_allclose(np.diag(kernel(points, A)[:, :2]), 1.0, rtol=1e-12)
+    mixed = Units(np.ones(9), np.vstack([A.means, rng.normal(size=(5, 3))]),
+                  np.concatenate([A.covariances, np.stack([0.01 * np.eye(3)] * 5)]))
+    assert kv.kernels.psd_report(kernel(mixed))["is_psd"]
+
+
+@pytest.mark.parametrize("name", ["lppk", "rbf-ppk"])
+def test_unknown_ppk_scale_is_refused(name):
+    with pytest.raises(ValueError, match="normalize must be one of 'density', 'unit'"):
+        kv.kernels.make(name, normalize="cosine").fit(np.eye(3))(np.eye(3))
