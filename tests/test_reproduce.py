@@ -423,3 +423,58 @@ def test_cksvmnda_selects_on_the_training_part_like_an_independent_grid_search(t
     assert ksvm.values == pytest.approx(expected, abs=1e-12)
     assert {m.model for m in result.measurements} == {"CKSVMNDA", "KSVM", "KNDA", "KFD"}
     assert "60 training / 40 test" in ksvm.protocol and "training part" in ksvm.selection
+
+
+def test_reproduce_on_a_dask_cluster_matches_the_local_run(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    arguments = ["reproduce", "rwm", "--table", "4", "--row", "Ripley"]
+    assert command.run(_parser().parse_args([*arguments, "--out", str(local)])) == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as observer, distributed.get_task_stream(observer) as stream:
+        assert command.run(_parser().parse_args([*arguments, "--out", str(remote),
+                                                 "--scheduler", cluster.scheduler_address])) == 0
+    assert any("_score_fold_" in task["key"] for task in stream.data)  # the grids' fits ran on the cluster
+    cells = [[{k: c[k] for k in ("row", "model", "values")} for c in json.loads((out / "report.json").read_text())
+              ["runs"][0]["cells"]] for out in (local, remote)]
+    assert cells[0] == cells[1] and cells[0]
+
+
+def test_reproduce_names_an_unreachable_scheduler_and_keeps_finished_cells(tmp_path, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    from kernelviz import cli
+
+    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
+    arguments = ["reproduce", "rwm", "--table", "4", "--row", "Ripley", "--out", str(tmp_path)]
+    assert command.run(_parser().parse_args(arguments)) == 0
+    before = {path: path.read_bytes() for path in (tmp_path / "cells").rglob("*.json")}
+    with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'.*finished cells "
+                                         r"in .*cells are kept"):
+        command.run(_parser().parse_args([*arguments, "--scheduler", "tcp://127.0.0.1:1"]))
+    assert before and {path: path.read_bytes() for path in (tmp_path / "cells").rglob("*.json")} == before
+    assert cli.main([*arguments, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+
+
+def test_reproduce_says_when_the_scheduler_is_lost_and_keeps_the_cells_done(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    from kernelviz.reproduce.papers import rwm
+
+    monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
+    real, calls = rwm._fold_cell, []
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)
+
+    def scheduler_goes_away_after_two(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            cluster.close()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rwm, "_fold_cell", scheduler_goes_away_after_two)
+    address = cluster.scheduler_address
+    with pytest.raises(ValueError, match=f"rwm: lost the Dask scheduler at '{address}'.*kept"):
+        command.run(_parser().parse_args(["reproduce", "rwm", "--table", "4", "--row", "Ripley", "--out",
+                                          str(tmp_path), "--scheduler", address]))
+    assert len(store.ResultStore(tmp_path / "cells").scan()) == 2
