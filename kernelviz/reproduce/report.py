@@ -47,11 +47,12 @@ EXPLANATIONS = {
        for t in ("2", "3")},
     ("rwm", "4", "*", "*"): "fully supervised: the gap comes from the grid and the VI hyper-parameters (the "
                             "paper tunes them by representativity, kernelviz uses its defaults).",
-    ("mcpm", "*", "*", "MCPM(RBF-PPK)"): "RBF-PPK puts a test point (self-product (4πs²)^(-d/2)) and a cluster "
-                                         "unit on different scales — the paper leaves Σ_z unspecified (Σ_z = 0) "
-                                         "and kernelviz had to choose a point bandwidth; its ordering of RBF-PPK "
-                                         "over LPPK is sensitive to that choice.",
-    ("mcpm", "*", "*", "SCM(RBF-PPK)"): "the same point-vs-cluster scale choice as MCPM(RBF-PPK) applies.",
+    ("mcpm", "*", "*", "MCPM(RBF-PPK)"): "the paper takes a test point as a Dirac mass (Σ_z = 0), where RBF-PPK is "
+                                         "undefined; kernelviz's default blurs it by the typical cluster scale, "
+                                         "which leaves its self-product (4πs²)^(-d/2) about 2^(d/2) times a "
+                                         "cluster's, so every point lies about equally far from every cluster "
+                                         "(docs/MATH.md §4.9.1).",
+    ("mcpm", "*", "*", "SCM(RBF-PPK)"): "the same point-vs-cluster scale as MCPM(RBF-PPK) (docs/MATH.md §4.9.1).",
     ("mcpm", "*", "*", "*"): "clusters come from k-means (15 per class) instead of the paper's TOD algorithm, "
                              "whose cluster count for this data set the paper does not state.",
     ("cksvmnda", "1", "*", "CKSVMNDA"): "with the kernel-PCA feature map CKSVMNDA at small η is the kernel SVM; "
