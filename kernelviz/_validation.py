@@ -179,11 +179,11 @@ def check_unit_interval(value, name):
 def check_categorical_columns(columns, n_features):
     """The categorical columns of points with ``n_features`` columns, as a sorted int array.
 
-    ``columns`` lists 0-based column numbers; at least one column must stay continuous,
-    since the density model and the continuous distance are built on those.
+    ``columns`` lists 0-based column numbers (None: none); at least one column must stay
+    continuous, since the density model and the continuous distance are built on those.
     """
     try:
-        given = list(columns)
+        given = [] if columns is None else list(columns)
     except TypeError:
         raise ValueError(f"categorical must be a list of column numbers; got {columns!r}.") from None
     for column in given:

@@ -269,8 +269,9 @@ class _MixedAttributeKernel(Kernel):
 
     def describe(self):
         described = super().describe()
-        if len(self.categorical):
-            described.update({"categorical columns": list(map(int, self.categorical)),
+        columns = [] if self.categorical is None else [int(column) for column in self.categorical]
+        if columns:
+            described.update({"categorical columns": columns,
                               "α (continuous)": self.continuous_weight, "β (categorical)": self.categorical_weight})
         return described
 

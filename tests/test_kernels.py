@@ -801,6 +801,13 @@ def test_categorical_bad_settings_are_refused_in_plain_words(name, params, messa
         kv.kernels.make(name, **params).fit(X)(X)
 
 
+def test_categorical_none_means_every_column_is_continuous():
+    X = np.random.default_rng(12).normal(size=(15, 3))
+    kernel = kv.kernels.make("rwm", categorical=None, random_state=1).fit(X)
+    np.testing.assert_array_equal(kernel(X), kv.kernels.make("rwm", random_state=1).fit(X)(X))
+    assert "categorical columns" not in kernel.describe()
+
+
 def test_categorical_columns_changed_after_fit_ask_for_a_new_fit():
     X = np.random.default_rng(9).normal(size=(20, 4))
     kernel = kv.kernels.make("rwm", categorical=[3]).fit(X)
