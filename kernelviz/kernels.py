@@ -732,8 +732,9 @@ class Laplacian(_MixedAttributeKernel):
         self._projection = {}
 
     def _operator_key(self, gamma):
-        """What the cached factors depend on besides the fitted points: γ and K's weights."""
-        return gamma, self.continuous_weight, self.categorical_weight, self.categorical_coding
+        """What the cached factors depend on besides the fitted graph: γ, the ratio in M and the
+        weights inside K (all settable on a fitted kernel)."""
+        return gamma, self.lap_ratio, self.continuous_weight, self.categorical_weight, self.categorical_coding
 
     def _base_distance(self, A, B, same):
         """The squared distance inside the base RBF kernel K."""

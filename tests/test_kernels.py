@@ -854,3 +854,16 @@ def test_unit_scaled_rbf_ppk_matches_scipy_densities():
 def test_unknown_ppk_scale_is_refused(name):
     with pytest.raises(ValueError, match="normalize must be one of 'density', 'unit'"):
         kv.kernels.make(name, normalize="cosine").fit(np.eye(3))(np.eye(3))
+
+
+def test_lap_ratio_changed_after_a_call_is_not_served_from_the_cached_factors():
+    # The LU factors of I + M K_ZZ are cached per γ; M = ratio · L, so a new ratio set on a
+    # fitted kernel must give the Gram of a kernel built with that ratio.
+    X = np.random.default_rng(13).normal(size=(30, 2))
+    kernel = kv.kernels.make("lap", gamma=0.5, lap_ratio=1.0).fit(X)
+    kernel(X)
+    kernel(X[:4], X[4:9])
+    kernel.set_params(lap_ratio=50.0)
+    fresh = kv.kernels.make("lap", gamma=0.5, lap_ratio=50.0).fit(X)
+    np.testing.assert_allclose(kernel(X), fresh(X), atol=1e-12)
+    np.testing.assert_allclose(kernel(X[:4], X[4:9]), fresh(X[:4], X[4:9]), atol=1e-12)
