@@ -478,3 +478,36 @@ def test_reproduce_says_when_the_scheduler_is_lost_and_keeps_the_cells_done(tmp_
         command.run(_parser().parse_args(["reproduce", "rwm", "--table", "4", "--row", "Ripley", "--out",
                                           str(tmp_path), "--scheduler", address]))
     assert len(store.ResultStore(tmp_path / "cells").scan()) == 2
+
+
+def test_report_figure_draws_each_protocol_cell_once_and_no_check_run(tmp_path, monkeypatch):
+    import plotly.graph_objects as go
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    bars = []
+
+    class Figure:
+        def __init__(self, data):
+            pass
+
+        def update_layout(self, **kwargs):
+            pass
+
+        def write_image(self, path):
+            pass
+
+    monkeypatch.setattr(go, "Bar", lambda **kwargs: bars.append(kwargs))
+    monkeypatch.setattr(go, "Figure", Figure)
+
+    def m(model, values, variant=""):
+        return Measurement("rwm", "2", "Heart", model, "accuracy", values, "tiny", "inner CV", "bundled", 0.0,
+                           variant=variant)
+
+    result = RunResult("rwm", Settings(quick=True),
+                       [m("RWM", [0.78]), m("RBF", [0.81]), m("RWM", [0.69], "categorical as continuous"),
+                        m("RWM", [0.74], "continuous only")], {}, [], 1.0)
+    report._figure(report.compare(result), tmp_path / "figure.png")
+    paper, ours = bars
+    # a check run beside its protocol cell under the same label would be drawn on top of it
+    assert paper["x"] == ours["x"] == ["Heart · RWM", "Heart · RBF"]
+    assert ours["y"] == [0.78, 0.81]

@@ -164,14 +164,17 @@ def _fmt(mean, sd):
 
 
 def _figure(cells, path):
-    """A paper-vs-kernelviz bar chart of one table (only called when kaleido is importable)."""
+    """A paper-vs-kernelviz bar chart of one table's protocol cells (only called when kaleido is
+    importable). Check runs share their protocol cell's label, so Plotly would draw them on top of
+    it; their numbers are in the table."""
     import plotly.graph_objects as go
 
-    labels = [f"{c['row']} · {c['model']}" for c in cells if c["paper_value"] is not None]
+    drawn = [c for c in cells if c["paper_value"] is not None and not c["variant"]]
+    labels = [f"{c['row']} · {c['model']}" for c in drawn]
     figure = go.Figure([
-        go.Bar(name="paper", x=labels, y=[c["paper_value"] for c in cells if c["paper_value"] is not None]),
-        go.Bar(name="kernelviz", x=labels, y=[c["mean"] for c in cells if c["paper_value"] is not None],
-               error_y={"type": "data", "array": [c["sd"] or 0 for c in cells if c["paper_value"] is not None]}),
+        go.Bar(name="paper", x=labels, y=[c["paper_value"] for c in drawn]),
+        go.Bar(name="kernelviz", x=labels, y=[c["mean"] for c in drawn],
+               error_y={"type": "data", "array": [c["sd"] or 0 for c in drawn]}),
     ])
     figure.update_layout(barmode="group", height=420, margin={"l": 40, "r": 10, "t": 10, "b": 120})
     figure.write_image(str(path))
