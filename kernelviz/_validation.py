@@ -166,3 +166,36 @@ def check_unlabeled(X_unlabeled, n_features):
             "same features."
         )
     return X_unlabeled
+
+
+def check_unit_interval(value, name):
+    """A real number in [0, 1], as ``float``."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value)
+            or not 0.0 <= value <= 1.0):
+        raise ValueError(f"{name} must be a number between 0 and 1; got {value!r}.")
+    return float(value)
+
+
+def check_categorical_columns(columns, n_features):
+    """The categorical columns of points with ``n_features`` columns, as a sorted int array.
+
+    ``columns`` lists 0-based column numbers (None: none); at least one column must stay
+    continuous, since the density model and the continuous distance are built on those.
+    """
+    try:
+        given = [] if columns is None else list(columns)
+    except TypeError:
+        raise ValueError(f"categorical must be a list of column numbers; got {columns!r}.") from None
+    for column in given:
+        if isinstance(column, (bool, np.bool_)) or not isinstance(column, numbers.Integral):
+            raise ValueError(f"categorical must list whole column numbers (0-based); got {column!r}.")
+        if not 0 <= column < n_features:
+            raise ValueError(f"categorical names column {column}, but the points have {n_features} columns, "
+                             f"numbered 0 to {n_features - 1}.")
+    categorical = np.unique(np.asarray(given, dtype=np.intp))
+    if len(categorical) < len(given):
+        raise ValueError(f"categorical lists a column twice: {given}; name each column once.")
+    if len(categorical) == n_features:
+        raise ValueError(f"categorical names all {n_features} columns, so no continuous column is left for the "
+                         "density model and the continuous distance; leave at least one column out of the list.")
+    return categorical

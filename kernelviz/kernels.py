@@ -9,6 +9,10 @@ The structured kernels all map a point to a Gaussian and compare Gaussians:
 * ``gmm``          exp(−γ Δ_GMM²), Δ_GMM = Σk πk Δk(x, y)
 * ``rwm``          exp(−γ Δ_RWM²), Δ_RWM = Σk ½(ρ(x,k) + ρ(y,k)) Δk(x, y)
 * ``lap``          the Laplacian-SVM deformation of the RBF kernel by a k-NN graph
+
+``rbf``, ``gmm``, ``rwm`` and ``lap`` can set categorical columns apart (the RWM paper's §3.4):
+their squared distance becomes α·(continuous part) + β·(mismatches of the categorical
+columns), and the density model or graph sees the continuous columns only.
 * ``lppk``         probability product P_a P_b N(μa | μb, Σa + Σb) of Gaussian units
 * ``rbf-ppk``      exp(−γ ‖φ(a) − φ(b)‖²) in the LPPK feature space
 
@@ -38,7 +42,8 @@ from ._chunks import apply_in_chunks  # noqa: F401 -- public name kv.kernels.app
 from ._cluster_pairs import LOG_MAX as _LOG_MAX
 from ._cluster_pairs import OVERFLOW_MESSAGE as _OVERFLOW_MESSAGE
 from ._cluster_pairs import whitener as _whitener
-from ._validation import check_points, check_positive
+from ._validation import (check_categorical_columns, check_choice, check_points, check_positive,
+                          check_unit_interval)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -182,14 +187,112 @@ class Kernel(BaseEstimator):
 
 
 # ----------------------------------------------------------------------------- RBF family
-class RBF(Kernel):
-    """Gaussian RBF kernel exp(−γ‖x − y‖²)."""
+#: How many coded columns differ per differing value, for each way of naming categorical columns:
+#: an attribute's category codes differ in two of its one-out-of-K columns; an indicator
+#: column that is already one of them differs in itself only.
+CATEGORICAL_CODINGS = {"codes": 2.0, "one-hot": 1.0}
+
+
+def categorical_mismatches(A, B, per_mismatch):
+    """Σ_c per_mismatch·[A_ic ≠ B_jc] over the columns of A and B (docs/MATH.md §4.6.1).
+
+    With ``per_mismatch`` = 2 and one column of category codes per attribute this is
+    ‖a'' − b''‖² for the attributes' one-out-of-K codes a'', b''; with 1 and indicator
+    columns it is the same Hamming count on the columns as given. Equality, not the
+    values, is read, so scaled codes (z-scores, [−1, 1]) give the same counts.
+    """
+    out = np.zeros((len(A), len(B)))
+    for column in range(A.shape[1]):
+        out += A[:, column, None] != B[None, :, column]
+    out *= per_mismatch
+    return out
+
+
+class _MixedAttributeKernel(Kernel):
+    """A kernel of a squared distance that may set categorical columns apart (RWM paper §3.4).
+
+    Parameters shared by its subclasses
+    -----------------------------------
+    categorical : sequence of int
+        0-based columns holding categorical attributes; empty (the default) treats every
+        column as continuous. The unsupervised part (mixture, graph) is fitted on the
+        other, continuous columns only.
+    categorical_coding : {"codes", "one-hot"}
+        ``"codes"``: each named column holds one attribute's category values, coded
+        one-out-of-K inside the kernel; ``"one-hot"``: the named columns are already
+        indicator columns of such a coding.
+    continuous_weight, categorical_weight : float in [0, 1]
+        α and β of the squared distance α·Δ(x', y')² + β·Δ_cat(x'', y'')², x' the continuous
+        and x'' the categorical columns (docs/MATH.md §4.6.1).
+    """
+
+    def _fit(self, X):
+        self.categorical_columns_ = None
+        self.categorical_columns_ = self._columns(X.shape[1])[1]
+        self._fit_parts(X)
+
+    def _fit_parts(self, X):
+        """Fit the unsupervised part on all columns ``X`` (select the continuous ones with
+        :meth:`_continuous`)."""
+
+    def _columns(self, n_features):
+        """(continuous, categorical) column numbers, checked against the points' width and
+        against the columns the unsupervised part was fitted with."""
+        categorical = check_categorical_columns(self.categorical, n_features)
+        fitted = getattr(self, "categorical_columns_", None)
+        if fitted is not None and not np.array_equal(fitted, categorical):
+            raise ValueError(f"The {self.name} kernel was fitted with categorical columns {fitted.tolist()}, but "
+                             f"categorical is now {categorical.tolist()}: fit it again.")
+        return np.setdiff1d(np.arange(n_features), categorical), categorical
+
+    def _continuous(self, X):
+        """X's continuous columns (X itself when no column is categorical)."""
+        continuous, categorical = self._columns(X.shape[1])
+        return X[:, continuous] if len(categorical) else X
+
+    def _attribute_distance(self, X, Y, same, continuous_distance):
+        """α·continuous_distance(X', Y', same) + β·mismatches(X'', Y'')."""
+        alpha = check_unit_interval(self.continuous_weight, "continuous_weight")
+        beta = check_unit_interval(self.categorical_weight, "categorical_weight")
+        per_mismatch = CATEGORICAL_CODINGS[check_choice(self.categorical_coding, "categorical_coding",
+                                                        tuple(CATEGORICAL_CODINGS))]
+        continuous, categorical = self._columns(X.shape[1])
+        if not len(categorical):
+            D = continuous_distance(X, Y, same)
+        else:
+            D = continuous_distance(X[:, continuous], Y[:, continuous], same)
+        if alpha != 1.0:
+            D *= alpha
+        if len(categorical) and beta > 0.0:
+            D += beta * categorical_mismatches(X[:, categorical], Y[:, categorical], per_mismatch)
+        return D
+
+    def describe(self):
+        described = super().describe()
+        columns = [] if self.categorical is None else [int(column) for column in self.categorical]
+        if columns:
+            described.update({"categorical columns": columns,
+                              "α (continuous)": self.continuous_weight, "β (categorical)": self.categorical_weight})
+        return described
+
+
+class RBF(_MixedAttributeKernel):
+    """Gaussian RBF kernel exp(−γ‖x − y‖²); with categorical columns
+    exp(−γ (α‖x' − y'‖² + β Δ_cat(x'', y'')²)) (see :class:`_MixedAttributeKernel`)."""
 
     name = "rbf"
     needs_fit = False
 
+    def __init__(self, *, gamma=1.0, categorical=(), categorical_coding="codes", continuous_weight=1.0,
+                 categorical_weight=1.0):
+        self.gamma = gamma
+        self.categorical = categorical
+        self.categorical_coding = categorical_coding
+        self.continuous_weight = continuous_weight
+        self.categorical_weight = categorical_weight
+
     def _gamma_family(self, X, Y, same):
-        return GammaFamily(_sq_dists(X, Y, same))
+        return GammaFamily(self._attribute_distance(X, Y, same, _sq_dists))
 
 
 class MahalanobisRBF(Kernel):
@@ -406,7 +509,7 @@ class CkRBFRadial(_ClusterCovarianceKernel):
 _DEGENERATE_DISTANCE = 1e-6
 
 
-class _MixtureDistanceKernel(Kernel):
+class _MixtureDistanceKernel(_MixedAttributeKernel):
     """exp(−γ Δ²) with Δ a weighted sum of the Mahalanobis distances of a fitted mixture.
 
     Parameters
@@ -423,20 +526,30 @@ class _MixtureDistanceKernel(Kernel):
     random_state : int
     partition_params : dict, optional
         Extra parameters of the partition (VI priors α0, β0, ν0, w0).
+    categorical, categorical_coding, continuous_weight, categorical_weight
+        Categorical columns set apart (RWM paper §3.4): the mixture is fitted on the
+        continuous columns, Δ measures them, and the categorical ones add their weighted
+        mismatches to Δ² (:class:`_MixedAttributeKernel`).
 
     ``fit`` fits a ``"gmm"`` or ``"vi"`` mixture only on two points or more (as
     :func:`kernelviz.partitions.fit`, which says so); a given Partition needs none.
     """
 
 
-    def __init__(self, *, gamma=1.0, partition="vi", n_components=6, random_state=0, partition_params=None):
+    def __init__(self, *, gamma=1.0, partition="vi", n_components=6, random_state=0, partition_params=None,
+                 categorical=(), categorical_coding="codes", continuous_weight=1.0, categorical_weight=1.0):
         self.gamma = gamma
         self.partition = partition
         self.n_components = n_components
         self.random_state = random_state
         self.partition_params = partition_params
+        self.categorical = categorical
+        self.categorical_coding = categorical_coding
+        self.continuous_weight = continuous_weight
+        self.categorical_weight = categorical_weight
 
-    def _fit(self, X):
+    def _fit_parts(self, X):
+        X = self._continuous(X)
         self.partition_ = _fit_or_reuse_partition(self.partition, X, self.n_components, self.random_state,
                                                   self.partition_params)
         self._whiteners = [_whitener(S)[0] for S in self.partition_.covariances_]
@@ -464,8 +577,10 @@ class _MixtureDistanceKernel(Kernel):
                 UserWarning, stacklevel=3)
 
     def component_distances(self, X, Y=None):
-        """Δ_k(x, y) = ‖Σ_k^(−½)(x − y)‖ for every component, shape (k, len X, len Y)."""
+        """Δ_k(x, y) = ‖Σ_k^(−½)(x − y)‖ for every component, shape (k, len X, len Y)
+        (on the continuous columns)."""
         X, Y, same = self._prepare(X, Y)
+        X, Y = self._continuous(X), self._continuous(Y)
         out = []
         for W in self._whiteners:
             A = (X - self._center) @ W.T
@@ -479,6 +594,7 @@ class _MixtureDistanceKernel(Kernel):
         raise NotImplementedError
 
     def _mixture_distance(self, X, Y, same):
+        """Δ(x, y) on continuous columns."""
         a, b = self._pair_weights(X, Y, same)
         whitened = []
         for W in self._whiteners:
@@ -511,9 +627,12 @@ class _MixtureDistanceKernel(Kernel):
             np.fill_diagonal(out, 0.0)
         return out
 
-    def _gamma_family(self, X, Y, same):
+    def _squared_mixture_distance(self, X, Y, same):
         Delta = self._mixture_distance(X, Y, same)
-        return GammaFamily(np.square(Delta, out=Delta))
+        return np.square(Delta, out=Delta)
+
+    def _gamma_family(self, X, Y, same):
+        return GammaFamily(self._attribute_distance(X, Y, same, self._squared_mixture_distance))
 
     def describe(self):
         return {**super().describe(), "partition": self.partition_.method,
@@ -547,7 +666,7 @@ class RWM(_MixtureDistanceKernel):
 
 
 # ----------------------------------------------------------------------------- Laplacian
-class Laplacian(Kernel):
+class Laplacian(_MixedAttributeKernel):
     """The RBF kernel deformed by a k-NN graph Laplacian (Sindhwani, Niyogi & Belkin 2005).
 
     K̃(x, z) = K(x, z) − k_xᵀ (I + M K_ZZ)⁻¹ M k_z with M = (γ_I/γ_A) L^p over the fitted
@@ -565,19 +684,28 @@ class Laplacian(Kernel):
         γ_I / γ_A, the weight of the graph term.
     normalized_laplacian : bool
         Use I − D^(−½) W D^(−½) instead of D − W.
+    categorical, categorical_coding, continuous_weight, categorical_weight
+        Categorical columns set apart as in the RWM paper's experiments: the base RBF
+        kernel takes α‖x' − y'‖² + β Δ_cat² (:class:`_MixedAttributeKernel`) and the graph
+        is built on the continuous columns.
     """
 
     name = "lap"
     gamma_convertible = False
 
-    def __init__(self, *, gamma=1.0, n_neighbors=7, laplacian_power=1, lap_ratio=1.0, normalized_laplacian=False):
+    def __init__(self, *, gamma=1.0, n_neighbors=7, laplacian_power=1, lap_ratio=1.0, normalized_laplacian=False,
+                 categorical=(), categorical_coding="codes", continuous_weight=1.0, categorical_weight=1.0):
         self.gamma = gamma
         self.n_neighbors = n_neighbors
         self.laplacian_power = laplacian_power
         self.lap_ratio = lap_ratio
         self.normalized_laplacian = normalized_laplacian
+        self.categorical = categorical
+        self.categorical_coding = categorical_coding
+        self.continuous_weight = continuous_weight
+        self.categorical_weight = categorical_weight
 
-    def _fit(self, X):
+    def _fit_parts(self, X):
         if not (isinstance(self.n_neighbors, (int, np.integer)) and self.n_neighbors >= 1):
             raise ValueError(f"n_neighbors must be a positive whole number; got {self.n_neighbors!r}.")
         if len(X) <= self.n_neighbors:
@@ -589,7 +717,7 @@ class Laplacian(Kernel):
             raise ValueError(f"laplacian_power must be a whole number ≥ 1; got {self.laplacian_power!r}.")
         if not (np.isfinite(self.lap_ratio) and self.lap_ratio >= 0):
             raise ValueError(f"lap_ratio (γ_I/γ_A) must be ≥ 0; got {self.lap_ratio!r}.")
-        W = kneighbors_graph(X, self.n_neighbors, mode="connectivity", include_self=False)
+        W = kneighbors_graph(self._continuous(X), self.n_neighbors, mode="connectivity", include_self=False)
         W = W.maximum(W.T).tocsr()
         degree = np.asarray(W.sum(axis=1)).ravel()
         if self.normalized_laplacian:
@@ -603,33 +731,43 @@ class Laplacian(Kernel):
         self._deformation = {}
         self._projection = {}
 
+    def _operator_key(self, gamma):
+        """What the cached factors depend on besides the fitted graph: γ, the ratio in M and the
+        weights inside K (all settable on a fitted kernel)."""
+        return gamma, self.lap_ratio, self.continuous_weight, self.categorical_weight, self.categorical_coding
+
+    def _base_distance(self, A, B, same):
+        """The squared distance inside the base RBF kernel K."""
+        return self._attribute_distance(A, B, same, _sq_dists)
+
     def _factorised_operator(self, gamma):
         """LU factors of C = I + M K_ZZ, cached per γ (O(n³) time).
 
         C is built column block by column block, so K_ZZ never exists whole, and it is
         factorised in place (Fortran order): one n × n array is all the memory it takes.
         """
-        if gamma not in self._deformation:
+        key = self._operator_key(gamma)
+        if key not in self._deformation:
             Z = self.points_
             n = len(Z)
             M = self.lap_ratio * self.laplacian_
             C = np.empty((n, n), order="F")
             step = max(1, (1 << 22) // n)
             for start in range(0, n, step):
-                G = _sq_dists(Z, Z[start:start + step], False)
+                G = self._base_distance(Z, Z[start:start + step], False)
                 G *= -gamma
                 np.exp(G, out=G)
                 C[:, start:start + step] = M @ G
             C[np.diag_indices(n)] += 1.0
-            self._deformation = {gamma: linalg.lu_factor(C, overwrite_a=True, check_finite=False)}
+            self._deformation = {key: linalg.lu_factor(C, overwrite_a=True, check_finite=False)}
             self._projection = {}
-        return self._deformation[gamma]
+        return self._deformation[key]
 
     def _projected_targets(self, Y, gamma):
         """B = A K(Z, Y) with A = (I + M K_ZZ)⁻¹ M = C⁻¹ M, cached for the last Y: evaluating
         K̃(x, Y) for many chunks of x then costs one product per chunk. Built column block
         by column block."""
-        key = (gamma, Y.shape, hash(Y.tobytes()))
+        key = (self._operator_key(gamma), Y.shape, hash(Y.tobytes()))
         if key not in self._projection:
             lu = self._factorised_operator(gamma)
             Z = self.points_
@@ -637,14 +775,14 @@ class Laplacian(Kernel):
             B = np.empty((len(Z), len(Y)))
             step = max(1, (1 << 22) // max(len(Z), 1))
             for start in range(0, len(Y), step):
-                KZY = np.exp(-gamma * _sq_dists(Z, Y[start:start + step], False))
+                KZY = np.exp(-gamma * self._base_distance(Z, Y[start:start + step], False))
                 B[:, start:start + step] = linalg.lu_solve(lu, np.asfortranarray(M @ KZY), check_finite=False)
             self._projection = {key: B}
         return self._projection[key]
 
     def _gram(self, X, Y, same, gamma):
         Z = self.points_
-        KXZ = np.exp(-gamma * _sq_dists(X, Z, False))
+        KXZ = np.exp(-gamma * self._base_distance(X, Z, False))
         if not same and Y.shape == Z.shape and np.array_equal(Y, Z):
             # Against the fitted points the deformation collapses:
             # K̃(x, Z) = K_xZ − K_xZ C⁻¹ M K_ZZ = K_xZ C⁻¹ (C − M K_ZZ) = K_xZ C⁻¹,
@@ -652,7 +790,7 @@ class Laplacian(Kernel):
             lu = self._factorised_operator(gamma)
             return linalg.lu_solve(lu, KXZ.T, trans=1, overwrite_b=True, check_finite=False).T
         B = self._projected_targets(Y, gamma)
-        K = np.exp(-gamma * _sq_dists(X, Y, same))
+        K = np.exp(-gamma * self._base_distance(X, Y, same))
         K -= KXZ @ B
         if same:
             K = 0.5 * (K + K.T)
@@ -745,11 +883,33 @@ def lppk(A, B):
     return out
 
 
+#: How the units' LPPK feature vectors φ(a) (their weighted densities) are scaled before they are
+#: compared (docs/MATH.md §4.9.1): ``"density"`` as they are, so a sharp point's ‖φ‖² = (4πs²)^(−d/2)
+#: can dwarf a wide cluster's; ``"unit"`` divided by their norm, so every unit has ‖φ‖ = 1.
+UNIT_SCALES = ("density", "unit")
+
+
+def unit_products(A, B, normalize):
+    """LPPK between the units A and B, and each side's self-products, at the scale ``normalize``.
+
+    Returns ``(K, K_aa, K_bb)``; with ``"unit"``, K(a, b)/√(K(a, a) K(b, b)) and ones.
+    """
+    check_choice(normalize, "normalize", UNIT_SCALES)
+    K = lppk(A, B)
+    self_a, self_b = A.self_products(), B.self_products()
+    if normalize == "density":
+        return K, self_a, self_b
+    K /= np.sqrt(self_a)[:, None]
+    K /= np.sqrt(self_b)[None, :]
+    return K, np.ones(len(A)), np.ones(len(B))
+
+
 class _UnitKernel(Kernel):
 
-    def __init__(self, *, gamma=1.0, point_bandwidth=None):
+    def __init__(self, *, gamma=1.0, point_bandwidth=None, normalize="density"):
         self.gamma = gamma
         self.point_bandwidth = point_bandwidth
+        self.normalize = normalize
 
     def _as_units(self, X, name, bandwidth):
         if isinstance(X, Units):
@@ -779,6 +939,8 @@ class LPPK(_UnitKernel):
     Points enter as Gaussians (1, z, s² I). With ``point_bandwidth=None`` the bandwidth
     follows γ, s² = 1/(4γ), so that on two points LPPK is (γ/π)^(d/2) exp(−γ‖x − y‖²):
     an RBF kernel up to a constant, and γ keeps its usual meaning.
+    ``normalize="unit"`` divides by √(K(a, a) K(b, b)) (every unit then has self-product 1;
+    on two points this is exactly exp(−γ‖x − y‖²)).
     ``__call__`` accepts point arrays or :class:`Units` (clusters).
     """
 
@@ -794,7 +956,7 @@ class LPPK(_UnitKernel):
     def __call__(self, X, Y=None):
         gamma = check_positive(self.gamma, "gamma")
         A, B = self._prepare_units(X, Y, self._bandwidth(gamma))
-        return lppk(A, B)
+        return unit_products(A, B, self.normalize)[0]
 
 
 class RBFPPK(_UnitKernel):
@@ -803,6 +965,12 @@ class RBFPPK(_UnitKernel):
     The LPPK inside uses a fixed point bandwidth s (``point_bandwidth``, or when None
     0.1 × the root-mean-square standard deviation of the fitted data), so the
     distance D is γ-free and the γ-conversion applies.
+
+    ``normalize`` chooses how a point is scaled against a cluster unit (docs/MATH.md §4.9.1):
+    ``"density"`` (the default) compares the densities as they are, where a point's
+    self-product (4πs²)^(−d/2) can be many times a cluster's and every point then lies about
+    equally far from every cluster; ``"unit"`` compares the densities divided by their norms,
+    D = 2 − 2 K(a, b)/√(K(a, a) K(b, b)), so points and clusters have the same self-product.
     """
 
     name = "rbf-ppk"
@@ -815,9 +983,10 @@ class RBFPPK(_UnitKernel):
             self.bandwidth_ = check_positive(self.point_bandwidth, "point_bandwidth")
 
     def _gamma_family_units(self, A, B):
-        D = -2.0 * lppk(A, B)
-        D += A.self_products()[:, None]
-        D += B.self_products()[None, :]
+        K, self_a, self_b = unit_products(A, B, self.normalize)
+        D = np.multiply(K, -2.0, out=K)
+        D += self_a[:, None]
+        D += self_b[None, :]
         np.maximum(D, 0.0, out=D)
         return GammaFamily(D)
 

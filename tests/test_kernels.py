@@ -684,3 +684,186 @@ def test_fitted_kernel_given_to_svc_says_to_use_kernel_svc():
     np.testing.assert_array_equal(by_object, cross_val_score(kv.models.KernelSVC(kernel="ckrbf", gamma=0.5), X, y, cv=2))
     # a kernel with nothing to fit works with SVC as it is
     assert cross_val_score(SVC(kernel=kv.kernels.make("rbf", gamma=0.5)), X, y, cv=2, error_score="raise").min() == 1.0
+
+
+# ----------------------------------------------------------------------------- categorical columns (RWM paper §3.4)
+def _mixed_attributes(rng, n=25):
+    """Two continuous columns, then a 3-category and a 2-category attribute (codes 0.., then scaled oddly)."""
+    continuous = rng.normal(size=(n, 2))
+    codes = np.column_stack([rng.integers(0, 3, n), rng.integers(0, 2, n)])
+    return continuous, codes
+
+
+def _one_hot(codes):
+    return np.column_stack([(codes[:, [c]] == np.unique(codes[:, c])[None, :]).astype(float)
+                            for c in range(codes.shape[1])])
+
+
+@pytest.mark.parametrize("name", ["rwm", "gmm", "rbf"])
+def test_categorical_with_unit_weights_and_identity_covariances_is_rbf_on_the_coded_columns(name):
+    # The paper's own remark (§3.4): α = β = 1 and Σ_k = I give the RBF kernel on the
+    # continuous columns next to the one-out-of-K codes of the categorical ones.
+    rng = np.random.default_rng(3)
+    continuous, codes = _mixed_attributes(rng)
+    X = np.column_stack([codes[:, 0] * 0.7 - 1.0, continuous[:, 0], codes[:, 1] * 3.0, continuous[:, 1]])
+    params = {"gamma": 0.4, "categorical": [0, 2]}
+    if name != "rbf":
+        params["partition"] = Partition.from_parameters(rng.normal(size=(2, 2)), np.stack([np.eye(2)] * 2))
+    kernel = kv.kernels.make(name, **params).fit(X)
+    expected = rbf_kernel(np.column_stack([continuous, _one_hot(codes)]), gamma=0.4)
+    np.testing.assert_allclose(kernel(X), expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(kernel(X[:7], X[10:]), expected[:7, 10:], rtol=1e-12, atol=1e-14)
+
+
+def test_categorical_one_hot_columns_are_compared_as_given():
+    rng = np.random.default_rng(4)
+    continuous, codes = _mixed_attributes(rng)
+    coded = _one_hot(codes)
+    X = np.column_stack([continuous, coded])
+    kernel = kv.kernels.make("rbf", gamma=0.3, categorical=list(range(2, X.shape[1])), categorical_coding="one-hot")
+    np.testing.assert_allclose(kernel(X), rbf_kernel(X, gamma=0.3), rtol=1e-12)
+
+
+def _rwm_by_hand(x, y, means, covariances, weights, categorical_x, categorical_y, alpha, beta, gamma):
+    """Formula (4.7a) of docs/MATH.md, one pair at a time with scipy densities."""
+    def responsibilities(z):
+        p = np.array([w * multivariate_normal(m, S).pdf(z) for m, S, w in zip(means, covariances, weights)])
+        return p / p.sum()
+    rx, ry = responsibilities(x), responsibilities(y)
+    delta = sum(0.5 * (rx[k] + ry[k]) * np.sqrt((x - y) @ np.linalg.inv(S) @ (x - y))
+                for k, S in enumerate(covariances))
+    mismatches = 2 * np.sum(categorical_x != categorical_y)
+    return np.exp(-gamma * (alpha * delta**2 + beta * mismatches))
+
+
+def test_rwm_with_categorical_columns_matches_the_formula_by_hand():
+    rng = np.random.default_rng(5)
+    continuous, codes = _mixed_attributes(rng, n=8)
+    X = np.column_stack([continuous[:, 0], codes[:, 0], continuous[:, 1], codes[:, 1]])
+    means, covariances = rng.normal(size=(3, 2)), np.stack([_spd(rng, 2) for _ in range(3)])
+    weights = np.array([0.5, 0.3, 0.2])
+    kernel = kv.kernels.make("rwm", gamma=0.8, categorical=[1, 3], continuous_weight=0.3, categorical_weight=0.6,
+                             partition=Partition.from_parameters(means, covariances, weights)).fit(X)
+    K = kernel(X)
+    for i, j in [(0, 1), (2, 5), (3, 7), (4, 4), (6, 1)]:
+        expected = _rwm_by_hand(continuous[i], continuous[j], means, covariances, weights, codes[i], codes[j],
+                                0.3, 0.6, 0.8)
+        assert K[i, j] == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.parametrize("name", ["rwm", "gmm"])
+def test_categorical_mixture_is_fitted_on_the_continuous_columns_only(name):
+    rng = np.random.default_rng(6)
+    continuous, codes = _mixed_attributes(rng, n=60)
+    X = np.column_stack([codes[:, 0], continuous, codes[:, 1]])
+    kernel = kv.kernels.make(name, categorical=[0, 3], n_components=3, random_state=2).fit(X)
+    alone = kv.partitions.fit("vi", continuous, n_components=3, random_state=2)
+    np.testing.assert_allclose(kernel.partition_.means_, alone.means_)
+    # β = 0: the categorical columns no longer count, the kernel is the one on the continuous columns
+    kernel.set_params(categorical_weight=0.0)
+    plain = kv.kernels.make(name, n_components=3, random_state=2).fit(continuous)
+    np.testing.assert_allclose(kernel(X), plain(continuous), rtol=1e-12)
+
+
+def test_lap_with_categorical_columns_deforms_the_mixed_rbf_with_the_continuous_graph():
+    rng = np.random.default_rng(7)
+    continuous, codes = _mixed_attributes(rng, n=30)
+    X = np.column_stack([continuous, codes])
+    kernel = kv.kernels.make("lap", gamma=0.5, categorical=[2, 3], continuous_weight=0.4, categorical_weight=0.9,
+                             lap_ratio=2.0).fit(X)
+    graph = kv.kernels.make("lap").fit(continuous).laplacian_.toarray()
+    np.testing.assert_array_equal(kernel.laplacian_.toarray(), graph)
+    base = np.exp(-0.5 * (0.4 * ((continuous[:, None] - continuous[None]) ** 2).sum(-1)
+                          + 0.9 * 2 * (codes[:, None] != codes[None]).sum(-1)))
+    M = 2.0 * graph
+    expected = base - base @ np.linalg.solve(np.eye(30) + M @ base, M @ base)
+    np.testing.assert_allclose(kernel(X), expected, atol=1e-10)
+    np.testing.assert_allclose(kernel(X[:5], X[5:12]), expected[:5, 5:12], atol=1e-10)
+    # A new weight is a new base kernel: the cached factors must not be reused.
+    kernel.set_params(categorical_weight=0.1)
+    assert not np.allclose(kernel(X), expected, atol=1e-3)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"categorical": [5]}, "column 5, but the points have 4 columns"),
+    ({"categorical": [-1]}, "column -1"),
+    ({"categorical": [1.5]}, "whole column numbers"),
+    ({"categorical": [1, 1]}, "twice"),
+    ({"categorical": [0, 1, 2, 3]}, "no continuous column is left"),
+    ({"categorical": [2], "continuous_weight": 1.5}, "continuous_weight must be a number between 0 and 1"),
+    ({"categorical": [2], "categorical_weight": -0.1}, "categorical_weight must be a number between 0 and 1"),
+    ({"categorical": [2], "categorical_coding": "binary"}, "categorical_coding must be one of"),
+])
+@pytest.mark.parametrize("name", ["rbf", "rwm", "gmm", "lap"])
+def test_categorical_bad_settings_are_refused_in_plain_words(name, params, message):
+    X = np.random.default_rng(8).normal(size=(20, 4))
+    with pytest.raises(ValueError, match=message):
+        kv.kernels.make(name, **params).fit(X)(X)
+
+
+def test_categorical_none_means_every_column_is_continuous():
+    X = np.random.default_rng(12).normal(size=(15, 3))
+    kernel = kv.kernels.make("rwm", categorical=None, random_state=1).fit(X)
+    np.testing.assert_array_equal(kernel(X), kv.kernels.make("rwm", random_state=1).fit(X)(X))
+    assert "categorical columns" not in kernel.describe()
+
+
+def test_categorical_columns_changed_after_fit_ask_for_a_new_fit():
+    X = np.random.default_rng(9).normal(size=(20, 4))
+    kernel = kv.kernels.make("rwm", categorical=[3]).fit(X)
+    kernel.set_params(categorical=[2])
+    with pytest.raises(ValueError, match="fitted with categorical columns \\[3\\].*fit it again"):
+        kernel(X)
+
+
+# ----------------------------------------------------------------------------- PPK point-vs-unit scale (MATH.md §4.9.1)
+def test_unit_scaled_lppk_on_points_is_the_rbf_kernel():
+    rng = np.random.default_rng(10)
+    X, Y = rng.normal(size=(12, 3)), rng.normal(size=(7, 3))
+    kernel = kv.kernels.make("lppk", gamma=0.7, normalize="unit")
+    np.testing.assert_allclose(kernel(X, Y), rbf_kernel(X, Y, gamma=0.7), rtol=1e-12)
+
+
+def _unit_gaussians(rng, m, d):
+    return Units(np.ones(m), rng.normal(size=(m, d)), np.stack([_spd(rng, d) for _ in range(m)]))
+
+
+def test_unit_scaled_rbf_ppk_matches_scipy_densities():
+    rng = np.random.default_rng(11)
+    A, B = _unit_gaussians(rng, 4, 3), _unit_gaussians(rng, 3, 3)
+    kernel = kv.kernels.make("rbf-ppk", gamma=1.3, normalize="unit", point_bandwidth=0.5).fit(rng.normal(size=(5, 3)))
+
+    def product(a, i, b, j):
+        return multivariate_normal(b.means[j], a.covariances[i] + b.covariances[j]).pdf(a.means[i])
+
+    expected = np.empty((4, 3))
+    for i in range(4):
+        for j in range(3):
+            cosine = product(A, i, B, j) / np.sqrt(product(A, i, A, i) * product(B, j, B, j))
+            expected[i, j] = np.exp(-1.3 * (2 - 2 * cosine))
+    np.testing.assert_allclose(kernel(A, B), expected, rtol=1e-10)
+    # every unit at self-product 1: a point and a cluster with the same mean and shape are the same unit
+    points = Units(np.ones(2), A.means[:2], A.covariances[:2])
+    np.testing.assert_allclose(np.diag(kernel(points, A)[:, :2]), 1.0, rtol=1e-12)
+    mixed = Units(np.ones(9), np.vstack([A.means, rng.normal(size=(5, 3))]),
+                  np.concatenate([A.covariances, np.stack([0.01 * np.eye(3)] * 5)]))
+    assert kv.kernels.psd_report(kernel(mixed))["is_psd"]
+
+
+@pytest.mark.parametrize("name", ["lppk", "rbf-ppk"])
+def test_unknown_ppk_scale_is_refused(name):
+    with pytest.raises(ValueError, match="normalize must be one of 'density', 'unit'"):
+        kv.kernels.make(name, normalize="cosine").fit(np.eye(3))(np.eye(3))
+
+
+def test_lap_ratio_changed_after_a_call_is_not_served_from_the_cached_factors():
+    # The LU factors of I + M K_ZZ are cached per γ; M = ratio · L, so a new ratio set on a
+    # fitted kernel must give the Gram of a kernel built with that ratio.
+    X = np.random.default_rng(13).normal(size=(30, 2))
+    kernel = kv.kernels.make("lap", gamma=0.5, lap_ratio=1.0).fit(X)
+    kernel(X)
+    kernel(X[:4], X[4:9])
+    kernel.set_params(lap_ratio=50.0)
+    fresh = kv.kernels.make("lap", gamma=0.5, lap_ratio=50.0).fit(X)
+    np.testing.assert_allclose(kernel(X), fresh(X), atol=1e-12)
+    np.testing.assert_allclose(kernel(X[:4], X[4:9]), fresh(X[:4], X[4:9]), atol=1e-12)

@@ -634,3 +634,48 @@ def test_scm_on_30_units_is_close_to_an_rbf_svm(mixture_split, kernel):
     scm = models.SCM(kernel=kernel, C=1.0, gamma=0.3, n_components=15).fit(X, y)
     assert len(scm.units_) == 30
     assert scm.score(X_test, y_test) >= svm_accuracy - 0.03
+
+
+# ----------------------------------------------------------------------------- point-vs-unit choices (MATH.md §4.9.1)
+def _point_as_its_cluster_by_hand(model, X):
+    """The RBF-PPK values of MATH.md §4.9.1 with normalize='unit', point_covariance='cluster',
+    from scipy densities: each point takes the covariance of its most likely unit."""
+    from scipy.stats import multivariate_normal
+
+    units = model.units_
+    gaussians = [multivariate_normal(m, S) for m, S in zip(units.means, units.covariances)]
+    K = np.empty((len(X), len(units)))
+    for i, z in enumerate(X):
+        S_z = units.covariances[np.argmax([g.logpdf(z) for g in gaussians])]
+        for j, (m, S) in enumerate(zip(units.means, units.covariances)):
+            cross = multivariate_normal(m, S_z + S).pdf(z)
+            selfs = multivariate_normal(np.zeros(len(z)), 2 * S_z).pdf(np.zeros(len(z))) * \
+                multivariate_normal(np.zeros(len(z)), 2 * S).pdf(np.zeros(len(z)))
+            K[i, j] = np.exp(-model.gamma * (2 - 2 * cross / np.sqrt(selfs)))
+    return K
+
+
+def test_mcpm_and_scm_with_points_as_their_clusters_match_a_computation_by_hand():
+    X, y = mixture_toy(n=300, seed=3)
+    X_test, _ = mixture_toy(n=40, seed=4)
+    params = {"kernel": "rbf-ppk", "gamma": 0.8, "n_components": 3, "normalize": "unit",
+              "point_covariance": "cluster"}
+    mcpm = models.MCPM(**params).fit(X, y)
+    K = _point_as_its_cluster_by_hand(mcpm, X_test)
+    np.testing.assert_allclose(mcpm.decision_function(X_test), K @ mcpm.dual_coef_ + mcpm.intercept_, rtol=1e-8,
+                               atol=1e-10)
+    scm = models.SCM(C=3.0, **params).fit(X, y)
+    K = _point_as_its_cluster_by_hand(scm, X_test)[:, scm.support_]
+    np.testing.assert_allclose(scm.decision_function(X_test), K @ scm.dual_coef_[0] + scm.intercept_[0], rtol=1e-8,
+                               atol=1e-10)
+    # the default construction is untouched by the new parameters
+    plain = models.MCPM(kernel="rbf-ppk", gamma=0.8, n_components=3).fit(X, y)
+    np.testing.assert_allclose(plain.decision_function(X_test),
+                               plain.kernel_(X_test, plain.units_) @ plain.dual_coef_ + plain.intercept_)
+
+
+@pytest.mark.parametrize("cls", [models.SCM, models.MCPM])
+def test_unknown_point_covariance_is_refused(cls):
+    X, y = mixture_toy(n=60)
+    with pytest.raises(ValueError, match="point_covariance must be one of 'bandwidth', 'cluster'; got 'nearest'"):
+        cls(point_covariance="nearest", n_components=2).fit(X, y)

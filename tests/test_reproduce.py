@@ -23,7 +23,7 @@ SEED_FILES = {"ckrbf": "000_38c2b8b107f7a357.txt", "rwm": "001_422d5d468e0f8ed0.
 
 TINY = dict(folds=2, repetitions=1, inner_folds=2, max_points=60,
             grids={"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0], "lap_ratio": [1.0], "eta": [1e-2],
-                   "n_neighbors": [3]})
+                   "n_neighbors": [3], "attribute_weight": [0.5, 1.0]})
 
 
 def tiny(**changes):
@@ -259,6 +259,28 @@ def test_an_interrupted_run_continues_where_it_stopped(tmp_path, monkeypatch):
     assert last and all(p.remaining is not None for p in last)
 
 
+def test_rwm_heart_weights_its_categorical_attributes_apart_and_reports_the_change(tmp_path):
+    from kernelviz.reproduce.papers import rwm
+
+    result = run("rwm", tables=["4"], rows=["Heart"], out=tmp_path, settings=tiny(max_points=60))
+    by = {(m.model, m.variant): m for m in result.measurements}
+    assert {variant for _, variant in by} == {"", "categorical as continuous", "continuous only"}
+    cells = {(k.dataset, k.model): v for k, v in store.ResultStore(tmp_path).scan().items()}
+    # every fold chose α, β from the grid, (1, 1) tried first and (0, 0) (a constant kernel) never
+    chosen = [(v["continuous_weight"], v["categorical_weight"]) for (row, _), v in cells.items() if row == "Heart"]
+    assert chosen and set(chosen) <= set(rwm._weight_pairs(np.array([0.5, 1.0])))
+    assert rwm._weight_pairs(np.array([0.0, 0.5, 1.0]))[0] == (1.0, 1.0)
+    assert (0.0, 0.0) not in rwm._weight_pairs(np.array([0.0, 0.5, 1.0]))
+    protocol_run = by[("RWM", "")]
+    assert "on Heart, categorical columns 2, 3, 6, 7, 9, 11, 13 (1-based)" in protocol_run.protocol
+    assert any(note.startswith("α, β chosen per fold: (") for note in protocol_run.notes)
+    assert "categorical" not in by[("RWM", "categorical as continuous")].protocol
+    why = {c["model"]: c["why"] for c in report.compare(result) if c["row"] == "Heart" and not c["variant"]}
+    plain = by[("RBF", "categorical as continuous")].mean
+    assert (f"RBF scores {by[('RBF', '')].mean:.3f}; treating them as continuous, as kernelviz did before, "
+            f"{plain:.3f}") in why["RBF"]
+
+
 def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp_path):
     small = tmp_path / "small.csv"
     small.write_text("1,2,0\n2,1,0\n3,3,1\n4,4,1\n5,5,1\n")  # class 0 has 2 points: too few for 5 folds
@@ -266,7 +288,8 @@ def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp
     settings = tiny(folds=5, max_points=50)
     with pytest.raises(ValueError, match=r"rwm table 4, data set 'Pima': class 0 has 2 points, fewer than the 5"):
         run("rwm", tables=["4"], data={"Pima": str(small)}, out=out, settings=settings)
-    assert {k.dataset for k in store.ResultStore(out).scan()} == {"Heart", "Heart[continuous only]"}
+    assert {k.dataset for k in store.ResultStore(out).scan()} == {"Heart", "Heart[categorical as continuous]",
+                                                                  "Heart[continuous only]"}
 
     narrow = tmp_path / "heart6.csv"
     ds = kv.data.load("heart")
@@ -400,3 +423,91 @@ def test_cksvmnda_selects_on_the_training_part_like_an_independent_grid_search(t
     assert ksvm.values == pytest.approx(expected, abs=1e-12)
     assert {m.model for m in result.measurements} == {"CKSVMNDA", "KSVM", "KNDA", "KFD"}
     assert "60 training / 40 test" in ksvm.protocol and "training part" in ksvm.selection
+
+
+def test_reproduce_on_a_dask_cluster_matches_the_local_run(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    arguments = ["reproduce", "rwm", "--table", "4", "--row", "Ripley"]
+    assert command.run(_parser().parse_args([*arguments, "--out", str(local)])) == 0
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as observer, distributed.get_task_stream(observer) as stream:
+        assert command.run(_parser().parse_args([*arguments, "--out", str(remote),
+                                                 "--scheduler", cluster.scheduler_address])) == 0
+    assert any("_score_fold_" in task["key"] for task in stream.data)  # the grids' fits ran on the cluster
+    cells = [[{k: c[k] for k in ("row", "model", "values")} for c in json.loads((out / "report.json").read_text())
+              ["runs"][0]["cells"]] for out in (local, remote)]
+    assert cells[0] == cells[1] and cells[0]
+
+
+def test_reproduce_names_an_unreachable_scheduler_and_keeps_finished_cells(tmp_path, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    from kernelviz import cli
+
+    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
+    arguments = ["reproduce", "rwm", "--table", "4", "--row", "Ripley", "--out", str(tmp_path)]
+    assert command.run(_parser().parse_args(arguments)) == 0
+    before = {path: path.read_bytes() for path in (tmp_path / "cells").rglob("*.json")}
+    with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'.*finished cells "
+                                         r"in .*cells are kept"):
+        command.run(_parser().parse_args([*arguments, "--scheduler", "tcp://127.0.0.1:1"]))
+    assert before and {path: path.read_bytes() for path in (tmp_path / "cells").rglob("*.json")} == before
+    assert cli.main([*arguments, "--scheduler", "tcp://127.0.0.1:1"]) == 2
+
+
+def test_reproduce_says_when_the_scheduler_is_lost_and_keeps_the_cells_done(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    from kernelviz.reproduce.papers import rwm
+
+    monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
+    real, calls = rwm._fold_cell, []
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)
+
+    def scheduler_goes_away_after_two(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            cluster.close()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rwm, "_fold_cell", scheduler_goes_away_after_two)
+    address = cluster.scheduler_address
+    with pytest.raises(ValueError, match=f"rwm: lost the Dask scheduler at '{address}'.*kept"):
+        command.run(_parser().parse_args(["reproduce", "rwm", "--table", "4", "--row", "Ripley", "--out",
+                                          str(tmp_path), "--scheduler", address]))
+    assert len(store.ResultStore(tmp_path / "cells").scan()) == 2
+
+
+def test_report_figure_draws_each_protocol_cell_once_and_no_check_run(tmp_path, monkeypatch):
+    import plotly.graph_objects as go
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    bars = []
+
+    class Figure:
+        def __init__(self, data):
+            pass
+
+        def update_layout(self, **kwargs):
+            pass
+
+        def write_image(self, path):
+            pass
+
+    monkeypatch.setattr(go, "Bar", lambda **kwargs: bars.append(kwargs))
+    monkeypatch.setattr(go, "Figure", Figure)
+
+    def m(model, values, variant=""):
+        return Measurement("rwm", "2", "Heart", model, "accuracy", values, "tiny", "inner CV", "bundled", 0.0,
+                           variant=variant)
+
+    result = RunResult("rwm", Settings(quick=True),
+                       [m("RWM", [0.78]), m("RBF", [0.81]), m("RWM", [0.69], "categorical as continuous"),
+                        m("RWM", [0.74], "continuous only")], {}, [], 1.0)
+    report._figure(report.compare(result), tmp_path / "figure.png")
+    paper, ours = bars
+    # a check run beside its protocol cell under the same label would be drawn on top of it
+    assert paper["x"] == ours["x"] == ["Heart · RWM", "Heart · RBF"]
+    assert ours["y"] == [0.78, 0.81]

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import _chunks
 from .. import kernels as _kernels
 from .. import partitions as _partitions
-from .._validation import check_count, check_positive, check_unlabeled, format_label, format_labels
+from .._validation import check_choice, check_count, check_positive, check_unlabeled, format_label, format_labels
 
 #: Eigenvalues of a training Gram below this fraction of the largest one are treated as
 #: zero when the Gram is turned into explicit kernel-PCA coordinates.
@@ -128,6 +128,10 @@ class _KernelModel(ClassifierMixin, BaseEstimator):
             return kernel
         return kernel.fit(X_all)
 
+    def _point_kernel(self, X, Y):
+        """Kernel values of new points ``X`` against the training points or units ``Y``."""
+        return self.kernel_(X, Y)
+
     def _validate_for_predict(self, X):
         check_is_fitted(self)
         return validate_data(self, X, dtype=np.float64, reset=False)
@@ -167,8 +171,37 @@ class _ExpansionModel(_KernelModel):
 
 
 # ----------------------------------------------------------------------------- cluster units (SCM, MCPM)
+def _unit_log_densities(X, units):
+    """log N(x | μ_a, Σ_a) of every point under every unit's Gaussian, shape (len X, len units)."""
+    d = X.shape[1]
+    out = np.empty((len(X), len(units)))
+    for a, (mean, S) in enumerate(zip(units.means, np.broadcast_to(units.covariances, (len(units), d, d)))):
+        L = linalg.cholesky(S, lower=True)
+        z = linalg.solve_triangular(L, (X - mean).T, lower=True)
+        out[:, a] = -0.5 * (np.sum(z * z, axis=0) + d * np.log(2 * np.pi)) - np.sum(np.log(np.diag(L)))
+    return out
+
+
+#: How SCM and MCPM turn a new point z into a Gaussian unit (docs/MATH.md §4.9.1): ``"bandwidth"``
+#: (1, z, s² I); ``"cluster"`` (1, z, Σ_a) with Σ_a the covariance of the unit a under whose
+#: Gaussian z is most likely, so that a point at a cluster's centre is that cluster's unit.
+POINT_COVARIANCES = ("bandwidth", "cluster")
+
+
 class _ClusterUnitModel(_KernelModel):
     """Per-class k-means clusters as Gaussian units for LPPK / RBF-PPK (see :class:`SCM`)."""
+
+    def _point_kernel(self, X, Y):
+        """K(point units of X, units Y), the points built as ``point_covariance`` says."""
+        if self.point_covariance == "bandwidth":
+            return self.kernel_(X, Y)
+        nearest = np.argmax(_unit_log_densities(X, self.units_), axis=1)
+        K = np.empty((len(X), len(Y)))
+        for unit in np.unique(nearest):
+            rows = np.flatnonzero(nearest == unit)
+            points = _kernels.Units(np.ones(len(rows)), X[rows], self.units_.covariances[unit])
+            K[rows] = self.kernel_(points, Y)
+        return K
 
     def _point_bandwidth(self, covariances, well_estimated, X_all):
         """s of the point units: given, LPPK's own 1/√(4γ), or the typical cluster scale."""
@@ -186,6 +219,7 @@ class _ClusterUnitModel(_KernelModel):
     def _fit_units(self, X, y, X_all):
         """Fit the per-class partitions, the units and the kernel; return the units' Gram."""
         check_count(self.n_components, "n_components")
+        check_choice(self.point_covariance, "point_covariance", POINT_COVARIANCES)
         if not isinstance(self.kernel, str) or self.kernel not in UNIT_KERNELS:
             raise ValueError(f"kernel must be one of {', '.join(map(repr, UNIT_KERNELS))}; got {self.kernel!r}.")
         d = X.shape[1]
@@ -206,7 +240,8 @@ class _ClusterUnitModel(_KernelModel):
                                      covariances + bandwidth ** 2 * np.eye(d))
         self.unit_labels_ = np.concatenate(labels)
         self.unit_sizes_ = np.concatenate(sizes)
-        self.kernel_ = _make_kernel(self.kernel, self.gamma, {"point_bandwidth": bandwidth}).fit(X_all)
+        self.kernel_ = _make_kernel(self.kernel, self.gamma,
+                                    {"point_bandwidth": bandwidth, "normalize": self.normalize}).fit(X_all)
         return self.kernel_(self.units_, self.units_)
 
 

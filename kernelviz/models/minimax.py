@@ -233,6 +233,10 @@ class MCPM(_MinimaxModel, _ClusterUnitModel):
     point_bandwidth : float, default=None
         s of the point units (1, z, s² I); None: the typical cluster scale for
         RBF-PPK, s² = 1/(4γ) for LPPK (see :class:`SCM`).
+    normalize : {"density", "unit"}, default="density"
+        How a point is scaled against a cluster unit (see :class:`SCM`, docs/MATH.md §4.9.1).
+    point_covariance : {"bandwidth", "cluster"}, default="bandwidth"
+        The covariance of a new point's unit (see :class:`SCM`).
     random_state : int, default=0
         Seed of k-means.
     ridge : float, default=1e-2
@@ -263,12 +267,14 @@ class MCPM(_MinimaxModel, _ClusterUnitModel):
     n_features_in_ : int
     """
 
-    def __init__(self, *, kernel="rbf-ppk", gamma=1.0, n_components=15, point_bandwidth=None, random_state=0,
-                 ridge=KERNEL_RIDGE, tol=1e-12, max_iter=1000):
+    def __init__(self, *, kernel="rbf-ppk", gamma=1.0, n_components=15, point_bandwidth=None, normalize="density",
+                 point_covariance="bandwidth", random_state=0, ridge=KERNEL_RIDGE, tol=1e-12, max_iter=1000):
         self.kernel = kernel
         self.gamma = gamma
         self.n_components = n_components
         self.point_bandwidth = point_bandwidth
+        self.normalize = normalize
+        self.point_covariance = point_covariance
         self.random_state = random_state
         self.ridge = ridge
         self.tol = tol
@@ -309,4 +315,4 @@ class MCPM(_MinimaxModel, _ClusterUnitModel):
         decision : ndarray of shape (n_samples,)
         """
         X = self._validate_for_predict(X)
-        return _kernel_expansion(self.kernel_, X, self.units_, self.dual_coef_, self.intercept_)
+        return _kernel_expansion(self._point_kernel, X, self.units_, self.dual_coef_, self.intercept_)

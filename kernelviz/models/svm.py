@@ -38,7 +38,7 @@ class _SupportVectorModel(_KernelModel):
             for "ovr" or (n_samples, n_classes * (n_classes - 1) / 2) for "ovo".
         """
         X = self._validate_for_predict(X)
-        return _chunks.apply_in_chunks(self.kernel_, X, self._support_points(),
+        return _chunks.apply_in_chunks(self._point_kernel, X, self._support_points(),
                                        lambda K: _svm.decision_values(self.svc_, K))
 
     def predict(self, X):
@@ -53,7 +53,7 @@ class _SupportVectorModel(_KernelModel):
         y_pred : ndarray of shape (n_samples,)
         """
         X = self._validate_for_predict(X)
-        return _chunks.apply_in_chunks(self.kernel_, X, self._support_points(),
+        return _chunks.apply_in_chunks(self._point_kernel, X, self._support_points(),
                                        lambda K: _svm.predict(self.svc_, K))
 
 
@@ -349,6 +349,14 @@ class SCM(_SupportVectorModel, _ClusterUnitModel):
     point_bandwidth : float, default=None
         s of the point units (1, z, s² I); None: the typical cluster scale for
         RBF-PPK, s² = 1/(4γ) for LPPK (see the class notes).
+    normalize : {"density", "unit"}, default="density"
+        How a point is scaled against a cluster unit in the kernel (docs/MATH.md §4.9.1):
+        the units' densities as they are, or divided by their norms so that points and
+        clusters share one self-product.
+    point_covariance : {"bandwidth", "cluster"}, default="bandwidth"
+        The covariance of a new point's unit: s² I, or the covariance of the unit under
+        whose Gaussian the point is most likely (then a point at a cluster's centre is
+        that cluster's unit; docs/MATH.md §4.9.1).
     random_state : int, default=0
         Seed of k-means.
     tol : float, default=1e-3
@@ -385,13 +393,15 @@ class SCM(_SupportVectorModel, _ClusterUnitModel):
 
     _binary_only = False
 
-    def __init__(self, *, kernel="rbf-ppk", C=1.0, gamma=1.0, n_components=5, point_bandwidth=None, random_state=0,
-                 tol=1e-3, max_iter=-1):
+    def __init__(self, *, kernel="rbf-ppk", C=1.0, gamma=1.0, n_components=5, point_bandwidth=None,
+                 normalize="density", point_covariance="bandwidth", random_state=0, tol=1e-3, max_iter=-1):
         self.kernel = kernel
         self.C = C
         self.gamma = gamma
         self.n_components = n_components
         self.point_bandwidth = point_bandwidth
+        self.normalize = normalize
+        self.point_covariance = point_covariance
         self.random_state = random_state
         self.tol = tol
         self.max_iter = max_iter

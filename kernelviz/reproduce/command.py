@@ -8,9 +8,12 @@ cli.py wires it in with ``command.add_parser(subparsers)`` while building its pa
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
+
+import joblib
 
 from .papers import RUNNERS
 from .report import write_report
@@ -52,7 +55,12 @@ def add_parser(subparsers):
     parser.add_argument("--data", action="append", type=data_assignment, default=[], metavar="ROW=SOURCE",
                         help="data for a row: a bundled sample, a generator (twonorm, ringnorm, waveform, "
                              "ripley-all) or a CSV / LIBSVM path; repeat for several rows")
-    parser.add_argument("--n-jobs", type=int, default=1, help="parallel workers for the grids (default: 1)")
+    parser.add_argument("--n-jobs", type=int, default=1,
+                        help="parallel workers for the grids (default: 1); with --scheduler every cluster worker "
+                             "is used")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the grids on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786); needs "
+                             "kernelviz[dask]")
     parser.add_argument("--seed", type=int, default=0, help="seed of every split and partition (default: 0)")
     return parser
 
@@ -85,19 +93,30 @@ def run(args) -> int:
     if (args.tables or args.rows) and len(papers) > 1:
         raise ValueError("--table and --row name a table or row of one paper; use them with a single paper, "
                          "not --all.")
-    settings = Settings(quick=args.quick, n_jobs=args.n_jobs, seed=args.seed)
+    scheduler = args.scheduler
+    settings = Settings(quick=args.quick, n_jobs=-1 if scheduler else args.n_jobs, seed=args.seed)
     data = dict(args.data)
     results, failures = [], []
     progress = _ProgressPrinter()
-    for paper in papers:
-        try:
-            # with --all, each paper takes the --data rows it has
-            rows = {row: src for row, src in data.items() if not args.all or _has_row(paper, row)}
-            results.append(run_paper(paper, tables=args.tables, data=rows, rows=args.rows, out=args.out / "cells",
-                                     settings=settings, progress=progress,
-                                     on_problem=lambda line: print(f"kernelviz: warning: {line}", file=sys.stderr)))
-        except ValueError as exc:
-            failures.append(f"{paper}: {exc}")
+    with contextlib.ExitStack() as stack:
+        client = stack.enter_context(_dask_client(scheduler, args.out / "cells")) if scheduler else None
+        if client is not None:
+            stack.enter_context(joblib.parallel_backend("dask", client=client))
+        for paper in papers:
+            try:
+                # with --all, each paper takes the --data rows it has
+                rows = {row: src for row, src in data.items() if not args.all or _has_row(paper, row)}
+                results.append(run_paper(paper, tables=args.tables, data=rows, rows=args.rows,
+                                         out=args.out / "cells", settings=settings, progress=progress,
+                                         on_problem=lambda line: print(f"kernelviz: warning: {line}",
+                                                                       file=sys.stderr)))
+            except ValueError as exc:
+                failures.append(f"{paper}: {exc}")
+            except Exception as exc:  # noqa: BLE001 -- a lost cluster is reported like any failed paper
+                if client is None or client.status == "running":
+                    raise
+                failures.append(f"{paper}: lost the Dask scheduler at {scheduler!r} ({type(exc).__name__}: {exc})")
+                break
     if results:
         md_path, json_path = write_report(results, args.out)
         print(f"wrote {md_path} and {json_path}")
@@ -105,6 +124,18 @@ def run(args) -> int:
         kept = f"; finished cells are kept in {args.out / 'cells'} and reused by the next run"
         raise ValueError("; ".join(failures) + kept)
     return 0
+
+
+@contextlib.contextmanager
+def _dask_client(address, cells):
+    """cli's Dask connection, its failure worded as this command's errors are (a ValueError)."""
+    from ..cli import CommandError, dask_client  # here: cli imports this module while building its parser
+
+    try:
+        with dask_client(address) as client:
+            yield client
+    except CommandError as exc:
+        raise ValueError(f"{exc}; nothing was run, and the finished cells in {cells} are kept.") from None
 
 
 def _has_row(paper, row):

@@ -44,16 +44,17 @@ def _fit_and_score(column, X, y, train, test, inner_folds, seed, n_jobs):
 
 
 def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_folds, protocol, selection,
-                   notes=()):
-    """One cell per (partition, column); returns the table's measurements for the row."""
+                   notes=(), variant=""):
+    """One cell per (partition, column); returns the table's measurements for the row (a check
+    experiment when ``variant`` names one)."""
     require_folds(y[splits[0][0]], inner_folds, paper, table_id, row, "inner CV folds (in the training part)")
-    tracker = context.tracker(row, len(splits) * len(columns))
+    tracker = context.tracker(row + (f" ({variant})" if variant else ""), len(splits) * len(columns))
     seed = context.settings.seed
     out = []
     for name, column in columns.items():
         cells = []
         for r, (train, test) in enumerate(splits):
-            key = CellKey(paper, table_id, row, f"partition{r}/{len(splits)}-n{len(train)}+{len(test)}-seed{seed}",
+            key = CellKey(paper, table_id, row + (f"[{variant}]" if variant else ""), f"partition{r}/{len(splits)}-n{len(train)}+{len(test)}-seed{seed}",
                           name, repr(sorted((k, list(map(float, v))) for k, v in column.grid.items()))
                           + f"|inner={inner_folds}")
             cells.append(tracker.cell(context.store, key, lambda train=train, test=test, column=column:
@@ -63,7 +64,7 @@ def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_f
         metrics = ["accuracy"] + (["alpha"] if "alpha" in cells[0] else [])
         for metric in metrics:
             out.append(Measurement(paper, table_id, row, name, metric, [c[metric] for c in cells], protocol,
-                                   selection, context.source(row), capped, notes=list(notes)))
+                                   selection, context.source(row), capped, variant=variant, notes=list(notes)))
     return out
 
 
