@@ -192,7 +192,7 @@ def app_figures(repeats: int = 3) -> dict:
                 live_drag.switch_view(page, "Similarity", "reference point")
                 out["switch"].append(live_drag.switch_view(page, "Decision boundaries", "Decision boundaries at"))
             page.goto(f"{url}/?source=drawn&view=data&points=1_0.5_1~-1_-0.5_-1")
-            page.wait_for_selector(live_drag.CHART)
+            page.wait_for_selector(live_drag.DRAW_CANVAS)
             page.wait_for_selector(live_drag.IDLE)
             for share in (0.3, 0.5, 0.7):
                 out["point"].append(live_drag.click_canvas(page, share, 0.4))
