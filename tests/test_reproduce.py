@@ -388,13 +388,13 @@ def _parser():
 def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypatch):
     monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
     args = _parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path), "--row", "bank",
-                                 "--row", "australian", "--data", f"bank={LIBSVM_FOURCLASS}"])
+                                 "--row", "splice", "--data", f"bank={LIBSVM_FOURCLASS}"])
     assert command.run(args) == 0
     document = json.loads((tmp_path / "report.json").read_text())
     cells = document["runs"][0]["cells"]
     assert {c["row"] for c in cells} == {"bank"} and cells[0]["source"] == f"file {LIBSVM_FOURCLASS}, at most 40 " \
         "points (stratified subset)"
-    assert document["runs"][0]["not_run"][0]["row"] == "australian"
+    assert document["runs"][0]["not_run"][0]["row"] == "splice"
     assert (tmp_path / "report.md").exists() and (tmp_path / "cells" / "ckrbf").is_dir()
     with pytest.raises(ValueError, match="name one paper"):
         command.run(_parser().parse_args(["reproduce", "ckrbf", "--all"]))
