@@ -62,6 +62,15 @@ SAMPLES = {
             "exercise_angina", "st_depression", "st_slope", "n_major_vessels", "thal",
         ],
     },
+    "australian": {
+        "file": "australian_scale.libsvm",
+        "description": "Statlog Australian credit approval: 690 applications × 14 features "
+        "(LIBSVM copy, scaled to [-1, 1]); the attributes are anonymised (A1..A14); "
+        "+1 = Statlog's class 1 (307 applications).",
+        # Statlog changed every attribute name and value to a meaningless symbol to keep
+        # the applicants confidential, so A1..A14 are the only names there are.
+        "feature_names": [f"A{i}" for i in range(1, 15)],
+    },
     "diabetes": {
         "file": "diabetes_scale.libsvm",
         "description": "Pima Indians diabetes: 768 patients × 8 features (LIBSVM copy, "

@@ -261,10 +261,9 @@ def _auc_table(context):
 RUNNERS = PaperRunners(
     tables={"2": lambda c: _best_table(c, "2"), "3": lambda c: _best_table(c, "3"), "4": _c_one_table,
             "5": _win_table, "6": _auc_table},
-    sources={"bank": "banknote", "breast-cancer": "breast-cancer", "diabetes": "diabetes",
-             "fourclass": "fourclass", "heart": "heart"},
-    missing={"australian": "not bundled (LIBSVM's australian_scale): give --data australian=PATH",
-             "crashes": "not available (UCI climate model simulation crashes): give --data crashes=PATH",
+    sources={"australian": "australian", "bank": "banknote", "breast-cancer": "breast-cancer",
+             "diabetes": "diabetes", "fourclass": "fourclass", "heart": "heart"},
+    missing={"crashes": "not available (UCI climate model simulation crashes): give --data crashes=PATH",
              "liver-disorders": "not available: give --data liver-disorders=PATH",
              "splice": "not available: give --data splice=PATH"},
     not_reproducible={},
