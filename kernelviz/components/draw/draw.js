@@ -139,8 +139,9 @@ function paint(view) {
     ctx.strokeStyle = t === 0 ? "#CCCCCC" : "#EEEEEE";
     ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, top + side); ctx.stroke();
     ctx.beginPath(); ctx.moveTo(left, py); ctx.lineTo(left + side, py); ctx.stroke();
-    ctx.textAlign = "center"; ctx.textBaseline = "top"; ctx.fillText(String(t), px, top + side + 6);
-    ctx.textAlign = "right"; ctx.textBaseline = "middle"; ctx.fillText(String(t), left - 6, py);
+    const label = String(t).replace("-", "\u2212");  // a typographic minus, as the Plotly figures write it
+    ctx.textAlign = "center"; ctx.textBaseline = "top"; ctx.fillText(label, px, top + side + 6);
+    ctx.textAlign = "right"; ctx.textBaseline = "middle"; ctx.fillText(label, left - 6, py);
   }
   ctx.strokeStyle = "#BBBBBB";
   ctx.strokeRect(left, top, side, side);
