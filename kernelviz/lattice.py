@@ -41,6 +41,7 @@ import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
+from kernelviz._background import BackgroundJob
 from kernelviz._svm import fit_svm
 
 #: Spacing of the lattices in decades: every 0.25 decade gives 25 values over the app's six decades.
@@ -493,12 +494,13 @@ def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvv
 FIELDS = {"decision": decision_fields, "similarity": similarity_fields}
 
 
-class LatticeJob:
-    """Fills a lattice in a daemon thread, so the page stays usable; :meth:`cancel` stops it.
+class LatticeJob(BackgroundJob):
+    """Fills a lattice in a daemon thread, so the page stays usable; :meth:`cancel` stops it
+    before the next lattice value (what is done stays in the lattice).
 
     The lattice is filled in place: read ``job.lattice.to_browser()`` at any time (kernels
-    not ready yet are sent as not ready). A bug in the computation does not vanish with the
-    thread: it is kept in :attr:`error` and raised again by :meth:`result`.
+    not ready yet are sent as not ready). A bug in the computation is kept in :attr:`error`
+    and raised again by :meth:`result`.
 
     Parameters
     ----------
@@ -509,39 +511,19 @@ class LatticeJob:
     """
 
     def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared):
+        super().__init__(name=f"kernelviz-lattice-{lattice.kind}")
         self.lattice = lattice
-        self.error: BaseException | None = None
-        self._cancel = threading.Event()
         check_inputs(lattice, kernels, prep)  # bad input is refused in the caller's thread, not lost in this one
-        fields = FIELDS[lattice.kind](lattice, kernels, prep, cancel=self._cancel)
-        self._thread = threading.Thread(target=self._fill, args=(fields,), daemon=True,
-                                        name=f"kernelviz-lattice-{lattice.kind}")
-        self._thread.start()
+        self._fields = FIELDS[lattice.kind](lattice, kernels, prep, cancel=self._cancel)
+        self._start()
 
-    def _fill(self, fields) -> None:
-        try:
-            for item in fields:
-                self.lattice.add(item)
-        except BaseException as err:  # noqa: BLE001 - kept for result(), which raises it in the app's thread
-            self.error = err
-
-    def cancel(self) -> None:
-        """Stop before the next lattice value (what is done stays in the lattice)."""
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    @property
-    def done(self) -> bool:
-        return not self._thread.is_alive()
+    def _work(self) -> None:
+        for item in self._fields:
+            self.lattice.add(item)
 
     def result(self, timeout: float | None = None) -> Lattice:
         """Wait for the thread (at most ``timeout`` s) and return the lattice; re-raise its error."""
-        self._thread.join(timeout)
-        if self.error is not None:
-            raise self.error
+        self.wait(timeout)
         return self.lattice
 
 

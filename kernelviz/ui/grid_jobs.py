@@ -23,10 +23,11 @@ import numpy as np
 
 import kernelviz as kv
 from kernelviz import views as kvviews
+from kernelviz._background import BackgroundJob
 from kernelviz.session import mark_fragment_rerun
 
 
-class GridJob:
+class GridJob(BackgroundJob):
     """Grid-search ``names`` on ``prep`` in a daemon thread.
 
     Parameters
@@ -59,30 +60,25 @@ class GridJob:
         self.log_Cs, self.log_gammas = np.asarray(log_Cs, dtype=float), np.asarray(log_gammas, dtype=float)
         self.cv, self.seed = int(cv), int(seed)
         self.params = {name: dict(params.get(name, {})) for name in self.names}
+        super().__init__(name="kernelviz-grid-search")
         self.finished: dict = {}
         self.failed: dict = {}
-        self.error: BaseException | None = None
         self._columns: dict = {}    # name → the result of the columns done so far
         self._lock = threading.Lock()
-        self._cancel = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="kernelviz-grid-search")
-        self._thread.start()
+        self._start()
 
     # ------------------------------------------------------------------ the thread
 
-    def _run(self) -> None:
-        try:
-            for name in self.names:
-                if self._cancel.is_set():
-                    return
-                try:
-                    self._search(name)
-                except ValueError as err:
-                    with self._lock:
-                        self.failed[name] = str(err)
-                        self._columns.pop(name, None)
-        except BaseException as err:  # noqa: BLE001 - kept for result(), raised in the app's thread
-            self.error = err
+    def _work(self) -> None:
+        for name in self.names:
+            if self._cancel.is_set():
+                return
+            try:
+                self._search(name)
+            except ValueError as err:
+                with self._lock:
+                    self.failed[name] = str(err)
+                    self._columns.pop(name, None)
 
     def _search(self, name: str) -> None:
         prep = self.prep
@@ -112,23 +108,10 @@ class GridJob:
 
     # ------------------------------------------------------------------ what the app reads
 
-    def cancel(self) -> None:
-        """Stop before the next γ column; finished kernels and columns stay."""
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    @property
-    def done(self) -> bool:
-        return not self._thread.is_alive()
-
     def result(self, timeout: float | None = None) -> "GridJob":
-        """Wait for the thread (at most ``timeout`` s); re-raise its error."""
-        self._thread.join(timeout)
-        if self.error is not None:
-            raise self.error
+        """Wait for the thread (at most ``timeout`` s); re-raise its error. (:meth:`cancel` stops
+        before the next γ column; finished kernels and columns stay.)"""
+        self.wait(timeout)
         return self
 
     def partial(self) -> dict:

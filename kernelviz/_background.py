@@ -1,0 +1,50 @@
+"""A computation in a daemon thread that the page can stop: the live lattice and the app's grid search.
+
+The page stays usable while it runs; :meth:`BackgroundJob.cancel` asks the work to stop at its
+next checkpoint (what is done stays); a bug in the work does not vanish with the thread: it is
+kept in ``error`` and raised again, in the caller's thread, by :meth:`BackgroundJob.wait`.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+class BackgroundJob:
+    """Subclasses set up their state, then call :meth:`_start`; the thread runs :meth:`_work`,
+    which checks :attr:`_cancel` between steps."""
+
+    def __init__(self, *, name: str):
+        self.error: BaseException | None = None
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(target=self._guarded, daemon=True, name=name)
+
+    def _start(self) -> None:
+        self._thread.start()
+
+    def _work(self) -> None:
+        raise NotImplementedError
+
+    def _guarded(self) -> None:
+        try:
+            self._work()
+        except BaseException as err:  # noqa: BLE001 - kept for wait(), which raises it in the caller's thread
+            self.error = err
+
+    def cancel(self) -> None:
+        """Stop at the next step; what is done stays."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for the thread (at most ``timeout`` s); re-raise its error."""
+        self._thread.join(timeout)
+        if self.error is not None:
+            raise self.error
