@@ -16,14 +16,8 @@ from kernelviz.kernels import cluster_gaussian_gram
 from kernelviz.partitions import Partition
 
 
-def _spd(rng, d, scale=1.0):
-    A = rng.normal(size=(d, d))
-    return scale * (A @ A.T / d + 0.1 * np.eye(d))
-
-
-def _min_relative_eigenvalue(K):
-    eig = np.linalg.eigvalsh(0.5 * (K + K.T))
-    return eig[0] / np.abs(eig).max()
+from _linalg import min_relative_eigenvalue as _min_relative_eigenvalue  # noqa: E402
+from _linalg import spd as _spd  # noqa: E402
 
 
 def _double_loop(X, Y, cx, cy, covariances, gamma):

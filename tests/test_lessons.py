@@ -15,6 +15,7 @@ from kernelviz import lessons
 from kernelviz import state
 from kernelviz import views
 from kernelviz.references import PAPERS
+from kernelviz.ui import lesson_grids  # the data and partition stages as the app runs them
 
 ALL_STEPS = [(lesson.name, k) for lesson in lessons.LESSONS.values() for k in range(1, len(lesson.steps) + 1)]
 #: Values a step may point at besides a panel (the names the views' tables and controls use).
@@ -174,29 +175,6 @@ def test_a_missing_number_is_named():
 
 # ============================================================================ the claims, on the data
 
-def prepared_for(values):
-    """The data as the app prepares them for these settings (app.py's data stage, without its caches)."""
-    if values["source"] == "generator":
-        X, y = kv.data.make(values["generator"], random_state=values["data_seed"], **values["gen_params"])
-        ds = kv.data.Dataset(X, y, name=values["generator"])
-    else:
-        ds = views.bundled_dataset(values["sample"])
-    label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
-    return views.prepare(ds, "lesson", values["scaling"], values["fit_on"], values["label_how"], float(label_value),
-                         values["label_seed"], values["test_fraction"])
-
-
-def partition_for(values, prep):
-    params = ()
-    if values["partition"] == "vi":
-        params = (("weight_concentration_prior_type", values["vi_prior_type"]),
-                  ("weight_concentration_prior", values["vi_alpha0"]), ("mean_precision_prior", values["vi_beta0"]))
-        if values["vi_w0"] > 0:
-            params += (("covariance_prior", values["vi_w0"]),)
-    return views.fit_partition(prep.X_model, values["partition"], values["n_components"], values["partition_seed"],
-                               params)
-
-
 def boundary_panels(values, prep, partition):
     grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
     panels = [views.boundary_panel(n, views.fit_kernel(n, prep.X_model, partition, values["normalize"]), prep, grid,
@@ -221,8 +199,8 @@ LIGHT_STEPS = [(n, k) for n, k in ALL_STEPS if lessons.get(n).step(k).view not i
 def test_every_light_step_computes_and_its_sentence_can_be_written(name, k):
     step = lessons.get(name).step(k)
     values = step.applied()
-    prep = prepared_for(values)
-    partition = partition_for(values, prep)
+    prep = lesson_grids.prepared(values)
+    partition = lesson_grids.partition_of(values, prep)
     if step.view == "boundaries":
         panels = boundary_panels(values, prep, partition)
         results = lessons.boundary_results(panels)
@@ -249,8 +227,8 @@ def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
     from scipy import ndimage
 
     values = lessons.get("rwm").step(1).applied()
-    prep = prepared_for(values)
-    panels = boundary_panels(values, prep, partition_for(values, prep))
+    prep = lesson_grids.prepared(values)
+    panels = boundary_panels(values, prep, lesson_grids.partition_of(values, prep))
     results = lessons.boundary_results(panels)
     assert prep.train.sum() == 2 and prep.hidden.sum() == 798
     # independent: RBF on two labeled points is the perpendicular bisector, whatever γ and C
@@ -273,9 +251,9 @@ def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
 def test_ckrbf_diagonal_is_its_cluster_normaliser_and_the_sentence_says_larger():
     step = lessons.get("ckrbf").step(2)
     values = step.applied()
-    prep = prepared_for(values)
+    prep = lesson_grids.prepared(values)
     assert values["normalize"] == "paper"
-    X, kernels, results = kernel_view(values, prep, partition_for(values, prep))
+    X, kernels, results = kernel_view(values, prep, lesson_grids.partition_of(values, prep))
     # independent: k(x, x) = det(2 Σ_c(x))^(−½) for CkRBF at the paper's scale, 1 for RBF
     ck = kernels["ckrbf"]
     normalisers = [np.linalg.det(2 * ck.covariances_[c]) ** -0.5 for c in np.unique(ck.partition_.predict(X))]
@@ -299,8 +277,8 @@ def test_lppk_on_two_points_is_rbf_times_a_constant_far_below_one_at_the_mcpm_st
 def test_mcpm_bound_sentence_uses_the_alpha_of_the_model_the_panel_shows():
     step = lessons.get("mcpm").step(3)
     values = step.applied()
-    prep = prepared_for(values)
-    panels = boundary_panels(values, prep, partition_for(values, prep))
+    prep = lesson_grids.prepared(values)
+    panels = boundary_panels(values, prep, lesson_grids.partition_of(values, prep))
     results = lessons.boundary_results(panels)
     for name in ("MPM", "MCPM"):
         cls = kv.models.MODELS[name][0]
@@ -322,8 +300,8 @@ def sign_regions(step):
     from scipy import ndimage
 
     values = step.applied()
-    prep = prepared_for(values)
-    panel = boundary_panels(values, prep, partition_for(values, prep))[0]
+    prep = lesson_grids.prepared(values)
+    panel = boundary_panels(values, prep, lesson_grids.partition_of(values, prep))[0]
     grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
     positive = panel.values.reshape(len(grid.ys), len(grid.xs)) > 0
     return ndimage.label(positive)[1] + ndimage.label(~positive)[1]
@@ -340,8 +318,8 @@ def test_on_pima_the_cluster_models_trail_the_plain_svm_as_the_step_title_says()
     step = lessons.get("mcpm").step(4)
     assert "do not help" in step.title
     values = step.applied()
-    prep = prepared_for(values)
-    results = lessons.boundary_results(boundary_panels(values, prep, partition_for(values, prep)))
+    prep = lesson_grids.prepared(values)
+    results = lessons.boundary_results(boundary_panels(values, prep, lesson_grids.partition_of(values, prep)))
     assert results["rbf"]["test"] > max(results["SCM"]["test"], results["MCPM"]["test"]) + lessons.LEVEL_ACCURACY
     assert step.explain(results).endswith(f"RBF leads by "
                                           f"{100 * (results['rbf']['test'] - results['MCPM']['test']):.1f} points.")
@@ -362,8 +340,8 @@ def test_psd_verdict_follows_the_views_verdict():
 def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
     step = lessons.get("rwm").step(3)
     values = step.applied()
-    prep = prepared_for(values)
-    X, kernels, results = kernel_view(values, prep, partition_for(values, prep))
+    prep = lesson_grids.prepared(values)
+    X, kernels, results = kernel_view(values, prep, lesson_grids.partition_of(values, prep))
     grams = {n: k(X) for n, k in kernels.items()}
     # independent: the eigenvalues themselves
     assert np.linalg.eigvalsh(grams["rwm"]).min() == pytest.approx(results["rwm"]["min_eigenvalue"], abs=1e-9)
