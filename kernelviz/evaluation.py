@@ -11,8 +11,10 @@
   model is fitted on the training fold (or, for comparison, on all points), and (C, γ) is
   chosen on training data only (:func:`validation_ratings`).
 
-Work is spread with joblib. In one process: one task per (γ, fold) with all its C values.
-With several workers, per round of γ values: the workers first build every (γ, fold)
+Work is spread with joblib. Whole tasks, each building one Gram and fitting all its C
+values — one per (γ, fold), for lap and lppk one per γ — in one process, and with several
+workers when each gets at least ``WHOLE_TASKS_PER_WORKER`` of them. With more workers than
+that keeps busy, the fits are split, per round of γ values: the workers first build every (γ, fold)
 Gram once (γ-convertible kernels: one exp on the fold's block of D, cut once by the
 caller; lap, lppk: K_γ once per γ, then cut per fold), then the fit tasks read them —
 one task per (C, γ, fold) for the larger C values (the smaller ones of a (γ, fold) share
@@ -50,6 +52,7 @@ __all__ = [
     "SEMI_SUPERVISED_PROTOCOLS",
     "UNSUPERVISED_ON",
     "ROUND_BYTES",
+    "WHOLE_TASKS_PER_WORKER",
     "GridResult",
     "GridTask",
     "KeerthiLinPath",
@@ -298,6 +301,10 @@ def _fold_blocks(D, log_n, train, test):
 #: under Dask) while that round's fit tasks read them. n = 2000, 5 folds: 128 MB per γ.
 ROUND_BYTES = 1024 * 2**20
 
+#: A parallel run gives each worker whole tasks (a Gram built and all its C values fitted)
+#: when there are at least this many per worker, and splits the fits otherwise (:func:`_splits_fits`).
+WHOLE_TASKS_PER_WORKER = 8
+
 
 @dataclass(frozen=True)
 class GridTask:
@@ -345,13 +352,13 @@ def _one_thread_in_worker_processes(caller):
 def _score_fold_gram(caller, j, fold, C_indices, Cs, K, y_train, y_test, max_iter):
     """Task: fit and score the given C values on one fold's K_γ block (rows train then test).
 
-    Returns ``(j, fold, C_indices, accuracies, capped, seconds)``.
+    Returns ``[(j, fold, C_indices, accuracies, capped, seconds)]``.
     """
     _one_thread_in_worker_processes(caller)
     started = time.perf_counter()
     n_train = len(y_train)
     accuracies, capped = _score_Cs(K[:n_train], y_train, K[n_train:], y_test, Cs, max_iter)
-    return j, fold, C_indices, accuracies, capped, time.perf_counter() - started
+    return [(j, fold, C_indices, accuracies, capped, time.perf_counter() - started)]
 
 
 def _kept(K, folder, name):
@@ -462,57 +469,97 @@ def _scattered_to_workers(backend, arrays):
 def _fold_block_source(family, folds, parallel, dask, folder, cleanup):
     """``block_of(fold)`` → that fold's blocks of D and log n (rows train then test, columns train).
 
-    Each fold's blocks are cut once per run, by the calling process. One process: cut
-    when the work (fold by fold) reaches the fold, one fold in memory at a time. Local
-    workers: all cut up front into memory-mapped files that the workers share through the
-    page cache (a task carries a file name). Dask: all cut up front and scattered to
-    every worker once.
+    Each fold's blocks are cut once per run, by the calling process, when the first task
+    that needs them is made — so the workers start on the first fold while the caller cuts
+    the next. One process: one fold in memory at a time. Local workers: memory-mapped files
+    that the workers share through the page cache (a task carries a file name). Dask: all
+    cut up front and scattered to every worker once.
     """
-    if not parallel:
-        current = {}
+    if dask is None:
+        cut = {}
 
         def block_of(fold):
-            if fold not in current:
-                current.clear()
-                current[fold] = _fold_blocks(family.D, family.log_n, *folds[fold])
-            return current[fold]
+            if fold not in cut:
+                if not parallel:
+                    cut.clear()
+                blocks = _fold_blocks(family.D, family.log_n, *folds[fold])
+                cut[fold] = blocks if not parallel else tuple(
+                    _memmap(block, folder, f"{name}_{fold}") for block, name in zip(blocks, ("D", "log_n")))
+            return cut[fold]
 
         return block_of
     blocks = []
-    for fold, (train, test) in enumerate(folds):
-        D_block, log_n_block = _fold_blocks(family.D, family.log_n, train, test)
-        if folder is not None:
-            D_block, log_n_block = _memmap(D_block, folder, f"D_{fold}"), _memmap(log_n_block, folder, f"log_n_{fold}")
-        blocks.append((D_block, log_n_block))
+    for train, test in folds:
+        blocks.append(_fold_blocks(family.D, family.log_n, train, test))
     cleanup.enter_context(_scattered_to_workers(dask, [array for pair in blocks for array in pair]))
     return blocks.__getitem__
 
 
-def _sequential_tasks(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller, plan):
-    """One process: one task per (γ, fold) with all its C values, each Gram built when needed.
+def _score_gamma_fold(caller, j, fold, gamma, D_block, log_n_block, C_indices, Cs, y_train, y_test, max_iter):
+    """Task: K_γ on one fold from its blocks of D and log n (one exp), then fit and score its C values.
 
-    γ-convertible kernels go fold by fold (each fold's blocks cut once, then one exp per
-    γ); the others γ by γ (each K_γ built once, then cut per fold). ``plan`` receives
-    ``(j, fold, C_indices)`` of each task as it is made.
+    Returns ``[(j, fold, C_indices, accuracies, capped, seconds)]``.
     """
-    def task(j, fold, K):
+    _one_thread_in_worker_processes(caller)
+    started = time.perf_counter()
+    K = _kernels.GammaFamily(D_block, log_n_block).gram(gamma)
+    n_train = len(y_train)
+    accuracies, capped = _score_Cs(K[:n_train], y_train, K[n_train:], y_test, Cs, max_iter)
+    return [(j, fold, C_indices, accuracies, capped, time.perf_counter() - started)]
+
+
+def _score_gamma(caller, j, kernel, X, gamma, folds, C_indices, Cs, y, max_iter):
+    """Task: K_γ of a kernel without γ-conversion (lap, lppk) once, then every fold's fits.
+
+    Returns ``[(j, fold, C_indices, accuracies, capped, seconds)]`` per fold, the seconds (of
+    the whole task) on the first.
+    """
+    _one_thread_in_worker_processes(caller)
+    started = time.perf_counter()
+    K = copy.copy(kernel).set_params(gamma=gamma)(X)
+    results = []
+    for fold, (train, test) in enumerate(folds):
+        block = K[np.ix_(np.concatenate((train, test)), train)]
+        accuracies, capped = _score_Cs(block[:len(train)], y[train], block[len(train):], y[test], Cs, max_iter)
+        results.append([j, fold, C_indices, accuracies, capped, 0.0])
+    results[0][-1] = time.perf_counter() - started
+    return results
+
+
+def _whole_tasks(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller, block_of, plan):
+    """Tasks that build their own Gram and fit all its C values: one per (γ, fold) for
+    γ-convertible kernels (fold by fold, each fold's blocks of D from ``block_of``), one per
+    γ for the others. ``plan`` receives ``(j, fold or None, C_indices)`` of each task as it is made.
+    """
+    def C_values(j):
         C_indices = tuple(int(i) for i in rows_by_gamma[j])
-        plan.append((j, fold, C_indices))
-        train, test = folds[fold]
-        return joblib.delayed(_score_fold_gram)(caller, j, fold, C_indices, Cs[list(C_indices)], K, y[train],
-                                                y[test], max_iter)
+        return C_indices, Cs[list(C_indices)]
 
     if kernel.gamma_convertible:
-        family = kernel.gamma_family(X)
-        block_of = _fold_block_source(family, folds, False, None, None, None)
-        for fold in range(len(folds)):
+        for fold, (train, test) in enumerate(folds):
             for j in gamma_columns:
-                yield task(j, fold, _kernels.GammaFamily(*block_of(fold)).gram(gammas[j]))
+                C_indices, C_values_j = C_values(j)
+                plan.append((j, fold, C_indices))
+                yield joblib.delayed(_score_gamma_fold)(caller, j, fold, gammas[j], *block_of(fold), C_indices,
+                                                        C_values_j, y[train], y[test], max_iter)
         return
     for j in gamma_columns:
-        K = copy.copy(kernel).set_params(gamma=gammas[j])(X)
-        for fold, (train, test) in enumerate(folds):
-            yield task(j, fold, K[np.ix_(np.concatenate((train, test)), train)])
+        C_indices, C_values_j = C_values(j)
+        plan.append((j, None, C_indices))
+        yield joblib.delayed(_score_gamma)(caller, j, kernel, X, gammas[j], folds, C_indices, C_values_j, y, max_iter)
+
+
+def _splits_fits(n_whole_tasks, n_workers):
+    """Whether a parallel run splits the fits of each Gram into several tasks (:func:`_task_plan`)
+    rather than giving each worker whole tasks (:func:`_whole_tasks`).
+
+    Splitting balances few, long tasks over many workers, but costs a barrier per round
+    (builds, then fits) and the shared Grams' files; measured at n = 2000 with 35 (γ, fold)
+    tasks on 2 cores: whole tasks 1.87 × the single process, split fits 1.58 ×. With at
+    least :data:`WHOLE_TASKS_PER_WORKER` whole tasks per worker, list scheduling already
+    keeps every worker busy to within about one task of the end.
+    """
+    return n_whole_tasks < WHOLE_TASKS_PER_WORKER * n_workers
 
 
 @dataclass
@@ -527,12 +574,10 @@ class _CrossValidation:
 def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, max_iter):
     """Fold accuracies of ``cells`` (a bool mask over (C, γ)); the rest stays NaN.
 
-    ``kernel`` is already fitted. One process: one task per (γ, fold) with all its C
-    values (:func:`_sequential_tasks`). Several workers, round by round of γ values
-    (:func:`_rounds`): first the workers build every (γ, fold) Gram of the round once
-    (γ-convertible kernels: one exp per fold block of D, cut once by this process; the
-    others: K_γ once, then cut per fold), then the round's fit tasks (:func:`_task_plan`)
-    read those Grams, largest C first.
+    ``kernel`` is already fitted. One process, or workers with enough tasks each
+    (:func:`_splits_fits`): whole tasks, each building its Gram and fitting all its C values
+    (:func:`_whole_tasks`; γ-convertible kernels: one exp per fold block of D, the blocks cut
+    once by this process). Otherwise the fits of each Gram are split (:func:`_split_fit_rounds`).
 
     Returns
     -------
@@ -557,7 +602,7 @@ def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, ma
     def record(results):
         nonlocal done
         seconds = {}
-        for j, fold, C_indices, accuracies, hit_cap, elapsed in results:
+        for j, fold, C_indices, accuracies, hit_cap, elapsed in (row for task in results for row in task):
             rows = list(C_indices)
             fold_scores[rows, j, fold] = accuracies
             capped[rows, j, fold] = hit_cap
@@ -567,58 +612,74 @@ def _cross_validate(kernel, X, y, folds, Cs, gammas, cells, n_jobs, progress, ma
                 progress(done, total)
         return seconds
 
-    if not parallel:
-        plan = []
-        seconds = record(_parallel_results(
-            _sequential_tasks(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller, plan),
-            n_jobs))
-        tasks = [GridTask(j, fold, C_indices, seconds[j, fold, C_indices]) for j, fold, C_indices in plan]
-        return _CrossValidation(fold_scores, capped, tasks)
-
     with contextlib.ExitStack() as cleanup:
         # Local workers read shared matrices from memory-mapped files; Dask workers (maybe
         # on other machines) get them scattered instead.
         folder = None
-        if dask is None:
+        if parallel and dask is None:
             folder = cleanup.enter_context(
                 tempfile.TemporaryDirectory(prefix="kernelviz-grid-", ignore_cleanup_errors=True))
+        block_of = None
         if kernel.gamma_convertible:
-            block_of = _fold_block_source(kernel.gamma_family(X), folds, True, dask, folder, cleanup)
-
-            def builds(chunk):
-                return (joblib.delayed(_build_fold_gram_from_distances)(caller, j, fold, gammas[j], *block_of(fold),
-                                                                        folder)
-                        for j in chunk for fold in range(cv))
-        else:
-            def builds(chunk):
-                return (joblib.delayed(_build_fold_grams)(caller, j, kernel, X, gammas[j], folds, folder)
-                        for j in chunk)
-
-        bytes_per_gamma = sum(8 * len(train) * (len(train) + len(test)) for train, test in folds)
-        for chunk in _rounds(gamma_columns, bytes_per_gamma, n_workers):
-            grams, build_seconds = {}, {}
-            for built in _parallel_results(builds(chunk), n_jobs):
-                for j, fold, K, elapsed in built:
-                    grams[j, fold] = np.load(K, mmap_mode="r") if folder is not None else K
-                    build_seconds[j, fold] = elapsed
-            if kernel.gamma_convertible:
-                tasks += [GridTask(j, fold, (), build_seconds[j, fold]) for j in chunk for fold in range(cv)]
-            else:  # one build task per γ, its time on fold 0
-                tasks += [GridTask(j, None, (), build_seconds[j, 0]) for j in chunk]
-            plan = _task_plan(Cs, rows_by_gamma, chunk, cv)
+            block_of = _fold_block_source(kernel.gamma_family(X), folds, parallel, dask, folder, cleanup)
+        n_whole_tasks = len(gamma_columns) * (cv if kernel.gamma_convertible else 1)
+        if not parallel or not _splits_fits(n_whole_tasks, n_workers):
+            plan = []
             seconds = record(_parallel_results(
-                (joblib.delayed(_score_fold_gram)(caller, j, fold, C_indices, Cs[list(C_indices)], grams[j, fold],
-                                                  y[folds[fold][0]], y[folds[fold][1]], max_iter)
-                 for j, fold, C_indices in plan),
+                _whole_tasks(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller,
+                             block_of, plan),
                 n_jobs))
-            tasks += [GridTask(j, fold, C_indices, seconds[j, fold, C_indices]) for j, fold, C_indices in plan]
-            if folder is not None:
-                del grams
-                for j in chunk:  # every task on these Grams has finished
-                    for fold in range(cv):
-                        with contextlib.suppress(OSError):
-                            os.remove(os.path.join(folder, f"K_{j}_{fold}.npy"))
+            # a lap / lppk task's seconds are on its first fold
+            tasks = [GridTask(j, fold, C_indices, seconds[j, 0 if fold is None else fold, C_indices])
+                     for j, fold, C_indices in plan]
+            return _CrossValidation(fold_scores, capped, tasks)
+        tasks = _split_fit_rounds(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller,
+                                  block_of, folder, n_jobs, n_workers, record)
     return _CrossValidation(fold_scores, capped, tasks)
+
+
+def _split_fit_rounds(kernel, X, y, folds, Cs, gammas, rows_by_gamma, gamma_columns, max_iter, caller, block_of,
+                      folder, n_jobs, n_workers, record):
+    """The split plan, round by round of γ values (:func:`_rounds`): first the workers build
+    every (γ, fold) Gram of the round once, then the round's fit tasks (:func:`_task_plan`)
+    read those Grams, largest C first. Returns the :class:`GridTask` list."""
+    cv = len(folds)
+    if kernel.gamma_convertible:
+        def builds(chunk):
+            return (joblib.delayed(_build_fold_gram_from_distances)(caller, j, fold, gammas[j], *block_of(fold),
+                                                                    folder)
+                    for j in chunk for fold in range(cv))
+    else:
+        def builds(chunk):
+            return (joblib.delayed(_build_fold_grams)(caller, j, kernel, X, gammas[j], folds, folder)
+                    for j in chunk)
+
+    tasks = []
+    bytes_per_gamma = sum(8 * len(train) * (len(train) + len(test)) for train, test in folds)
+    for chunk in _rounds(gamma_columns, bytes_per_gamma, n_workers):
+        grams, build_seconds = {}, {}
+        for built in _parallel_results(builds(chunk), n_jobs):
+            for j, fold, K, elapsed in built:
+                grams[j, fold] = np.load(K, mmap_mode="r") if folder is not None else K
+                build_seconds[j, fold] = elapsed
+        if kernel.gamma_convertible:
+            tasks += [GridTask(j, fold, (), build_seconds[j, fold]) for j in chunk for fold in range(cv)]
+        else:  # one build task per γ, its time on fold 0
+            tasks += [GridTask(j, None, (), build_seconds[j, 0]) for j in chunk]
+        plan = _task_plan(Cs, rows_by_gamma, chunk, cv)
+        seconds = record(_parallel_results(
+            (joblib.delayed(_score_fold_gram)(caller, j, fold, C_indices, Cs[list(C_indices)], grams[j, fold],
+                                              y[folds[fold][0]], y[folds[fold][1]], max_iter)
+             for j, fold, C_indices in plan),
+            n_jobs))
+        tasks += [GridTask(j, fold, C_indices, seconds[j, fold, C_indices]) for j, fold, C_indices in plan]
+        if folder is not None:
+            del grams
+            for j in chunk:  # every task on these Grams has finished
+                for fold in range(cv):
+                    with contextlib.suppress(OSError):
+                        os.remove(os.path.join(folder, f"K_{j}_{fold}.npy"))
+    return tasks
 
 
 def _kernel_from_name(kernel, gamma, random_state, kernel_params):

@@ -145,7 +145,7 @@ def test_tasks_are_recorded_in_submission_order_largest_C_first(moons, name):
     """Several workers: first the Grams of every (γ, fold) are built (one task per (γ, fold)
     for ckrbf, per γ for lap), then the fits: the larger half of the C values one task
     each, the rest together, every (C, γ, fold) in exactly one task, submitted by
-    decreasing C. One worker: one task per (γ, fold) with all C."""
+    decreasing C. One worker: whole tasks with all C, one per (γ, fold) for ckrbf, per γ for lap."""
     X, y = moons
     Cs = [0.1, 1.0, 10.0, 100.0]
     with joblib.parallel_backend("threading", n_jobs=2):
@@ -162,16 +162,40 @@ def test_tasks_are_recorded_in_submission_order_largest_C_first(moons, name):
     fits = sorted((i, t.gamma_index, t.fold) for t in parallel.tasks for i in t.C_indices)
     assert fits == [(i, j, fold) for i in range(4) for j in range(3) for fold in range(3)]
     assert all(t.seconds > 0 for t in parallel.tasks)
-    if name == "ckrbf":  # lap: one round per γ, its folds in order
+    if name == "ckrbf":  # fold by fold, each fold's blocks of D cut once
         assert [(t.gamma_index, t.fold, t.C_indices) for t in one.tasks] == [
             (j, fold, (0, 1, 2, 3)) for fold in range(3) for j in range(3)]
-    else:
-        assert [(t.gamma_index, t.fold, t.C_indices) for t in one.tasks] == [
-            (j, fold, (0, 1, 2, 3)) for j in range(3) for fold in range(3)]
+    else:  # lap: one task per γ (K_γ built once), its folds inside
+        assert [(t.gamma_index, t.fold, t.C_indices) for t in one.tasks] == [(j, None, (0, 1, 2, 3)) for j in range(3)]
     summary = json.loads(json.dumps(parallel.to_dict()))
     first_fit = parallel.tasks[len(builds)]
     assert summary["tasks"][len(builds)] == {"gamma_index": first_fit.gamma_index, "fold": first_fit.fold,
                                              "C_indices": [3], "seconds": first_fit.seconds}
+
+
+@pytest.mark.parametrize("name", ["ckrbf", "lap"])
+def test_workers_with_enough_tasks_each_get_whole_tasks(moons, name, monkeypatch):
+    """At least WHOLE_TASKS_PER_WORKER whole tasks per worker: no build tasks and no split
+    fits — each task builds its own Gram and fits all its C values (one per (γ, fold) for
+    ckrbf, per γ for lap), the scores those of one process. One task fewer: split fits."""
+    X, y = moons
+    n_whole = 3 * 4 if name == "ckrbf" else 3  # γ values × folds, or γ values
+    monkeypatch.setattr(evaluation, "WHOLE_TASKS_PER_WORKER", n_whole // 2)  # exactly enough for two workers
+    with joblib.parallel_backend("threading", n_jobs=2):
+        whole = evaluation.grid_search(name, X, y, CS, GAMMAS, cv=4, n_jobs=2)
+    one = evaluation.grid_search(name, X, y, CS, GAMMAS, cv=4, n_jobs=1)
+    np.testing.assert_array_equal(whole.fold_scores, one.fold_scores)
+    np.testing.assert_array_equal(whole.capped_folds, one.capped_folds)
+    expected = ([(j, fold) for fold in range(4) for j in range(3)] if name == "ckrbf"
+                else [(j, None) for j in range(3)])
+    assert [(t.gamma_index, t.fold) for t in whole.tasks] == expected
+    assert all(t.C_indices == (0, 1, 2) and t.seconds > 0 for t in whole.tasks)
+    monkeypatch.setattr(evaluation, "WHOLE_TASKS_PER_WORKER", n_whole // 2 + 1)
+    with joblib.parallel_backend("threading", n_jobs=2):
+        split = evaluation.grid_search(name, X, y, CS, GAMMAS, cv=4, n_jobs=2)
+    np.testing.assert_array_equal(split.fold_scores, one.fold_scores)
+    assert any(not t.C_indices for t in split.tasks)  # build tasks, then split fits
+    assert max(len(t.C_indices) for t in split.tasks) < len(CS)
 
 
 def _thread_counts():
