@@ -108,6 +108,28 @@ def kernel_list(text):
     return names
 
 
+def column_list(text):
+    """argparse type: ``--categorical``'s comma-separated columns, 0-based numbers or feature names
+    (names are matched against the data once it is read: :func:`categorical_columns`)."""
+    columns = [column.strip() for column in text.split(",")]
+    if not all(columns):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a list of columns: use comma-separated 0-based column numbers or feature names, "
+            "e.g. 1,2,5 or sex,thal.")
+    return columns
+
+
+def unit_interval(text):
+    """argparse type: a weight from 0 to 1 (α and β of the categorical distance, docs/MATH.md §4.6.1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a weight: use a number from 0 to 1.")
+    return value
+
+
 def _whole_number(text, minimum, complaint, maximum=MAX_C_INT):
     """An integer from ``minimum`` to ``maximum`` read from ``text``, or argparse's error.
 
@@ -194,6 +216,16 @@ def build_parser():
                       help="clusters / mixture components for the kernels that have a partition")
     grid.add_argument("--max-iter", type=positive_int, default=_evaluation.DEFAULT_MAX_ITER,
                       help=f"libsvm iteration cap per fit (default: {_evaluation.DEFAULT_MAX_ITER})")
+    grid.add_argument("--categorical", type=column_list, metavar="COLUMNS",
+                      help="categorical attributes, set apart by the kernels that can (rbf, gmm, rwm, lap: "
+                           "docs/MATH.md §4.6.1): comma-separated 0-based column numbers or feature names")
+    grid.add_argument("--categorical-coding", choices=list(_kernels.CATEGORICAL_CODINGS),
+                      help="'codes': each named column holds one attribute's category values; 'one-hot': the "
+                           "named columns are already indicator columns (default: codes)")
+    grid.add_argument("--continuous-weight", type=unit_interval, metavar="ALPHA",
+                      help="weight α of the continuous part of the distance, 0 to 1 (default: 1)")
+    grid.add_argument("--categorical-weight", type=unit_interval, metavar="BETA",
+                      help="weight β of the categorical mismatches, 0 to 1 (default: 1)")
 
     app = commands.add_parser("app", help="start the Streamlit app (extra options go to 'streamlit run')",
                               description="Start the kernelviz app in the browser; extra options (e.g. "
@@ -214,11 +246,42 @@ def load_dataset(source):
     return _data.read(path)
 
 
+def categorical_columns(columns, ds):
+    """``--categorical``'s columns as 0-based numbers: numbers stay, names are looked up in the data."""
+    names = list(ds.feature_names or ())
+    numbers = []
+    for column in columns:
+        if column.isdigit():
+            numbers.append(int(column))
+        elif column in names:
+            numbers.append(names.index(column))
+        else:
+            known = f"its features are {', '.join(names)}" if names else "it has no feature names"
+            raise CommandError(f"--categorical: {column!r} is not a column of {ds.name!r} ({known}); "
+                               "use 0-based column numbers or these names.")
+    return numbers
+
+
+#: The options of the categorical distance (``rbf``, ``gmm``, ``rwm``, ``lap``).
+CATEGORICAL_OPTIONS = ("categorical", "categorical_coding", "continuous_weight", "categorical_weight")
+
+
 def kernel_parameters(name, args):
     """The command-line options that apply to this kernel."""
     accepted = _kernels.parameters(name)
-    options = {"normalize": args.normalize, "n_components": args.n_components}
+    options = {"normalize": args.normalize, "n_components": args.n_components,
+               **{option: getattr(args, option) for option in CATEGORICAL_OPTIONS}}
     return {key: value for key, value in options.items() if key in accepted and value is not None}
+
+
+def note_categorical_options(args):
+    """On stderr: which chosen kernels ignore the categorical options (they treat every column as continuous)."""
+    if all(getattr(args, option) is None for option in CATEGORICAL_OPTIONS):
+        return
+    ignoring = [name for name in args.kernels if "categorical" not in _kernels.parameters(name)]
+    if ignoring:
+        print(f"note: {', '.join(ignoring)} {'treats' if len(ignoring) == 1 else 'treat'} every column as "
+              "continuous; the categorical options apply to rbf, gmm, rwm and lap.", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -368,6 +431,9 @@ def command_grid(args):
     ds = load_dataset(args.data)
     if ds.y is None or not ds.labeled_mask.any():
         raise CommandError(f"{args.data!r} has no labels; a grid search needs labeled points.")
+    if args.categorical is not None:
+        args.categorical = categorical_columns(args.categorical, ds)
+    note_categorical_options(args)
     X_all = _data.scale(ds.X, args.scale)  # fitted on every point, as the unsupervised models see them
     mask = ds.labeled_mask
     X, y, X_unlabeled = X_all[mask], ds.y[mask], X_all[~mask]

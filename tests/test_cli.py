@@ -89,12 +89,40 @@ def no_search(monkeypatch):
     (["--gamma", ",".join(["1"] * 101)], "argument --gamma: .* has 101 values"),
     (["--max-iter", "10000000000"], "argument --max-iter: '10000000000' is more than"),
     (["--n-components", "10000000000"], "argument --n-components: '10000000000' is more than"),
+    (["--categorical-weight", "1.5"], "argument --categorical-weight: '1.5' is not a weight: use a number from 0 to 1"),
+    (["--continuous-weight", "nan"], "argument --continuous-weight: 'nan' is not a weight"),
+    (["--categorical", "1,,2"], "argument --categorical: '1,,2' is not a list of columns"),
+    (["--categorical", "x"], "--categorical: 'x' is not a column of 'ripley' \\(its features are xs, ys\\)"),
 ])
 def test_bad_numbers_are_refused_before_the_search_naming_the_option(options, message, no_search, capsys):
     assert cli.main(["grid", "ripley", *SMALL_GRID, *options]) == 2
     err = capsys.readouterr().err
     assert re.search(message, err), err
     assert "Traceback" not in err and "the search started" not in err
+
+
+def test_categorical_columns_by_name_or_number_reach_the_kernels_that_take_them(tmp_path, capsys):
+    """--categorical (names or 0-based numbers) and the weights go to rbf as its categorical
+    distance — the scores of grid_search with those parameters, not those of plain rbf — while
+    ckrbf, which has no such distance, runs as before and a note says so."""
+    out = tmp_path / "heart.json"
+    grid = ["--C", "1,100", "--gamma", "0.1,1", "--cv", "3", "--n-jobs", "1"]
+    assert cli.main(["grid", "heart", "--kernels", "rbf,ckrbf", *grid, "--categorical", "sex,12,chest_pain_type",
+                     "--continuous-weight", "0.5", "--out", str(out)]) == 0
+    assert "note: ckrbf treats every column as continuous" in capsys.readouterr().err
+    kernels = json.loads(out.read_text())["kernels"]
+    assert kernels["rbf"]["kernel_params"] == {"categorical": [1, 12, 2], "categorical_coding": "codes",
+                                               "continuous_weight": 0.5, "categorical_weight": 1.0}
+    assert not set(kernels["ckrbf"]["kernel_params"]) & set(cli.CATEGORICAL_OPTIONS)
+    ds = kv.data.load("heart")
+    X = kv.data.scale(ds.X, "minmax")
+    Cs, gammas = [1.0, 100.0], [0.1, 1.0]
+    apart = evaluation.grid_search("rbf", X, ds.y, Cs, gammas, cv=3, categorical=[1, 12, 2], continuous_weight=0.5)
+    plain = evaluation.grid_search("rbf", X, ds.y, Cs, gammas, cv=3)
+    np.testing.assert_array_equal(kernels["rbf"]["scores"], apart.scores)
+    assert not np.array_equal(apart.scores, plain.scores)
+    np.testing.assert_array_equal(kernels["ckrbf"]["scores"],
+                                  evaluation.grid_search("ckrbf", X, ds.y, Cs, gammas, cv=3).scores)
 
 
 def test_out_naming_a_directory_or_an_unwritable_place_is_refused_first(tmp_path, no_search, capsys):
