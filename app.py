@@ -432,8 +432,11 @@ def sidebar(values: dict) -> None:
             st.button("Reset to defaults", key="reset_defaults", on_click=reset_to_defaults,
                       help="Every setting back to its default (what is hidden and the projector stay).")
     if not teach.hidden("sidebar.share"):
-        with sb.expander("Share this"):
-            teach.share_box(page_query(current_settings()), session().last_good_data, st)
+        # Drawn only while open: a code block loads the browser's syntax highlighter (0.27 s of a first page).
+        box = sb.expander("Share this", key=teach.SHARE_BOX_KEY, on_change="rerun")
+        if box.open:
+            with box:
+                teach.share_box(page_query(current_settings()), session().last_good_data, st)
 
 
 def reset_to_defaults() -> None:

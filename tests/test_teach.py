@@ -18,7 +18,7 @@ from kernelviz import lessons, registry
 from kernelviz import state as kvstate
 from kernelviz import views
 from kernelviz.references import PAPERS
-from kernelviz.ui import lesson_grids, takeaway
+from kernelviz.ui import lesson_grids, takeaway, teach
 
 from test_app import APP, assert_clean, charts, unescaped
 
@@ -184,9 +184,14 @@ def test_the_projector_enlarges_fonts_and_markers():
 
 def test_the_share_box_writes_the_link_and_offers_the_data_file_for_uploads():
     at = open_app(view="data", lesson="rwm", step="2")
+    assert not at.code  # the box is closed: no code block on the page (it loads the browser's highlighter)
+    at.session_state[teach.SHARE_BOX_KEY] = True
+    at.run()
     share = [c.value for c in at.code if "lesson=rwm" in c.value]
     assert share and "step=2" in share[0]
     at = open_app(view="data", source="upload")
+    at.session_state[teach.SHARE_BOX_KEY] = True
+    at.run()
     assert_clean(at)
     assert not any("cannot travel in a link" in w.value for w in at.warning)  # nothing uploaded yet: no file
     csv = "x1,x2,label\n0,0,cat\n1,1,dog\n0,1,cat\n1,0,dog\n0.5,0.5,cat\n1.5,1.5,dog\n"
@@ -203,6 +208,10 @@ def test_every_view_but_theory_has_the_code_box_and_every_figure_three_downloads
         at = open_app(view=view)
         assert_clean(at)
         assert any(e.label.startswith("Python code") for e in at.expander)
+        # written only when the box is opened: highlighting it slowed every first page
+        assert not [c.value for c in at.code if "import kernelviz" in c.value], view
+        at.session_state[takeaway.CODE_BOX_KEY] = True
+        at.run()
         code = [c.value for c in at.code if "import kernelviz" in c.value]
         assert code, view
         labels = [d.label for d in at.get("download_button")]

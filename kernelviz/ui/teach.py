@@ -230,6 +230,10 @@ def citations_markdown() -> str:
 
 # ============================================================================ share box
 
+#: Session key of the "Share this" expander's open state.
+SHARE_BOX_KEY = "share_box_open"
+
+
 def share_box(query: Mapping[str, str], prep, where) -> None:
     """The link to this page; uploaded or drawn-beyond-the-link data travel as a file next to it."""
     base = str(getattr(st.context, "url", "") or "").split("?")[0]
