@@ -38,6 +38,20 @@ def test_scrubbing_in_the_app_redraws_every_panel_without_a_rerun_then_commits(s
     assert re.search(r"log_gamma=1(\.0)?(&|$)", page.url), page.url
 
 
+def test_two_kernels_on_a_projector_keep_the_annotated_figure_on_screen(server, page):
+    """A live panel is at most 40 % of the window's height: with two kernels at 1920×1080 the
+    panels filled the width, each ~775 px tall, and pushed the annotated figure off the screen."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    heights = [c.evaluate("c => c.getBoundingClientRect().height") for c in page.locator(".kv-scrub-panel canvas").all()]
+    assert len(heights) == 2 and max(heights) <= 0.4 * 1080 + 1, heights
+    title_top = page.evaluate("""() => [...document.querySelectorAll('.gtitle')]
+        .find((t) => t.textContent.includes('Decision boundaries at')).getBoundingClientRect().top""")
+    assert title_top < 1080, title_top
+
+
 def test_a_committed_gamma_step_stays_committed_while_the_new_lattice_is_prepared(server, page):
     # The default data and kernels: their commit run is long enough for a tick of the status
     # fragment to arrive before the sidebar, which sent the sidebar's old γ back (the step reverted).

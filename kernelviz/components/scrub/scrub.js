@@ -12,6 +12,9 @@ const VIEWS = new WeakMap();
 // Small enough that four panels share one row at 1024 px (about 130 px each): every kernel in one glance.
 const MIN_PANEL_PX = 125;
 const GAP_PX = 10;
+// Few kernels on a wide window would make each panel as tall as the screen and push the
+// annotated figure below it: a panel is at most this share of the window's height.
+const MAX_PANEL_HEIGHT_SHARE = 0.4;
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
@@ -92,10 +95,13 @@ function createView(parent) {
   view.sliders = sliders;
   view.resize = new ResizeObserver(() => layout(view));
   view.resize.observe(root);
+  view.onWindowResize = () => layout(view);  // a change of height alone does not resize the root
+  window.addEventListener("resize", view.onWindowResize);
 
   view.update = (data) => updateView(view, data);
   view.dispose = () => {
     view.resize.disconnect();
+    window.removeEventListener("resize", view.onWindowResize);
     if (view.frame) cancelAnimationFrame(view.frame);
     root.remove();
   };
@@ -238,8 +244,11 @@ function layout(view) {
   const width = view.root.clientWidth || 800;
   const n = view.panels.length;
   const columns = Math.max(1, Math.min(n, Math.floor((width + GAP_PX) / (MIN_PANEL_PX + GAP_PX))));
-  const panelWidth = Math.floor((width - GAP_PX * (columns - 1)) / columns);
-  const panelHeight = Math.round(panelWidth * (lattice.ny - 1) / (lattice.nx - 1));
+  const aspect = (lattice.ny - 1) / (lattice.nx - 1);
+  const tallest = MAX_PANEL_HEIGHT_SHARE * (window.innerHeight || 900);
+  const panelWidth = Math.max(MIN_PANEL_PX, Math.min(Math.floor((width - GAP_PX * (columns - 1)) / columns),
+                                                     Math.floor(tallest / aspect)));
+  const panelHeight = Math.round(panelWidth * aspect);
   const ratio = window.devicePixelRatio || 1;
   view.root.querySelector(".kv-scrub-panels").style.gridTemplateColumns = `repeat(${columns}, ${panelWidth}px)`;
   for (const panel of view.panels) {
