@@ -47,6 +47,7 @@ def test_two_kernels_on_a_projector_keep_the_annotated_figure_on_screen(server, 
     page.wait_for_selector(live_drag.IDLE)
     heights = [c.evaluate("c => c.getBoundingClientRect().height") for c in page.locator(".kv-scrub-panel canvas").all()]
     assert len(heights) == 2 and max(heights) <= 0.4 * 1080 + 1, heights
+    live_drag.title_contains(page, "Decision boundaries at")
     title_top = page.evaluate("""() => [...document.querySelectorAll('.gtitle')]
         .find((t) => t.textContent.includes('Decision boundaries at')).getBoundingClientRect().top""")
     assert title_top < 1080, title_top
