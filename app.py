@@ -15,6 +15,7 @@ import hashlib
 import traceback
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -675,6 +676,14 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     return list(panels.values())
 
 
+def live_figure(fig) -> go.Figure:
+    """A live view's committed figure, made to be drawn once (see ``live.drawn_once``)."""
+    spec = live.drawn_once(takeaway.shown(fig).to_plotly_json(), selectable=True)
+    drawn = go.Figure(spec, _validate=False)
+    drawn.layout.template = None  # not the default template either: its values are in the figure
+    return drawn
+
+
 def scrub_live(kind: str, prep: Prepared, values: dict, partition, panels, reference=None) -> None:
     """The live γ / C sliders over the kernels that drew a committed panel (kernelviz.ui.live)."""
     names = [p.name for p in panels if p.name in values["kernels"]]
@@ -721,8 +730,8 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.legend_classes)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = st.plotly_chart(takeaway.shown(fig), key="similarity_chart", on_select="rerun", selection_mode="points",
-                            config={"displaylogo": False})
+    event = st.plotly_chart(live_figure(fig), key="similarity_chart", on_select="rerun", selection_mode="points",
+                            config={"displaylogo": False}, theme=None)
     explain_regularised(panels)
     clicked = selected_points(event)
     if clicked:
@@ -807,8 +816,8 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                              support_vectors=values["show_support"], margins=values["show_margins"],
                              test_points=values["show_test"], class_names=prep.class_names)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = st.plotly_chart(takeaway.shown(fig), key="boundary_chart", on_select="rerun", selection_mode="points",
-                            config={"displaylogo": False})
+    event = st.plotly_chart(live_figure(fig), key="boundary_chart", on_select="rerun", selection_mode="points",
+                            config={"displaylogo": False}, theme=None)
     reference_from_click(event)
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)

@@ -336,3 +336,75 @@ def test_the_canvas_says_how_its_coordinates_map_to_the_other_views():
     assert live.drawn_coordinates_note(points, "minmax") == (
         "The other views show them minmax-scaled: x′ = x / 2, y′ = y / 4.")
     assert live.drawn_coordinates_note(points, "none") == "The other views use these coordinates as they are."
+
+
+# ============================================================================ a figure drawn once
+
+def four_panel_spec() -> dict:
+    """A figure as figures.py builds them: numpy arrays (base64 in the JSON), a template, a title."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    z = np.linspace(-1, 1, 12).reshape(3, 4)
+    traces = [{"type": "heatmap", "z": z, "xaxis": "x2", "yaxis": "y2"},
+              {"type": "contour", "z": z, "contours": {"start": 0, "end": 0}},
+              {"type": "scatter", "x": np.arange(3.0), "y": np.ones(3), "mode": "markers"}]
+    layout = {"title": {"text": "Decision boundaries"}, "template": pio.templates["plotly_white"].to_plotly_json(),
+              "xaxis2": {"gridcolor": "#123456"}, "hovermode": "x"}
+    return go.Figure({"data": traces, "layout": layout}, _validate=False).to_plotly_json()
+
+
+def test_a_drawn_once_figure_has_plain_lists_with_the_same_values():
+    spec = four_panel_spec()
+    assert "bdata" in json.dumps(spec["data"])  # what Plotly.react compared by identity
+    once = live.drawn_once(spec, selectable=True)
+    assert "bdata" not in json.dumps(once["data"])
+    np.testing.assert_array_equal(once["data"][0]["z"], np.linspace(-1, 1, 12).reshape(3, 4))
+    np.testing.assert_array_equal(once["data"][2]["x"], [0.0, 1.0, 2.0])
+
+
+def test_a_drawn_once_figure_carries_its_template_in_itself_and_no_template():
+    once = live.drawn_once(four_panel_spec())
+    layout = once["layout"]
+    assert "template" not in layout
+    assert layout["plot_bgcolor"] == "white"  # plotly_white's
+    assert layout["xaxis2"]["gridcolor"] == "#123456"  # the figure's own value wins
+    assert layout["xaxis"]["tickfont"] == live.STREAMLIT_LOOK["xaxis"]["tickfont"]  # every x axis
+    assert layout["xaxis2"]["tickfont"] == live.STREAMLIT_LOOK["xaxis"]["tickfont"]
+    assert once["data"][0]["colorscale"][0][1] == "#0d0887"  # plotly_white's heatmap default
+    assert layout["title"]["text"] == "<b>Decision boundaries</b>"
+    assert live.drawn_once(once)["layout"]["title"]["text"] == "<b>Decision boundaries</b>"  # bold once
+
+
+def test_a_drawn_once_figure_has_the_selection_layout_only_where_it_sets_none():
+    layout = live.drawn_once(four_panel_spec(), selectable=True)["layout"]
+    assert (layout["clickmode"], layout["dragmode"], layout["hovermode"]) == ("event+select", "pan", "x")
+    assert "clickmode" not in live.drawn_once(four_panel_spec())["layout"]
+
+
+def test_the_data_revision_changes_with_the_data_only():
+    a, b = four_panel_spec(), four_panel_spec()
+    b["layout"]["title"]["text"] = "another title"
+    revision = live.drawn_once(a)["layout"]["datarevision"]
+    assert live.drawn_once(b)["layout"]["datarevision"] == revision
+    import plotly.graph_objects as go
+
+    changed = go.Figure(a, _validate=False)
+    changed.data[0].z = np.zeros((3, 4))
+    assert live.drawn_once(changed.to_plotly_json())["layout"]["datarevision"] != revision
+
+
+def test_a_field_drawn_by_three_traces_is_one_list_that_copies_as_itself():
+    import copy
+
+    once = live.drawn_once(four_panel_spec())
+    assert once["data"][0]["z"] is once["data"][1]["z"]
+    assert copy.deepcopy(once)["data"][0]["z"] is once["data"][0]["z"]
+
+
+def test_the_live_views_send_their_figure_without_typed_arrays_or_template():
+    for view in ("boundaries", "similarity"):
+        at = make_app(view=view)
+        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+        assert "bdata" not in json.dumps(spec["data"]) and spec["layout"].get("template") is None, view
+        assert spec["layout"]["datarevision"] and spec["layout"]["clickmode"] == "event+select", view

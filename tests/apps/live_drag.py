@@ -193,6 +193,36 @@ def title_contains(page, text: str) -> None:
                            arg=text)
 
 
+#: Records every full Plotly draw of the page's charts as [time, title]: a draw after which the
+#: chart's computed data (``gd.calcdata``) is not the one the previous draw left (marked here).
+WATCH_DRAWS = """() => {
+  window.__kvDraws = [];
+  const hook = () => {
+    for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+      if (gd.__kvWatched || !gd.on) continue;
+      gd.__kvWatched = true;
+      gd.on('plotly_afterplot', () => {
+        if (gd.calcdata && gd.calcdata.__kvSeen) return;  // a pass that recomputed nothing
+        if (gd.calcdata) gd.calcdata.__kvSeen = true;
+        window.__kvDraws.push([performance.now(), String((gd.layout.title && gd.layout.title.text) || '')]);
+      });
+    }
+  };
+  new MutationObserver(hook).observe(document.body, {childList: true, subtree: true});
+  hook();
+}"""
+
+
+def watch_draws(page) -> None:
+    """From now on, count the full Plotly draws of every chart on the page (see :func:`draws`)."""
+    page.evaluate(WATCH_DRAWS)
+
+
+def draws(page, title: str = "") -> int:
+    """How many full Plotly draws since :func:`watch_draws` showed a title containing ``title``."""
+    return page.evaluate("(text) => window.__kvDraws.filter(([, t]) => t.includes(text)).length", title)
+
+
 def commit_gamma_step(page, expected_title: str) -> float:
     """Press → on the app's scrub γ slider (a one-step commit); seconds until the committed figure shows it."""
     handle = slider(page, "log_gamma")
