@@ -15,7 +15,6 @@ import hashlib
 import traceback
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -568,7 +567,7 @@ def view_data(prep: Prepared, values: dict) -> None:
                                  axis_titles=tuple(map(plotly_text, prep.axis_titles)),
                                  title=f"{plotly_text(prep.name)}, "
                                        f"{registry.phrase(registry.SCALINGS, values['scaling'])}: what the models see")
-            st.plotly_chart(takeaway.shown(fig), key="data_chart", config={"displaylogo": False})
+            takeaway.chart(fig, key="data_chart")
             takeaway.downloads(fig, "data")
 
 
@@ -637,7 +636,7 @@ def view_partition(prep: Prepared, values: dict) -> None:
                               classes=prep.legend_classes,
                               title=f"{method}: {part.n_components_} component{'s' if part.n_components_ > 1 else ''} "
                                     "— ellipses at 1, 2 and 3 Mahalanobis units")
-    st.plotly_chart(takeaway.shown(fig), key="partition_chart", config={"displaylogo": False})
+    takeaway.chart(fig, key="partition_chart")
     table = pd.DataFrame({
         "component": np.arange(part.n_components_),
         "weight": np.round(part.weights_, 3),
@@ -674,14 +673,6 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     for name, reason in reasons.items():
         st.warning(f"**{label(name)}** is left out: {escape(reason)}")
     return list(panels.values())
-
-
-def live_figure(fig) -> go.Figure:
-    """A live view's committed figure, made to be drawn once (see ``live.drawn_once``)."""
-    spec = live.drawn_once(takeaway.shown(fig).to_plotly_json(), selectable=True)
-    drawn = go.Figure(spec, _validate=False)
-    drawn.layout.template = None  # not the default template either: its values are in the figure
-    return drawn
 
 
 def scrub_live(kind: str, prep: Prepared, values: dict, partition, panels, reference=None) -> None:
@@ -730,8 +721,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.legend_classes)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = st.plotly_chart(live_figure(fig), key="similarity_chart", on_select="rerun", selection_mode="points",
-                            config={"displaylogo": False}, theme=None)
+    event = takeaway.chart(fig, key="similarity_chart", selectable=True)
     explain_regularised(panels)
     clicked = selected_points(event)
     if clicked:
@@ -816,8 +806,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                              support_vectors=values["show_support"], margins=values["show_margins"],
                              test_points=values["show_test"], class_names=prep.class_names)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = st.plotly_chart(live_figure(fig), key="boundary_chart", on_select="rerun", selection_mode="points",
-                            config={"displaylogo": False}, theme=None)
+    event = takeaway.chart(fig, key="boundary_chart", selectable=True)
     reference_from_click(event)
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)
@@ -869,12 +858,12 @@ def view_kernel_matrix(prep: Prepared, values: dict, partition) -> None:
                  if n > kvviews.GRAM_MAX_POINTS else "")
     fig = fg.gram_figure([s.panel for s in summaries],
                          title=f"Gram matrices at γ = {gamma:.3g}, rows ordered by cluster then class{subsample}")
-    st.plotly_chart(takeaway.shown(fig), key="gram_chart", config={"displaylogo": False})
+    takeaway.chart(fig, key="gram_chart")
     st.caption("White lines separate the clusters of the partition. A kernel that knows the clusters shows "
                "brighter blocks on the diagonal.")
     spectra = {s.panel.name: s.eigenvalues for s in summaries}
     spectrum = fg.spectrum_figure(spectra)
-    st.plotly_chart(takeaway.shown(spectrum), key="spectrum_chart", config={"displaylogo": False})
+    takeaway.chart(spectrum, key="spectrum_chart")
     takeaway.downloads(spectrum, "spectrum")
     st.dataframe(pd.DataFrame([s.row for s in summaries]), hide_index=True, width="stretch")
     st.caption("CkRBF and RBF are PSD by construction (Gaussian inner products); RWM and LAP need not be — "
@@ -992,15 +981,14 @@ def view_grid(prep: Prepared, values: dict, partition) -> None:
         return
 
     def draw_partial(found: dict, complete: bool) -> None:
-        st.plotly_chart(grid_figure(found, values, complete), key="grid_partial_chart", config={"displaylogo": False})
+        takeaway.chart(grid_figure(found, values, complete), key="grid_partial_chart")
 
     grids = ensure_grids(prep, values, names, "run_grid", partition, draw_partial)
     if not grids:
         return
     teach.report(kvviews.pf_curves({name: result.scores for name, (result, _) in grids.items()})[0])
-    fig = takeaway.shown(grid_figure(grids, values))
-    event = st.plotly_chart(fig, key="grid_chart", on_select="rerun", selection_mode="points",
-                            config={"displaylogo": False})
+    fig = grid_figure(grids, values)
+    event = takeaway.chart(fig, key="grid_chart", selectable=True)
     open_clicked_cell(fig, event, values)
     st.caption("★ best cell. Grey rings: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
                "slope −1); red ring: the best cell on it — one line search instead of the whole grid. "
@@ -1037,7 +1025,7 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
     table, alpha0, alphas, curves = kvviews.pf_curves(scores)
     teach.report(table)
     fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()})
-    st.plotly_chart(takeaway.shown(fig), key="pf_chart", config={"displaylogo": False})
+    takeaway.chart(fig, key="pf_chart")
     st.dataframe(pd.DataFrame([{"kernel": fg.kernel_label(n), "AUC": t["auc"], "AUC / (1 − α₀)": t["normalized_auc"],
                                 "best accuracy": t["best"]} for n, t in table.items()]),
                  hide_index=True, width="stretch",

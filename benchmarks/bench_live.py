@@ -16,7 +16,7 @@
 4. The app itself (``--app``, headless Chromium, 1440 × 900): cold start to the first chart
    against a one-chart Streamlit app (tests/apps/one_chart.py) in the same run (≤ 1.3×);
    scrubbing γ in Decision boundaries (script runs during the drag = 0); a committed γ step
-   (→ on the scrub slider) until the committed figure shows it (≤ 0.5 s); a drawn point
+   (→ or ← on the scrub slider, eight steps) until the committed figure shows it (≤ 0.5 s); a drawn point
    until it is on the canvas (≤ 0.3 s); a switch between Similarity and Decision boundaries
    on a warm session (≤ 1 s). Medians of a few repeats; each server starts fresh.
 
@@ -51,6 +51,10 @@ COLD_START_RATIO = 1.3
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
+#: Committed γ steps from log γ = 1: four up, four back down (key, the committed figure's title).
+COMMIT_STEPS = [("ArrowRight", "γ = 17.8,"), ("ArrowRight", "γ = 31.6,"), ("ArrowRight", "γ = 56.2,"),
+                ("ArrowRight", "γ = 100,"), ("ArrowLeft", "γ = 56.2,"), ("ArrowLeft", "γ = 31.6,"),
+                ("ArrowLeft", "γ = 17.8,"), ("ArrowLeft", "γ = 10,")]
 #: 24 moves of the γ thumb from log γ = 0 (index 12): up to the end, back down, up to log γ = 1.
 MOVES = list(range(13, 25)) + list(range(23, 13, -1)) + [15, 16]
 
@@ -186,8 +190,8 @@ def app_figures(repeats: int = 3) -> dict:
             live_drag.release(page)  # commits log γ = 1
             live_drag.title_contains(page, "γ = 10,")
             page.wait_for_selector(live_drag.IDLE)
-            for expected in ("γ = 17.8,", "γ = 31.6,", "γ = 56.2,"):
-                out["commit"].append(live_drag.commit_gamma_step(page, expected))
+            for key, expected in COMMIT_STEPS:
+                out["commit"].append(live_drag.commit_gamma_step(page, expected, key))
             for _ in range(repeats):  # warm: both views seen before
                 live_drag.switch_view(page, "Similarity", "reference point")
                 out["switch"].append(live_drag.switch_view(page, "Decision boundaries", "Decision boundaries at"))
@@ -217,7 +221,7 @@ def report_app(figures: dict) -> bool:
     print(f"Script runs while dragging γ in the app's Decision boundaries: {figures['drag_runs']}  "
           f"[{verdict(figures['drag_runs'] == 0)} = 0]")
     ok &= figures["drag_runs"] == 0
-    ok &= line("Committed γ step (→ on the scrub slider) until the committed figure shows it", figures["commit"],
+    ok &= line("Committed γ step (→ or ← on the scrub slider) until the committed figure shows it", figures["commit"],
                COMMIT_BUDGET)
     ok &= line("Drawn point until it is on the canvas", figures["point"], DRAWN_POINT_BUDGET)
     ok &= line("Switch Similarity → Decision boundaries, warm", figures["switch"], VIEW_SWITCH_BUDGET)

@@ -5,6 +5,7 @@ AppTest drives ``app.py``; the shipped lesson grids are checked against a fresh 
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -315,3 +316,81 @@ def test_the_panel_a_step_points_at_is_framed():
     at.button(key="lesson_leave").click().run()
     assert not [s for s in charts(at)[0]["layout"].get("shapes", [])
                 if s.get("line", {}).get("color") == fg.HIGHLIGHT_COLOR]
+
+
+# ============================================================================ a figure drawn once (takeaway.chart)
+
+def four_panel_spec() -> dict:
+    """A figure as figures.py builds them: numpy arrays (base64 in the JSON), a template, a title."""
+    import plotly.io as pio
+
+    z = np.linspace(-1, 1, 12).reshape(3, 4)
+    traces = [{"type": "heatmap", "z": z, "xaxis": "x2", "yaxis": "y2"},
+              {"type": "contour", "z": z, "contours": {"start": 0, "end": 0}},
+              {"type": "scatter", "x": np.arange(3.0), "y": np.ones(3), "mode": "markers"}]
+    layout = {"title": {"text": "Decision boundaries"}, "template": pio.templates["plotly_white"].to_plotly_json(),
+              "xaxis2": {"gridcolor": "#123456"}, "hovermode": "x"}
+    return go.Figure({"data": traces, "layout": layout}, _validate=False).to_plotly_json()
+
+
+def test_a_drawn_once_figure_has_plain_lists_with_the_same_values():
+    spec = four_panel_spec()
+    assert "bdata" in json.dumps(spec["data"])  # what Plotly.react compared by identity
+    once = takeaway.drawn_once(spec, selectable=True)
+    assert "bdata" not in json.dumps(once["data"])
+    np.testing.assert_array_equal(once["data"][0]["z"], np.linspace(-1, 1, 12).reshape(3, 4))
+    np.testing.assert_array_equal(once["data"][2]["x"], [0.0, 1.0, 2.0])
+
+
+def test_a_drawn_once_figure_carries_its_template_in_itself_and_no_template():
+    once = takeaway.drawn_once(four_panel_spec())
+    layout = once["layout"]
+    assert "template" not in layout
+    assert layout["plot_bgcolor"] == "white"  # plotly_white's
+    assert layout["xaxis2"]["gridcolor"] == "#123456"  # the figure's own value wins
+    assert layout["xaxis"]["tickfont"] == takeaway.STREAMLIT_LOOK["xaxis"]["tickfont"]  # every x axis
+    assert layout["xaxis2"]["tickfont"] == takeaway.STREAMLIT_LOOK["xaxis"]["tickfont"]
+    assert once["data"][0]["colorscale"][0][1] == "#0d0887"  # plotly_white's heatmap default
+    # a template's line colour does not draw axis lines; a colour the figure sets would
+    assert layout["xaxis"]["showline"] is False and layout["xaxis2"]["showline"] is False
+    assert layout["title"]["text"] == "<b>Decision boundaries</b>"
+    assert takeaway.drawn_once(once)["layout"]["title"]["text"] == "<b>Decision boundaries</b>"  # bold once
+
+
+def test_a_drawn_once_figure_has_the_selection_layout_only_where_it_sets_none():
+    layout = takeaway.drawn_once(four_panel_spec(), selectable=True)["layout"]
+    assert (layout["clickmode"], layout["dragmode"], layout["hovermode"]) == ("event+select", "pan", "x")
+    assert "clickmode" not in takeaway.drawn_once(four_panel_spec())["layout"]
+
+
+def test_the_data_revision_changes_with_the_data_only():
+    a, b = four_panel_spec(), four_panel_spec()
+    b["layout"]["title"]["text"] = "another title"
+    revision = takeaway.drawn_once(a)["layout"]["datarevision"]
+    assert takeaway.drawn_once(b)["layout"]["datarevision"] == revision
+    import plotly.graph_objects as go
+
+    changed = go.Figure(a, _validate=False)
+    changed.data[0].z = np.zeros((3, 4))
+    assert takeaway.drawn_once(changed.to_plotly_json())["layout"]["datarevision"] != revision
+
+
+def test_a_field_drawn_by_three_traces_is_one_list_that_copies_as_itself():
+    import copy
+
+    once = takeaway.drawn_once(four_panel_spec())
+    assert once["data"][0]["z"] is once["data"][1]["z"]
+    assert copy.deepcopy(once)["data"][0]["z"] is once["data"][0]["z"]
+
+
+def test_every_view_sends_its_figures_without_typed_arrays_or_template():
+    for view in ("data", "partition", "boundaries", "similarity", "kernel"):
+        at = open_app(view=view, gen_params="n_samples:60", kernels="rbf,ckrbf")
+        assert not at.exception, view
+        specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+        assert specs, view
+        for spec in specs:
+            assert "bdata" not in json.dumps(spec["data"]) and spec["layout"].get("template") is None, view
+            assert spec["layout"]["datarevision"], view
+        if view in ("boundaries", "similarity"):
+            assert specs[0]["layout"]["clickmode"] == "event+select", view

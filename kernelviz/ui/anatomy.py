@@ -17,6 +17,7 @@ from kernelviz import figures as fg
 from kernelviz import views as kvviews
 from kernelviz.markdown import escape
 from kernelviz.session import read_only
+from kernelviz.ui import takeaway
 
 #: How many terms get a bar of their own.
 TOP_TERMS = 8
@@ -63,7 +64,7 @@ def section(prep: kvviews.Prepared, values: dict, kernels: dict, kernel_keys: di
                 svc, kernel = svm_of(name)
                 terms[name] = anatomy.decision_terms(svc, kernel, X_train, x)
             figure = fg.decision_terms_figure(terms, (float(rx), float(ry)), top=TOP_TERMS)
-            st.plotly_chart(figure, key="terms_chart", config={"displaylogo": False})
+            takeaway.chart(figure, key="terms_chart")
         if st.toggle("Build f up from its bumps (largest |αᵢ| first)", key="buildup_on"):
             name = st.selectbox("Kernel", list(kernels), format_func=fg.kernel_label, key="buildup_kernel")
             svc, kernel = svm_of(name)
@@ -73,4 +74,4 @@ def section(prep: kvviews.Prepared, values: dict, kernels: dict, kernel_keys: di
                 st.info(escape(str(err)))
                 return
             figure = fg.buildup_figure(buildup, grid, prep.X_view[prep.train], y_train, name=name)
-            st.plotly_chart(figure, key="buildup_chart", config={"displaylogo": False})
+            takeaway.chart(figure, key="buildup_chart")

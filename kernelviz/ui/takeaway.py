@@ -3,11 +3,15 @@
 Files are made only when their button is clicked (a PNG costs a browser render). The code box
 shows :func:`kernelviz.codegen.script` for the page's settings; uploaded or drawn data cannot be
 written into a script, so the box offers their CSV file (:func:`kernelviz.codegen.data_download`)
-next to it. The projector switch enlarges a figure's text and markers before it is drawn.
+next to it. The projector switch enlarges a figure's text and markers before it is drawn, and
+:func:`chart` draws every figure of the page so that Streamlit draws it once, not twice.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import threading
 
 import numpy as np
@@ -31,6 +35,165 @@ def shown(fig: go.Figure) -> go.Figure:
     if not st.session_state.get("projector"):
         return fig
     return for_projector(fig)
+
+
+def chart(fig: go.Figure, *, key: str, selectable: bool = False):
+    """Draw ``fig`` on the page (:func:`shown`, :func:`drawn_once`); with ``selectable`` a click
+    on a point reruns the page, and the selection is returned."""
+    drawn = go.Figure(drawn_once(shown(fig).to_plotly_json(), selectable=selectable), _validate=False)
+    drawn.layout.template = None  # not the default template either: its values are in the figure
+    selection = {"on_select": "rerun", "selection_mode": "points"} if selectable else {}
+    return st.plotly_chart(drawn, key=key, config={"displaylogo": False}, theme=None, **selection)
+
+
+#: What Streamlit's Plotly element puts in the layout of a chart whose points can be selected
+#: (each only where the figure sets none).
+SELECTABLE_LAYOUT = {"clickmode": "event+select", "hovermode": "closest", "dragmode": "pan"}
+#: What the Streamlit theme (1.67, light) writes into a figure's template, which ``theme=None``
+#: leaves out: the same fonts and text colours as the charts of the other views.
+_FAINT, _BODY, _HEADING, _GRID = "#808495", "#262730", "#2f2d2b", "#e6eaf1"
+_FONT = '"Source Sans", sans-serif'
+STREAMLIT_LOOK = {
+    "font": {"color": _FAINT, "family": _FONT, "size": 12},
+    "title": {"font": {"family": _FONT, "size": 16, "color": _HEADING}, "x": 0, "xanchor": "left", "pad": {"l": 4}},
+    "legend": {"font": {"size": 12, "color": _BODY}, "bordercolor": "rgba(0,0,0,0)", "borderwidth": 0},
+    "xaxis": {"tickfont": {"color": _FAINT, "size": 12}, "title": {"font": {"color": _FAINT, "size": 14}},
+              "showgrid": False, "zeroline": False, "automargin": True, "gridcolor": _GRID,
+              "zerolinecolor": _GRID, "tickcolor": _GRID},
+    "yaxis": {"tickfont": {"color": _FAINT, "size": 12}, "title": {"font": {"color": _FAINT, "size": 14}},
+              "automargin": True, "gridcolor": _GRID, "zerolinecolor": _GRID, "tickcolor": _GRID},
+    "hoverlabel": {"font": {"family": _FONT, "size": 12}},
+}
+#: Template keys for subplots of other kinds: copied only where the layout has such a subplot.
+_OTHER_SUBPLOTS = re.compile(r"(scene|polar|ternary|geo|mapbox|map|smith)\d*")
+
+
+def drawn_once(spec: dict, *, selectable: bool = False) -> dict:
+    """A figure (``fig.to_plotly_json()``) made so that Streamlit's Plotly element draws it once.
+
+    Every new figure mounts a new element, and Streamlit 1.67 drew it twice, in full each time
+    (0.2–0.4 s for the four-panel boundary figure): when mounted (autosized, before its width is
+    measured), and again after its effects set the measured width, the selection layout above
+    and the theme once more (a JSON copy; the Streamlit theme also wraps the title in ``<b>``
+    each time). Plotly.react recomputed everything the second time because it compares typed
+    (base64) arrays and the template by identity, and any array when there is no
+    ``datarevision``.
+
+    So the figure returned has the selection layout, plain lists instead of arrays, a
+    ``datarevision`` that changes only with the data, and no template: the template's values
+    (with the Streamlit theme's fonts and colours, :data:`STREAMLIT_LOOK`) are written into the
+    layout and the traces themselves, so the figure looks the same. The app draws it with
+    ``theme=None`` (the title is made bold here, as the Streamlit theme would).
+    The second pass then only confirms the first (tens of ms, nothing recomputed).
+    """
+    # the data's own fingerprint (its arrays still base64 here: quick to write out), so that the
+    # same figure drawn again (a rerun) gets the same revision
+    text = json.dumps(spec.get("data", []), sort_keys=True, default=_listed).encode()
+    revision = hashlib.blake2b(text, digest_size=8).hexdigest()
+    data = _plain(spec.get("data", []))
+    layout = _plain(spec.get("layout", {}))
+    template = layout.pop("template", None) or {}
+    axes = {f"{axis}axis{trace.get(f'{axis}axis', axis)[1:]}" for trace in data for axis in "xy"}
+    _apply_layout_template(layout, _merged(template.get("layout") or {}, STREAMLIT_LOOK), axes)
+    counts: dict[str, int] = {}
+    for i, trace in enumerate(data):
+        kind = trace.get("type", "scatter")
+        defaults = (template.get("data") or {}).get(kind)
+        if defaults:
+            data[i] = _merged(defaults[counts.get(kind, 0) % len(defaults)], trace)
+        counts[kind] = counts.get(kind, 0) + 1
+    layout["datarevision"] = revision
+    if selectable:
+        for key, value in SELECTABLE_LAYOUT.items():
+            layout.setdefault(key, value)
+    title = layout.get("title")
+    if isinstance(title, dict) and title.get("text") and not str(title["text"]).startswith("<b>"):
+        layout["title"] = {**title, "text": f"<b>{title['text']}</b>"}
+    return {"data": data, "layout": layout}
+
+
+def _listed(value):
+    """What ``json.dumps`` writes for a value it cannot: arrays as lists, anything else by repr."""
+    return value.tolist() if hasattr(value, "tolist") else repr(value)
+
+
+def _apply_layout_template(layout: dict, defaults: dict, axes: set[str]) -> None:
+    """Write a template's layout values under ``layout``'s own, as Plotly would apply them:
+    ``xaxis`` / ``yaxis`` to every such axis (``axes``: those the traces use), and
+    ``annotationdefaults`` (and the like) to every item."""
+    for key, value in defaults.items():
+        if key in ("xaxis", "yaxis"):
+            used = {k for k in layout if re.fullmatch(rf"{key}\d*", k)} | {a for a in axes if a.startswith(key)}
+            for axis in sorted(used):
+                own = layout.get(axis) or {}
+                layout[axis] = _merged(value, own)
+                # Plotly draws an axis line when a line colour is *set*: the template's only colours it
+                if not {"showline", "linecolor", "linewidth"} & set(own):
+                    layout[axis]["showline"] = False
+        elif key.endswith("defaults"):  # annotationdefaults → every annotation
+            items = key[: -len("defaults")] + "s"
+            if isinstance(layout.get(items), list):
+                layout[items] = [_merged(value, item) for item in layout[items]]
+        elif _OTHER_SUBPLOTS.fullmatch(key):
+            if key in layout:
+                layout[key] = _merged(value, layout[key])
+        else:
+            layout[key] = _merged(value, layout[key]) if key in layout else value
+
+
+def _merged(base, over):
+    """``over`` on top of ``base``, dicts merged key by key."""
+    if not (isinstance(base, dict) and isinstance(over, dict)):
+        return over
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merged(base.get(key), value)
+    return out
+
+
+class _Unchanged(list):
+    """A figure's array as a plain list that copies as itself.
+
+    Streamlit deep-copies a figure twice on its way to the browser (``Figure(...)`` and
+    ``to_dict``); element by element, the four panels' fields took ~50 ms of a commit's run.
+    Nothing changes a figure's arrays once it is built, so one object can serve every copy.
+    """
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _plain(value, decoded: dict | None = None):
+    """``value`` with every array (numpy, or Plotly's base64 ``{dtype, bdata, shape}``) as plain lists.
+
+    The same base64 array (a panel's field, drawn by its heatmap and both contours) becomes one
+    list object, shared, which Streamlit's copy of the figure then copies once.
+    """
+    import base64
+
+    import numpy as np
+
+    decoded = {} if decoded is None else decoded
+    if isinstance(value, dict) and isinstance(value.get("bdata"), str) and "dtype" in value:
+        key = (value["dtype"], value["bdata"], str(value.get("shape")))
+        if key not in decoded:
+            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+            shape = value.get("shape")
+            decoded[key] = _Unchanged((array.reshape([int(n) for n in str(shape).split(",")]) if shape
+                                       else array).tolist())
+        return decoded[key]
+    if isinstance(value, dict):
+        return {key: _plain(item, decoded) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, decoded) for item in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def for_projector(fig: go.Figure) -> go.Figure:

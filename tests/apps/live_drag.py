@@ -223,12 +223,13 @@ def draws(page, title: str = "") -> int:
     return page.evaluate("(text) => window.__kvDraws.filter(([, t]) => t.includes(text)).length", title)
 
 
-def commit_gamma_step(page, expected_title: str) -> float:
-    """Press → on the app's scrub γ slider (a one-step commit); seconds until the committed figure shows it."""
+def commit_gamma_step(page, expected_title: str, key: str = "ArrowRight") -> float:
+    """Press → (or ``key``) on the app's scrub γ slider (a one-step commit); seconds until the
+    committed figure shows it."""
     handle = slider(page, "log_gamma")
     handle.focus()
     start = time.perf_counter()
-    page.keyboard.press("ArrowRight")
+    page.keyboard.press(key)
     title_contains(page, expected_title)
     page.wait_for_selector(IDLE)
     return time.perf_counter() - start
