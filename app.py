@@ -30,10 +30,13 @@ from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, read_only
 from kernelviz.ui import anatomy as ui_anatomy
-from kernelviz.ui import grid_jobs, lesson_grids, live, takeaway, teach
+from kernelviz.ui import ICON_PATH, grid_jobs, lesson_grids, live, takeaway, teach
 from kernelviz.views import NoDataYet, Prepared
 
-st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon="◎", layout="wide",
+# The tab's icon is a file the app serves itself: a Material icon would come from Google's font
+# CDN, and the text "◎" (not an emoji) gave no icon at all, after Streamlit had loaded its emoji
+# catalogue and tried the text as an image file (0.1 s of the first run).
+st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon=str(ICON_PATH), layout="wide",
                    initial_sidebar_state="expanded")
 
 #: Resolution (cells along the longer side) of the grids behind the 2-D maps.

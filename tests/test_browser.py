@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -187,3 +188,16 @@ def test_a_preset_button_recreates_a_paper_figure(server, page, preset, screensh
     assert_clean(page)
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0
     page.screenshot(path=str(screenshot_dir / f"preset_{preset}.png"), full_page=True)
+
+
+def test_the_page_loads_nothing_from_other_hosts_and_has_its_own_tab_icon(server, page):
+    """Offline use: every request stays on the app's own server. The tab icon was the text "◎"
+    (not an emoji: a link to a missing file); a Material icon would come from Google's CDN."""
+    hosts = set()
+    page.on("request", lambda request: request.url.startswith("http") and hosts.add(urlparse(request.url).hostname))
+    page.goto(f"{server}/?view=boundaries")
+    settle(page, "Decision boundaries at")
+    assert hosts <= {urlparse(server).hostname}, hosts
+    icon = page.evaluate("() => document.querySelector('link[rel*=icon]').href")
+    response = page.request.get(icon)
+    assert response.ok and response.headers["content-type"].startswith("image/"), (icon, response.status)

@@ -2,3 +2,8 @@
 
 Only the app imports this package: the rest of kernelviz never imports Streamlit.
 """
+
+from pathlib import Path
+
+#: The app's tab icon (◎ in the app's colour), shipped with the package so the app works offline.
+ICON_PATH = Path(__file__).with_name("icon.png")
