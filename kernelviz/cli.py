@@ -485,7 +485,8 @@ def command_app(args):
     extra = list(args.streamlit_args)
     if not any(arg.startswith("--server.address") for arg in extra):
         extra = ["--server.address", "localhost", *extra]
-    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(APP_PATH), *extra])
+    # from the app's folder: Streamlit reads .streamlit/config.toml from the working directory
+    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(APP_PATH), *extra], cwd=APP_PATH.parent)
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -284,11 +284,13 @@ def test_grid_on_a_dask_cluster_matches_local_run(tmp_path, capsys):
 def test_app_runs_streamlit_on_localhost(monkeypatch):
     calls = []
     monkeypatch.setattr(cli, "APP_PATH", cli.APP_PATH.parent / "pyproject.toml")  # any existing file
-    monkeypatch.setattr(subprocess, "call", lambda command: calls.append(command) or 0)
+    monkeypatch.setattr(subprocess, "call", lambda command, **options: calls.append((command, options)) or 0)
     assert cli.main(["app", "--server.port", "8600"]) == 0
-    command = calls[0]
+    command, options = calls[0]
     assert command[1:4] == ["-m", "streamlit", "run"] and command[4].endswith("pyproject.toml")
     assert command[5:] == ["--server.address", "localhost", "--server.port", "8600"]
+    # from the app's folder, so that its .streamlit/config.toml applies wherever the command is typed
+    assert options["cwd"] == cli.APP_PATH.parent
 
 
 def test_app_missing_exits_2(monkeypatch, tmp_path, capsys):
