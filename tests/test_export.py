@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 import time
@@ -33,7 +32,8 @@ def test_html_is_self_contained_and_carries_the_figure():
 
     bundled = plotly.offline.get_plotlyjs()
     assert bundled[:2000] in html  # plotly.js itself is in the page
-    assert json.dumps("γ and C")[1:-1] in html  # the figure's own title, as plotly writes it into the page
+    # the figure's own title, as plotly's JSON engine writes it into the page (orjson: "γ", the json module: "\\u03b3")
+    assert plotly.io.json.to_json_plotly("γ and C")[1:-1] in html
 
 
 def test_figures_render_offline_from_local_scripts():
