@@ -301,7 +301,6 @@ def _commit(value: dict) -> None:
             st.session_state[axis] = round(float(value[axis]), 4)
 
 
-
 def _stop(kind: str) -> None:
     import streamlit as st
 

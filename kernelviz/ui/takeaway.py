@@ -9,6 +9,7 @@ next to it. The projector switch enlarges a figure's text and markers before it 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -172,10 +173,6 @@ def _plain(value, decoded: dict | None = None):
     The same base64 array (a panel's field, drawn by its heatmap and both contours) becomes one
     list object, shared, which Streamlit's copy of the figure then copies once.
     """
-    import base64
-
-    import numpy as np
-
     decoded = {} if decoded is None else decoded
     if isinstance(value, dict) and isinstance(value.get("bdata"), str) and "dtype" in value:
         key = (value["dtype"], value["bdata"], str(value.get("shape")))
