@@ -841,7 +841,10 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
                             range=[log_gammas[0] - _step(log_gammas) / 2, log_gammas[-1] + _step(log_gammas) / 2])
         layout[ykey].update(title={"text": "log₁₀ C"}, tickvals=log_Cs, tickformat=".3~g",
                             range=[log_Cs[0] - _step(log_Cs) / 2, log_Cs[-1] + _step(log_Cs) / 2])
-    layout["legend"].update(y=-0.1)
+    # the legend at the figure's foot, below the panels' "log₁₀ γ" titles (0.1 plot heights under
+    # the panels, it sat on them)
+    layout["legend"].update(yref="container", y=0.0, yanchor="bottom")
+    layout["margin"]["b"] = 90
     return _figure(traces, layout)
 
 

@@ -100,6 +100,22 @@ def test_a_heatmap_cell_click_opens_decision_boundaries_at_that_cell(server, pag
     page.wait_for_selector(live_drag.IDLE)
 
 
+def test_the_grid_legend_leaves_the_axis_titles_readable(server, page):
+    """The legend sat 0.1 plot heights below the panels, on top of their "log₁₀ γ" titles."""
+    page.goto(f"{server}/?view=grid&gen_params=n_samples:120&grid_steps=3&cv=2")  # the four default kernels
+    page.get_by_role("button", name="Run grid search").click()
+    live_drag.title_contains(page, "CV accuracy")
+    page.wait_for_selector(live_drag.IDLE)
+    overlaps = page.evaluate("""() => {
+        const box = (e) => e.getBoundingClientRect();
+        const legend = box(document.querySelector('.js-plotly-plot .legend'));
+        return [...document.querySelectorAll('.js-plotly-plot text[class^="x"][class$="title"]')].map(box).filter((t) =>
+            t.left < legend.right && legend.left < t.right && t.top < legend.bottom && legend.top < t.bottom).length;
+    }""")
+    titles = page.locator('.js-plotly-plot text[class^="x"][class$="title"]').count()
+    assert titles == 4 and overlaps == 0, (titles, overlaps)
+
+
 def test_a_drawn_point_appears_on_the_canvas_before_the_server_answers(server, page):
     page.goto(f"{server}/?source=drawn&view=data&points=1_0.5_1~-1_-0.5_-1")
     page.wait_for_selector(live_drag.DRAW_CANVAS)
