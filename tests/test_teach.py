@@ -5,6 +5,7 @@ AppTest drives ``app.py``; the shipped lesson grids are checked against a fresh 
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 
@@ -353,6 +354,9 @@ def test_a_drawn_once_figure_carries_its_template_in_itself_and_no_template():
     assert once["data"][0]["colorscale"][0][1] == "#0d0887"  # plotly_white's heatmap default
     # a template's line colour does not draw axis lines; a colour the figure sets would
     assert layout["xaxis"]["showline"] is False and layout["xaxis2"]["showline"] is False
+    lined = four_panel_spec()
+    lined["layout"]["xaxis2"]["linecolor"] = "black"
+    assert "showline" not in takeaway.drawn_once(lined)["layout"]["xaxis2"]
     assert layout["title"]["text"] == "<b>Decision boundaries</b>"
     assert takeaway.drawn_once(once)["layout"]["title"]["text"] == "<b>Decision boundaries</b>"  # bold once
 
@@ -368,16 +372,12 @@ def test_the_data_revision_changes_with_the_data_only():
     b["layout"]["title"]["text"] = "another title"
     revision = takeaway.drawn_once(a)["layout"]["datarevision"]
     assert takeaway.drawn_once(b)["layout"]["datarevision"] == revision
-    import plotly.graph_objects as go
-
     changed = go.Figure(a, _validate=False)
     changed.data[0].z = np.zeros((3, 4))
     assert takeaway.drawn_once(changed.to_plotly_json())["layout"]["datarevision"] != revision
 
 
 def test_a_field_drawn_by_three_traces_is_one_list_that_copies_as_itself():
-    import copy
-
     once = takeaway.drawn_once(four_panel_spec())
     assert once["data"][0]["z"] is once["data"][1]["z"]
     assert copy.deepcopy(once)["data"][0]["z"] is once["data"][0]["z"]
