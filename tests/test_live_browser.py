@@ -87,7 +87,7 @@ def test_a_heatmap_cell_click_opens_decision_boundaries_at_that_cell(server, pag
     page.get_by_role("button", name="Run grid search").click()
     page.wait_for_selector(live_drag.CHART)
     live_drag.title_contains(page, "CV accuracy")
-    page.wait_for_selector(live_drag.IDLE)
+    live_drag.grid_search_finished(page)  # a running search's figure takes no clicks
     # the centre of the cell (log γ = 2, log C = 1) of the first panel, in page pixels
     x, y = page.evaluate("""() => {
         const gd = document.querySelector('.js-plotly-plot');
@@ -105,7 +105,7 @@ def test_the_grid_legend_leaves_the_axis_titles_readable(server, page):
     page.goto(f"{server}/?view=grid&gen_params=n_samples:120&grid_steps=3&cv=2")  # the four default kernels
     page.get_by_role("button", name="Run grid search").click()
     live_drag.title_contains(page, "CV accuracy")
-    page.wait_for_selector(live_drag.IDLE)
+    live_drag.grid_search_finished(page)  # the title shows with the first kernel's panel already
     overlaps = page.evaluate("""() => {
         const box = (e) => e.getBoundingClientRect();
         const legend = box(document.querySelector('.js-plotly-plot .legend'));

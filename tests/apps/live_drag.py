@@ -193,6 +193,17 @@ def title_contains(page, text: str) -> None:
                            arg=text)
 
 
+def grid_search_finished(page) -> None:
+    """Wait until the page's background grid search has ended (its Cancel button is gone).
+
+    While it runs, the figure already carries its "CV accuracy" title with the kernels finished so
+    far, and between two ticks of its polling fragment the page reads as idle: neither tells that
+    the search is over.
+    """
+    page.get_by_role("button", name="Cancel").wait_for(state="detached")
+    page.wait_for_selector(IDLE)
+
+
 #: Records every full Plotly draw of the page's charts as [time, title]: a draw after which the
 #: chart's computed data (``gd.calcdata``) is not the one the previous draw left (marked here).
 WATCH_DRAWS = """() => {
