@@ -95,7 +95,7 @@ VIEWS: dict[str, Choice] = {
     "boundaries": Choice("Decision boundaries", "One SVM per kernel (and the other models) at the sidebar's γ and C."),
     "kernel": Choice("Kernel matrix", "Gram matrices and their spectra."),
     "grid": Choice("Grid search", "Cross-validated accuracy over a (γ, C) grid."),
-    "pf": Choice("P_f(α)", "How much of the grid reaches each accuracy: how easy a kernel is to tune."),
+    "pf": Choice("P_f (α)", "How much of the grid reaches each accuracy: how easy a kernel is to tune."),
 }
 
 #: The Gaussian-to-Gaussian kernel SCM and MCPM compare their units (clusters) with.

@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from _charts import click, figures
+
 import kernelviz as kv
 from kernelviz import registry
 from kernelviz import state as kvstate
@@ -45,7 +47,7 @@ def unescaped(text: str) -> str:
 
 
 def charts(at: AppTest) -> list[dict]:
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    return figures(at)
 
 
 def array(value) -> np.ndarray:
@@ -198,7 +200,7 @@ def test_the_similarity_reference_follows_a_click():
     fig = charts(at)[0]
     ref = next(t for t in fig["data"] if t.get("name") == "reference point")
     assert at.session_state["ref_x"] == pytest.approx(float(array(ref["x"])[0]), abs=1e-3)
-    at.session_state["similarity_chart"] = {"selection": {"points": [{"x": 0.75, "y": -0.5, "curve_number": 3}]}}
+    click(at, "similarity_chart", [{"x": 0.75, "y": -0.5, "curve_number": 3}])
     at.run()
     at.run()  # the click is applied at the start of the next run
     assert_clean(at)
@@ -881,3 +883,27 @@ def test_the_first_page_imports_neither_pandas_nor_scikit_learn_nor_scipy():
                          cwd=str(Path(APP).parent))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_no_view_makes_streamlit_load_its_emoji_catalogue():
+    """A control label whose first word is not ASCII (the view "P_f(α)") makes Streamlit look for a
+    leading emoji: it imports its emoji catalogue and compiles a regular expression of every emoji,
+    0.44 s of the first run of every fresh server, i.e. of the cold start."""
+    import subprocess
+    import sys
+
+    code = ("import logging, sys; logging.disable(logging.WARNING)\n"
+            "from streamlit.testing.v1 import AppTest\n"
+            f"for view in {list(VIEWS)!r}:\n"
+            f"    at = AppTest.from_file({APP!r}, default_timeout=120)\n"
+            "    at.query_params['view'] = view\n"
+            "    at.run()\n"
+            "    assert not at.exception, [e.value for e in at.exception]\n"
+            "    if 'streamlit.emojis' in sys.modules:\n"
+            "        print(view); break\n"
+            "else:\n"
+            "    print('none')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                         cwd=str(Path(APP).parent))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "none", f"the emoji catalogue was loaded on {out.stdout.strip()}"

@@ -32,7 +32,7 @@ VIEWS = {
     "boundaries": ("Decision boundaries", "decision boundary"),
     "kernel": ("Kernel matrix", "Eigenvalue spectrum"),
     "grid": ("Grid search", "Mean 3-fold CV accuracy"),
-    "pf": ("P_f(α)", "AUC"),
+    "pf": ("P_f (α)", "AUC"),
     "theory": ("Theory", "One idea behind every structured kernel"),
 }
 # A small grid keeps the grid search and P_f views to a few seconds.
