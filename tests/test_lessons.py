@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from _charts import figures
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import lessons
@@ -393,7 +394,7 @@ def test_every_light_step_draws_in_the_app_from_its_settings_link(name, k):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    assert at.get("plotly_chart"), "the step's view drew no figure"
+    assert figures(at), "the step's view drew no figure"
     # the app kept every setting the step applies (nothing was refused and reset); it may add its own,
     # such as the Similarity view's reference point
     kept = {key: value[-1] if isinstance(value, list) else value for key, value in dict(at.query_params).items()}

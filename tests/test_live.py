@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from _charts import click, figures
 from kernelviz import lattice as kvlattice
 from kernelviz.ui import live
 
@@ -175,7 +176,7 @@ def finish_jobs(at: AppTest) -> None:
 
 
 def scrub_data(at: AppTest) -> dict:
-    (element,) = at.get("bidi_component")
+    (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.scrub"]
     return json.loads(element.proto.json)
 
 
@@ -204,7 +205,7 @@ def test_a_released_value_becomes_the_setting_and_the_old_lattice_shows_until_th
     at.run()
     assert not at.exception
     assert at.query_params["log_gamma"] == "0.5"
-    assert "γ = 3.16" in json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
+    assert "γ = 3.16" in figures(at)[0]["layout"]["title"]["text"]
     data = scrub_data(at)
     assert data["log_gamma"] == 0.5 and data["lattice"]["log_gamma"] == 0.0  # the older lattice, labelled by the component
     keys = list(at.session_state[live.STORE_KEY])
@@ -271,7 +272,7 @@ def test_the_live_field_at_the_committed_values_is_the_svm_the_lattice_module_co
 # ============================================================================ linked views
 
 def charts(at: AppTest) -> list[dict]:
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    return figures(at)
 
 
 def test_a_click_on_a_grid_cell_opens_decision_boundaries_for_that_kernel_there():
@@ -282,7 +283,7 @@ def test_a_click_on_a_grid_cell_opens_decision_boundaries_for_that_kernel_there(
     at.run()
     (fig,) = charts(at)
     curve = next(i for i, t in enumerate(fig["data"]) if t.get("meta") == "ckrbf")
-    at.session_state["grid_chart"] = {"selection": {"points": [{"x": -3.0, "y": 1.0, "curve_number": curve}]}}
+    click(at, "grid_chart", [{"x": -3.0, "y": 1.0, "curve_number": curve}])
     at.run()
     at.run()  # the click is applied at the start of the next run
     assert not at.exception
@@ -295,7 +296,7 @@ def test_a_click_on_a_grid_cell_opens_decision_boundaries_for_that_kernel_there(
 
 def test_a_click_on_a_boundary_point_sets_the_reference_and_opens_similarity_there():
     at = make_app(view="boundaries")
-    at.session_state["boundary_chart"] = {"selection": {"points": [{"x": 0.5, "y": -0.25, "curve_number": 2}]}}
+    click(at, "boundary_chart", [{"x": 0.5, "y": -0.25, "curve_number": 2}])
     at.run()
     at.run()
     assert (at.session_state["ref_x"], at.session_state["ref_y"]) == (0.5, -0.25)

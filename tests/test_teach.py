@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from _charts import figures
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import lessons, registry
@@ -86,7 +87,7 @@ def test_every_lesson_step_opens_from_its_link_applies_its_settings_and_draws(na
     step = lessons.get(name).step(k)
     at = open_app(**lessons.link(name, k))
     assert_clean(at)
-    assert at.get("plotly_chart") or step.view == "theory", "the step's view drew no figure"
+    assert figures(at) or step.view == "theory", "the step's view drew no figure"
     assert f"step {k} of {len(lessons.get(name).steps)}" in lesson_heading(at)
     kept = link(at)
     assert kept["lesson"] == name and kept["step"] == str(k)
@@ -387,7 +388,7 @@ def test_every_view_sends_its_figures_without_typed_arrays_or_template():
     for view in ("data", "partition", "boundaries", "similarity", "kernel"):
         at = open_app(view=view, gen_params="n_samples:60", kernels="rbf,ckrbf")
         assert not at.exception, view
-        specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+        specs = figures(at)
         assert specs, view
         for spec in specs:
             assert "bdata" not in json.dumps(spec["data"]) and spec["layout"].get("template") is None, view

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from kernelviz import codegen, export, state
+from kernelviz.components import plot
 from kernelviz.markdown import escape
 
 #: How much the projector enlarges a figure's text and markers.
@@ -40,11 +41,22 @@ def shown(fig: go.Figure) -> go.Figure:
 
 def chart(fig: go.Figure, *, key: str, selectable: bool = False):
     """Draw ``fig`` on the page (:func:`shown`, :func:`drawn_once`); with ``selectable`` a click
-    on a point reruns the page, and the selection is returned."""
-    drawn = go.Figure(drawn_once(shown(fig).to_plotly_json(), selectable=selectable), _validate=False)
+    on a point reruns the page, and the selection is returned.
+
+    The figure goes to :mod:`kernelviz.components.plot`, which updates it in place when the next
+    run draws a new one under the same key; Streamlit's Plotly element only where that
+    component cannot load plotly.js."""
+    spec = drawn_once(shown(fig).to_plotly_json(), selectable=selectable)
+    if plot.available():
+        return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable)
+    drawn = go.Figure(spec, _validate=False)
     drawn.layout.template = None  # not the default template either: its values are in the figure
     selection = {"on_select": "rerun", "selection_mode": "points"} if selectable else {}
-    return st.plotly_chart(drawn, key=key, config={"displaylogo": False}, theme=None, **selection)
+    return st.plotly_chart(drawn, key=key, config=PLOT_CONFIG, theme=None, **selection)
+
+
+#: Plotly's config of every chart.
+PLOT_CONFIG = {"displaylogo": False}
 
 
 #: What Streamlit's Plotly element puts in the layout of a chart whose points can be selected

@@ -1,0 +1,122 @@
+"""The plot component (kernelviz.components.plot): what it sends, which clicks it keeps, and the
+fallback to Streamlit's Plotly element; in Chromium, a new figure updates the element in place."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import streamlit
+
+from _charts import click, figures
+from kernelviz.components import plot
+from kernelviz.ui import takeaway
+from test_app import assert_clean, make_app
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
+import live_drag  # noqa: E402
+
+FIGURE = {"data": [{"type": "scatter", "x": [0.0, 1.0], "y": [1.0, 2.0]}],
+          "layout": {"datarevision": "abc", "height": 300}}
+POINT = {"x": 1.0, "y": 2.0, "curve_number": 0, "point_number": 1, "point_index": 1}
+
+
+def test_plotly_js_is_streamlits_own_chunk():
+    chunk = plot.plotly_chunk()
+    assert plot.available() and chunk.startswith("PlotlyChart.") and chunk.endswith(".js")
+    source = Path(streamlit.__file__).parent / "static" / "static" / "js" / chunk
+    assert "window.Plotly=" in source.read_text(encoding="utf-8")  # what the browser side relies on
+
+
+def test_the_payload_carries_the_figure_its_revision_and_plotly_js():
+    sent = json.loads(plot.payload(FIGURE, config={"displaylogo": False}, selectable=True))
+    assert sent == {"figure": FIGURE, "config": {"displaylogo": False}, "plotly": plot.plotly_chunk(),
+                    "selectable": True, "revision": "abc"}
+
+
+def test_a_click_counts_only_on_the_figure_it_was_made_on():
+    assert plot.current_points({"revision": "abc", "points": [POINT]}, FIGURE) == [POINT]
+    assert plot.current_points({"revision": "older", "points": [POINT]}, FIGURE) == []
+    assert plot.current_points(None, FIGURE) == []
+
+
+@pytest.mark.parametrize("state", [
+    "abc", ["abc"], {"revision": "abc"}, {"revision": "abc", "points": "x"},
+    {"revision": "abc", "points": [{"x": "1", "y": 2.0}]}, {"revision": "abc", "points": [[1.0, 2.0]]},
+])
+def test_a_malformed_selection_from_the_browser_is_ignored(state):
+    assert plot.current_points(state, FIGURE) == []
+
+
+def test_every_chart_is_drawn_by_the_plot_component():
+    at = make_app(view="boundaries", gen_params="n_samples:60", kernels="rbf")
+    assert_clean(at)
+    assert not at.get("plotly_chart")
+    (figure,) = figures(at)
+    assert figure["layout"]["title"]["text"].startswith("<b>Decision boundaries at γ = 1")
+    (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
+    sent = json.loads(element.proto.bytes)
+    assert sent["selectable"] and sent["config"] == takeaway.PLOT_CONFIG
+    assert sent["revision"] == figure["layout"]["datarevision"]
+
+
+def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatch):
+    monkeypatch.setattr(plot, "available", lambda: False)
+    at = make_app(view="boundaries", gen_params="n_samples:60", kernels="rbf")
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 1
+    assert not [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
+
+
+def test_a_click_left_from_an_older_figure_moves_nothing():
+    at = make_app(view="similarity", kernels="rbf", gen_params="n_samples:60")
+    before = (at.session_state["ref_x"], at.session_state["ref_y"])
+    at.session_state["similarity_chart"] = {"selection": {"revision": "an older figure", "points": [
+        {"x": 0.75, "y": -0.5, "curve_number": 3}]}}
+    at.run()
+    at.run()
+    assert_clean(at)
+    assert (at.session_state["ref_x"], at.session_state["ref_y"]) == before
+    click(at, "similarity_chart", [{"x": 0.75, "y": -0.5, "curve_number": 3}])  # the same click on this figure
+    at.run()
+    at.run()
+    assert (at.session_state["ref_x"], at.session_state["ref_y"]) == (0.75, -0.5)
+
+
+# ============================================================================ in Chromium
+
+@pytest.mark.browser
+def test_a_committed_step_updates_the_same_plotly_element(server, page):
+    """Streamlit's Plotly element was mounted anew for every figure; the component keeps its element."""
+    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:120&kernels=rbf,ckrbf")
+    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    live_drag.title_contains(page, "γ = 1,")
+    page.wait_for_selector(live_drag.IDLE)
+    page.evaluate("() => { document.querySelector('.js-plotly-plot').__kvFirst = true; }")
+    live_drag.commit_gamma_step(page, "γ = 1.78,")
+    assert page.evaluate("() => document.querySelectorAll('.js-plotly-plot').length") == 1
+    assert page.evaluate("() => document.querySelector('.js-plotly-plot').__kvFirst === true"), "a new element"
+    scripts = page.evaluate("() => performance.getEntriesByType('resource').map((r) => r.name)")
+    assert [s for s in scripts if "PlotlyChart." in s] == [f"{server}/static/js/{plot.plotly_chunk()}"]
+
+
+@pytest.mark.browser
+def test_a_click_on_a_boundary_point_offers_similarity_around_it(server, page):
+    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf")
+    live_drag.title_contains(page, "Decision boundaries at")
+    page.wait_for_selector(live_drag.IDLE)
+    x, y = page.evaluate("""() => {
+        const gd = document.querySelector('.js-plotly-plot');
+        const box = gd.getBoundingClientRect();
+        const i = gd.data.findIndex((t) => String(t.name).includes('(train)'));
+        const xa = gd._fullLayout[(gd.data[i].xaxis || 'x').replace('x', 'xaxis')];
+        const ya = gd._fullLayout[(gd.data[i].yaxis || 'y').replace('y', 'yaxis')];
+        return [box.left + xa._offset + xa.l2p(gd.data[i].x[0]), box.top + ya._offset + ya.l2p(gd.data[i].y[0])];
+    }""")
+    page.mouse.click(x, y)
+    page.get_by_role("button", name="Similarity around").wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    page.get_by_role("button", name="Similarity around").click()
+    live_drag.title_contains(page, "reference point")
