@@ -1177,7 +1177,7 @@ PAGE_STYLE = """<style>
 
 
 def main() -> None:
-    st.markdown(PAGE_STYLE, unsafe_allow_html=True)
+    st.markdown(PAGE_STYLE + takeaway.plotly_preload(), unsafe_allow_html=True)
     start_session()
     session().begin_run()
     handle_upload()

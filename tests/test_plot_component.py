@@ -62,12 +62,20 @@ def test_every_chart_is_drawn_by_the_plot_component():
     assert sent["revision"] == figure["layout"]["datarevision"]
 
 
+def test_the_page_asks_for_plotly_js_before_its_first_chart():
+    """Fetched when the chart's component mounted, after the rest of the page: 0.5 s of the cold start."""
+    at = make_app()
+    first = at.markdown[0].value
+    assert f'<link rel="modulepreload" href="static/js/{plot.plotly_chunk()}">' in first
+
+
 def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatch):
     monkeypatch.setattr(plot, "available", lambda: False)
     at = make_app(view="boundaries", gen_params="n_samples:60", kernels="rbf")
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 1
     assert not [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
+    assert "modulepreload" not in at.markdown[0].value
 
 
 def test_a_click_left_from_an_older_figure_moves_nothing():
