@@ -14,30 +14,41 @@ from __future__ import annotations
 import hashlib
 import traceback
 
-import numpy as np
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
-# pandas (0.7 s to import) is imported by the views that make tables, not at the start: the
-# first page, the Data view, has none.
+from kernelviz.components import plot
+from kernelviz.ui import ICON_PATH
 
-import kernelviz as kv
-from kernelviz import figures as fg
-from kernelviz import lessons, registry
-from kernelviz.components import draw
-from kernelviz.markdown import escape, plotly_text
-from kernelviz import state as kvstate
-from kernelviz import views as kvviews
-from kernelviz.session import Session, describe_values, read_only
-from kernelviz.ui import anatomy as ui_anatomy
-from kernelviz.ui import ICON_PATH, grid_jobs, lesson_grids, live, takeaway, teach
-from kernelviz.views import NoDataYet, Prepared
-
+# The page's settings and its first element go out before the app's heavier imports (numpy,
+# Plotly, kernelviz): the browser starts on plotly.js (the preload) while the server imports.
 # The tab's icon is a file the app serves itself: a Material icon would come from Google's font
 # CDN, and the text "◎" (not an emoji) gave no icon at all, after Streamlit had loaded its emoji
 # catalogue and tried the text as an image file (0.1 s of the first run).
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon=str(ICON_PATH), layout="wide",
                    initial_sidebar_state="expanded")
+PAGE_STYLE = """<style>
+[data-testid="stMainBlockContainer"], .block-container {padding-top: 2.2rem; padding-bottom: 2rem;}
+[data-testid="stSidebarHeader"] {height: 1.5rem; min-height: 1.5rem;}
+</style>"""
+st.markdown(PAGE_STYLE + plot.preload_html(), unsafe_allow_html=True)
+
+import numpy as np  # noqa: E402
+from streamlit.errors import StreamlitAPIException  # noqa: E402
+
+# pandas (0.7 s to import) is imported by the views that make tables, not at the start: the
+# first page, the Data view, has none.
+
+import kernelviz as kv  # noqa: E402
+from kernelviz import figures as fg  # noqa: E402
+from kernelviz import lessons, registry  # noqa: E402
+from kernelviz.components import draw  # noqa: E402
+from kernelviz.markdown import escape, plotly_text  # noqa: E402
+from kernelviz import state as kvstate  # noqa: E402
+from kernelviz import views as kvviews  # noqa: E402
+from kernelviz.session import Session, describe_values, read_only  # noqa: E402
+from kernelviz.ui import anatomy as ui_anatomy  # noqa: E402
+from kernelviz.ui import grid_jobs, lesson_grids, live, takeaway, teach  # noqa: E402
+from kernelviz.views import NoDataYet, Prepared  # noqa: E402
 
 #: Resolution (cells along the longer side) of the grids behind the 2-D maps.
 BOUNDARY_RESOLUTION = 70
@@ -1170,14 +1181,7 @@ def run_view(view: str, values: dict) -> None:
 
 
 # Streamlit's default top padding leaves a third of a laptop screen empty above the charts.
-PAGE_STYLE = """<style>
-[data-testid="stMainBlockContainer"], .block-container {padding-top: 2.2rem; padding-bottom: 2rem;}
-[data-testid="stSidebarHeader"] {height: 1.5rem; min-height: 1.5rem;}
-</style>"""
-
-
 def main() -> None:
-    st.markdown(PAGE_STYLE + takeaway.plotly_preload(), unsafe_allow_html=True)
     start_session()
     session().begin_run()
     handle_upload()

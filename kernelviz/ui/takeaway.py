@@ -55,12 +55,6 @@ def chart(fig: go.Figure, *, key: str, selectable: bool = False):
     return st.plotly_chart(drawn, key=key, config=PLOT_CONFIG, theme=None, **selection)
 
 
-def plotly_preload() -> str:
-    """A ``<link>`` that has the browser fetch and compile plotly.js as the page opens (every view
-    but Theory draws a chart), instead of when the first chart is mounted, after the rest of the page."""
-    return f'<link rel="modulepreload" href="static/js/{plot.plotly_chunk()}">' if plot.available() else ""
-
-
 #: Plotly's config of every chart.
 PLOT_CONFIG = {"displaylogo": False}
 

@@ -40,6 +40,13 @@ def available() -> bool:
     return plotly_chunk() is not None
 
 
+def preload_html() -> str:
+    """A ``<link>`` for the page's first element: the browser fetches and compiles plotly.js as the
+    page opens (every view but Theory draws a chart), not when the first chart is mounted, after
+    the rest of the page. Empty when :func:`available` is False."""
+    return f'<link rel="modulepreload" href="static/js/{plotly_chunk()}">' if available() else ""
+
+
 @functools.cache
 def _renderer():
     import streamlit as st
