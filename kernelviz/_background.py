@@ -12,10 +12,15 @@ import threading
 
 class BackgroundJob:
     """Subclasses set up their state, then call :meth:`_start`; the thread runs :meth:`_work`,
-    which checks :attr:`_cancel` between steps."""
+    which checks :attr:`_cancel` between steps.
 
-    def __init__(self, *, name: str):
+    ``delay``: seconds the thread waits before it works (a cancel during the wait ends it), so
+    that what the page does next, such as the browser drawing a new figure, has the CPU first.
+    """
+
+    def __init__(self, *, name: str, delay: float = 0.0):
         self.error: BaseException | None = None
+        self.delay = delay
         self._cancel = threading.Event()
         self._thread = threading.Thread(target=self._guarded, daemon=True, name=name)
 
@@ -27,7 +32,8 @@ class BackgroundJob:
 
     def _guarded(self) -> None:
         try:
-            self._work()
+            if not self._cancel.wait(self.delay):
+                self._work()
         except BaseException as err:  # noqa: BLE001 - kept for wait(), which raises it in the caller's thread
             self.error = err
 

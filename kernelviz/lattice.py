@@ -508,10 +508,13 @@ class LatticeJob(BackgroundJob):
         Empty, from :meth:`Lattice.decision` or :meth:`Lattice.similarity`.
     kernels : mapping of name → fitted kernel
     prep : kernelviz.views.Prepared
+    delay : float
+        Seconds to wait before computing (see :class:`kernelviz._background.BackgroundJob`).
     """
 
-    def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared):
-        super().__init__(name=f"kernelviz-lattice-{lattice.kind}")
+    def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared, *,
+                 delay: float = 0.0):
+        super().__init__(name=f"kernelviz-lattice-{lattice.kind}", delay=delay)
         self.lattice = lattice
         check_inputs(lattice, kernels, prep)  # bad input is refused in the caller's thread, not lost in this one
         self._fields = FIELDS[lattice.kind](lattice, kernels, prep, cancel=self._cancel)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -317,3 +318,22 @@ def test_a_similarity_lattice_around_the_same_reference_is_reused_whole_after_a_
     elsewhere = kvlattice.Lattice.similarity(list(kernels), grid, log_gamma=0.25, reference=(0.0, 0.0))
     elsewhere.reuse(first)
     assert not elsewhere.codes
+
+
+def test_a_delayed_background_job_waits_before_it_computes(small):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0)
+    job = kvlattice.LatticeJob(lattice, kernels, prep, delay=0.4)
+    time.sleep(0.2)
+    assert not job.done and not any(lattice.filled[key].any() for key in lattice.filled)  # nothing yet
+    assert job.result(timeout=300).complete
+
+
+def test_a_background_job_cancelled_while_it_waits_computes_nothing(small):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0)
+    job = kvlattice.LatticeJob(lattice, kernels, prep, delay=30.0)
+    job.cancel()
+    job.result(timeout=5)  # the wait ends at the cancel, not after 30 s
+    assert job.done and job.error is None
+    assert not any(lattice.filled[key].any() for key in lattice.filled)
