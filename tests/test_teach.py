@@ -21,6 +21,7 @@ from kernelviz import lessons, registry
 from kernelviz import state as kvstate
 from kernelviz import views
 from kernelviz.references import PAPERS
+from kernelviz.ui import anatomy as ui_anatomy
 from kernelviz.ui import lesson_grids, takeaway, teach
 
 from test_app import APP, assert_clean, charts, unescaped
@@ -225,8 +226,27 @@ def test_every_view_but_theory_has_the_code_box_and_every_figure_three_downloads
 
 # ============================================================================ the decision function taken apart
 
-def test_the_terms_of_the_chosen_point_add_up_to_the_panels_f():
+def test_the_terms_section_starts_closed_and_refits_nothing_until_opened(monkeypatch):
+    fits = []
+    fitted_svm = ui_anatomy.fitted_svm
+    monkeypatch.setattr(ui_anatomy, "fitted_svm", lambda *args: fits.append(args[0]) or fitted_svm(*args))
     at = open_app(view="boundaries", kernels="rbf", ref_x="0.5", ref_y="0.2")
+    assert_clean(at)
+    assert any(e.label.startswith("The decision function taken apart") for e in at.expander)
+    assert not any("What decides the point" in f["layout"]["title"]["text"] for f in charts(at))
+    assert fits == []
+    at.session_state[ui_anatomy.BOX_KEY] = True
+    at.run()
+    assert any("What decides the point" in f["layout"]["title"]["text"] for f in charts(at))
+    assert fits == ["rbf"]
+
+
+def test_the_terms_of_the_chosen_point_add_up_to_the_panels_f():
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in {"view": "boundaries", "kernels": "rbf", "ref_x": "0.5", "ref_y": "0.2"}.items():
+        at.query_params[key] = value
+    at.session_state[ui_anatomy.BOX_KEY] = True
+    at.run()
     assert_clean(at)
     figures = charts(at)
     terms = next(f for f in figures if "What decides the point" in f["layout"]["title"]["text"])
