@@ -27,7 +27,24 @@ def test_plotly_js_is_streamlits_own_chunk():
     chunk = plot.plotly_chunk()
     assert plot.available() and chunk.startswith("PlotlyChart.") and chunk.endswith(".js")
     source = Path(streamlit.__file__).parent / "static" / "static" / "js" / chunk
-    assert "window.Plotly=" in source.read_text(encoding="utf-8")  # what the browser side relies on
+    assert plot.DEFINES_PLOTLY in source.read_text(encoding="utf-8")  # what the browser side relies on
+
+
+def test_a_streamlit_whose_chunk_does_not_define_plotly_js_gets_the_fallback(monkeypatch, tmp_path):
+    js = tmp_path / "streamlit" / "static" / "static" / "js"
+    js.mkdir(parents=True)
+    (js / "PlotlyChart.abc123.js").write_text("export default {}")
+    (tmp_path / "streamlit" / "__init__.py").write_text("")
+    monkeypatch.setattr(streamlit, "__file__", str(tmp_path / "streamlit" / "__init__.py"))
+    plot.plotly_chunk.cache_clear()
+    try:
+        assert plot.plotly_chunk() is None and not plot.available() and plot.preload_html() == ""
+        (js / "PlotlyChart.abc123.js").write_text("x=1;window.Plotly=e;")
+        plot.plotly_chunk.cache_clear()
+        assert plot.plotly_chunk() == "PlotlyChart.abc123.js"
+    finally:
+        monkeypatch.undo()
+        plot.plotly_chunk.cache_clear()
 
 
 def test_the_payload_carries_the_figure_its_revision_and_plotly_js():

@@ -27,13 +27,20 @@ FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.plot"
 
 
+#: What Streamlit's chunk does that the browser side relies on: it defines plotly.js globally.
+DEFINES_PLOTLY = "window.Plotly="
+
+
 @functools.cache
 def plotly_chunk() -> str | None:
-    """The file name of Streamlit's plotly.js chunk, or None when this Streamlit has none (or several)."""
+    """The file name of Streamlit's plotly.js chunk, or None when this Streamlit has none, several,
+    or one that does not define ``window.Plotly`` (then the app falls back to Streamlit's element)."""
     import streamlit
 
     found = sorted((Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
-    return found[0].name if len(found) == 1 else None
+    if len(found) != 1 or DEFINES_PLOTLY not in found[0].read_text(encoding="utf-8", errors="replace"):
+        return None
+    return found[0].name
 
 
 def available() -> bool:
