@@ -26,6 +26,7 @@ from kernelviz.ui import ICON_PATH
 # catalogue and tried the text as an image file (0.1 s of the first run).
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon=str(ICON_PATH), layout="wide",
                    initial_sidebar_state="expanded")
+# Streamlit's default top padding leaves a third of a laptop screen empty above the charts.
 PAGE_STYLE = """<style>
 [data-testid="stMainBlockContainer"], .block-container {padding-top: 2.2rem; padding-bottom: 2rem;}
 [data-testid="stSidebarHeader"] {height: 1.5rem; min-height: 1.5rem;}
@@ -1180,7 +1181,6 @@ def run_view(view: str, values: dict) -> None:
             st.code(traceback.format_exc(), language=None)
 
 
-# Streamlit's default top padding leaves a third of a laptop screen empty above the charts.
 def main() -> None:
     start_session()
     session().begin_run()

@@ -3,7 +3,8 @@
 A Streamlit v2 component (``st.components.v2``, no iframe). Streamlit's Plotly element takes the
 figure into its identity, so every new figure mounts a new element that plotly.js draws from
 scratch; a committed γ step spent 0.3–0.4 s of the browser's time there. This component keeps one
-element per key and hands each new figure to ``Plotly.react``, which redraws only what changed.
+element per key and hands each new figure to ``Plotly.react`` on it: no new element, and the
+figure goes to plotly.js as it was sent (Streamlit's element passed it through its theme again).
 
 plotly.js itself is Streamlit's own copy: the chunk its Plotly element loads
 (``static/js/PlotlyChart.<hash>.js``, which defines ``window.Plotly``), imported by the browser
@@ -44,6 +45,7 @@ def plotly_chunk() -> str | None:
 
 
 def available() -> bool:
+    """Whether the component can draw (else the app uses ``st.plotly_chart``)."""
     return plotly_chunk() is not None
 
 
@@ -75,6 +77,7 @@ def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool
     """Draw ``figure`` (a Plotly figure as a dict) under ``key``; return ``{"selection": {"points": …}}``,
     the points clicked on this very figure (none before a click)."""
     data = payload(figure, config=config or {}, selectable=selectable)
+    # a callback for "selection" makes it a state key the browser may set (its click reruns the page)
     result = _renderer()(key=key, data=data, default={"selection": None}, on_selection_change=lambda: None)
     return {"selection": {"points": current_points(result.get("selection"), figure)}}
 

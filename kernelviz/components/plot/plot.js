@@ -1,7 +1,7 @@
 // kernelviz plot component (Streamlit components v2): a Plotly figure drawn once and then updated
 // in place. Streamlit's own Plotly element mounts a new element, and draws it from scratch, for
 // every new figure (its identity includes the figure); here a new figure is handed to
-// Plotly.react on the same element, which redraws only what changed.
+// Plotly.react on the same element.
 //
 // data (bytes, UTF-8 JSON, from kernelviz.components.plot.plot):
 //   figure      — {data, layout} as Plotly.react takes them (layout.datarevision changes with the data)
