@@ -288,10 +288,15 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
         return
     lattice = state.lattice if state.lattice is not None else empty()
     scrub(lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}", on_commit=_commit)
+    # The status line's place is held in every run, empty or not: an element that came and went
+    # with the preparing state moved the committed figure one place down and back, and the
+    # browser hid it (Streamlit keeps a replaced element hidden until its run ends), then
+    # redrew it at full cost when it came back.
+    slot = st.empty()
     if state.running:
-        st.session_state[STATUS_KEY] = (st.empty(), (kind, context, committed, start, state.previous))
+        st.session_state[STATUS_KEY] = (slot, (kind, context, committed, start, state.previous))
     elif state.stopped:
-        c1, c2 = st.columns([5, 1])
+        c1, c2 = slot.container().columns([5, 1])
         c1.caption("Live preview stopped: the sliders commit on release; panels without a preview say so.")
         c2.button("Prepare", key=f"restart_{kind}", on_click=live.restart, args=(kind,),
                   help="Compute the live preview for the current values again.")
