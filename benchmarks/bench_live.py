@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "apps"))
 
 from kernelviz import lattice as kvlattice  # noqa: E402
+from kernelviz.components import scrub as kvscrub  # noqa: E402
 
 READY_BUDGET = 5.0
 REDRAW_BUDGET = 15.0
@@ -72,7 +73,7 @@ def lattice_ready(repeats: int = 3):
         lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0)
         for item in kvlattice.decision_fields(lattice, kernels, prep):
             lattice.add(item)
-        lattice.to_browser()
+        kvscrub.browser_data(lattice, prep, log_gamma=0.0, log_C=0.0)
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
     return walls, cpus, lattice, prep

@@ -4,8 +4,8 @@ Dragging γ or C in the app should redraw every panel at once, with no Python ro
 This module computes, for every shown kernel, the field a panel draws at each value of a
 lattice covering the control's range — the SVM decision function over a γ lattice at the
 current C and over a C lattice at the current γ (Decision boundaries), or the normalised
-similarity to a reference point over the γ lattice (Similarity) — and packs each field as
-uint8 codes, base64-encoded, for a canvas to paint.
+similarity to a reference point over the γ lattice (Similarity) — and stores each field as
+uint8 codes, which the scrub component sends to the browser as they are for a canvas to paint.
 
 The kernel mathematics is the views' own (:func:`kernelviz.views.gamma_families`,
 :func:`kernelviz.views.at_gamma`, ``kernel.gamma_family``): for γ-convertible kernels the
@@ -30,7 +30,6 @@ level curves of the dissimilarity √(−ln s / γ) at that γ.
 
 from __future__ import annotations
 
-import base64
 import threading
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping, Sequence
@@ -218,19 +217,19 @@ class Lattice:
         return all(self.ready(name) or name in self.failed for name in self.names)
 
     def to_browser(self) -> dict:
-        """A JSON-serialisable description for the scrub component.
+        """What the scrub component draws of this lattice (:mod:`kernelviz.components.scrub` packs it).
 
-        Each ready kernel's lattice along each axis is one base64 string of
-        ``len(axis) × ny × nx`` uint8 codes (C order: lattice value, row from ``ys[0]``
-        upwards, column); kernels not ready carry ``None`` and, when failed, the reason.
+        Each ready kernel's lattice along each axis is one uint8 array of shape
+        ``(len(axis), ny, nx)`` (C order: lattice value, row from ``ys[0]`` upwards, column),
+        the stored codes themselves, not a copy; kernels not ready carry ``None`` and, when
+        failed, the reason. Everything else is plain JSON.
         """
         kernels = []
         for name in self.names:
             ready = self.ready(name)
             kernels.append({
                 "name": name, "label": fg.kernel_label(name), "failed": self.failed.get(name),
-                "fields": {axis: base64.b64encode(self.codes[(name, axis)].tobytes()).decode("ascii")
-                           for axis in self.axes} if ready else None,
+                "fields": {axis: self.codes[(name, axis)] for axis in self.axes} if ready else None,
             })
         return {
             "kind": self.kind, "nx": len(self.grid.xs), "ny": len(self.grid.ys),

@@ -3,7 +3,6 @@ the quantisation step; failures stay per kernel; cancelling stops the work."""
 
 from __future__ import annotations
 
-import base64
 import threading
 import time
 
@@ -97,17 +96,40 @@ def test_kernels_without_a_gamma_family_build_their_gram_per_gamma(small):
         assert np.max(np.abs(decoded - expected)) <= lattice.codec.step / 2 + FLOAT32_SLACK
 
 
-def test_decision_lattice_in_the_browser_payload_decodes_to_the_stored_codes(decision):
-    payload = decision.to_browser()
+def test_decision_lattice_in_the_component_payload_unpacks_to_the_stored_codes(small, decision):
+    from kernelviz.components import scrub as kvscrub
+
+    _, prep, _ = small
+    payload = kvscrub.unpack(kvscrub.browser_data(decision, prep, log_gamma=0.0, log_C=0.0))["lattice"]
     assert payload["complete"] and payload["kind"] == "decision"
     ny, nx = payload["ny"], payload["nx"]
     assert (ny, nx) == decision.grid.shape
     for entry in payload["kernels"]:
         assert entry["failed"] is None
         for axis in ("log_gamma", "log_C"):
-            raw = np.frombuffer(base64.b64decode(entry["fields"][axis]), dtype=np.uint8)
-            assert raw.size == len(payload["axes"][axis]) * ny * nx
+            raw = entry["fields"][axis]
+            assert raw.dtype == np.uint8 and raw.size == len(payload["axes"][axis]) * ny * nx
             np.testing.assert_array_equal(raw.reshape(-1, ny, nx), decision.codes[(entry["name"], axis)])
+
+
+def test_the_payload_is_a_json_header_then_the_raw_codes(small, decision):
+    """The layout scrub.js reads: the header's length (4 bytes, little-endian), the UTF-8 JSON header
+    whose fields are [offset, size] spans of the body, then the body: no base64 anywhere."""
+    import json
+    import struct
+
+    from kernelviz.components import scrub as kvscrub
+
+    _, prep, _ = small
+    payload = kvscrub.browser_data(decision, prep, log_gamma=0.0, log_C=0.0)
+    (length,) = struct.unpack_from("<I", payload)
+    header = json.loads(payload[4:4 + length].decode("utf-8"))
+    body = payload[4 + length:]
+    spans = [span for kernel in header["lattice"]["kernels"] for span in kernel["fields"].values()]
+    assert sum(size for _, size in spans) == len(body) == sum(codes.size for codes in decision.codes.values())
+    offset, size = header["lattice"]["kernels"][1]["fields"]["log_C"]
+    name = header["lattice"]["kernels"][1]["name"]
+    assert body[offset:offset + size] == decision.codes[(name, "log_C")].tobytes()
 
 
 class _FailsAboveGamma:
@@ -257,9 +279,13 @@ def test_the_component_payload_holds_the_points_classes_and_lattice(small, decis
     from kernelviz.components import scrub as kvscrub
 
     _, prep, _ = small
-    data = kvscrub.browser_data(decision, prep, log_gamma=1.0, log_C=0.5)
-    json.dumps(data)  # what Streamlit sends must be plain JSON
-    assert data["lattice"] == decision.to_browser() and (data["log_gamma"], data["log_C"]) == (1.0, 0.5)
+    data = kvscrub.unpack(kvscrub.browser_data(decision, prep, log_gamma=1.0, log_C=0.5))
+    sent = decision.to_browser()
+    for kernel in data["lattice"]["kernels"]:
+        kernel["fields"] = {axis: codes.tolist() for axis, codes in kernel["fields"].items()}
+    for kernel in sent["kernels"]:
+        kernel["fields"] = {axis: codes.ravel().tolist() for axis, codes in kernel["fields"].items()}
+    assert data["lattice"] == json.loads(json.dumps(sent)) and (data["log_gamma"], data["log_C"]) == (1.0, 0.5)
     classes = list(prep.classes)
     for part, mask in (("train", prep.train), ("test", prep.test)):
         points = np.array(data["points"][part])

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from _charts import click, figures
 from kernelviz import lattice as kvlattice
+from kernelviz.components import scrub as kvscrub
 from kernelviz.ui import live
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -177,7 +178,7 @@ def finish_jobs(at: AppTest) -> None:
 
 def scrub_data(at: AppTest) -> dict:
     (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.scrub"]
-    return json.loads(element.proto.json)
+    return kvscrub.unpack(element.proto.bytes)
 
 
 def test_boundaries_show_the_scrub_preparing_then_live_with_every_kernel():

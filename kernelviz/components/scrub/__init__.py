@@ -1,7 +1,7 @@
 """The scrub component: γ and C sliders that repaint every kernel's panel from a lattice in the browser.
 
 A Streamlit v2 component (``st.components.v2``, no iframe). Python sends one
-:class:`kernelviz.lattice.Lattice` as base64 uint8 fields; while a slider is dragged the
+:class:`kernelviz.lattice.Lattice` as bytes (see :func:`pack`); while a slider is dragged the
 browser paints each panel from it (field as an image, the zero contour by marching
 squares, the points on top) without running the script. Releasing a slider sends the
 committed value back as the trigger ``commit``. Kernels whose lattice is not ready (or
@@ -11,6 +11,8 @@ failed) say so in their panel, and the sliders then still commit on release.
 from __future__ import annotations
 
 import functools
+import json
+import struct
 from pathlib import Path
 from typing import Callable
 
@@ -41,8 +43,8 @@ def _renderer():
                                       css=(FRONTEND / "scrub.css").read_text(encoding="utf-8"))
 
 
-def browser_data(lattice: Lattice, prep: Prepared, log_gamma: float, log_C: float | None) -> dict:
-    """Everything the component draws: the lattice, the committed values, points and colours.
+def browser_data(lattice: Lattice, prep: Prepared, log_gamma: float, log_C: float | None) -> bytes:
+    """Everything the component draws — the lattice, the committed values, points and colours — packed.
 
     Parameters
     ----------
@@ -56,8 +58,8 @@ def browser_data(lattice: Lattice, prep: Prepared, log_gamma: float, log_C: floa
 
     Returns
     -------
-    dict
-        JSON-serialisable.
+    bytes
+        :func:`pack` of ``{"lattice", "log_gamma", "log_C", "points", "classes", "colors"}``.
     """
     classes = list(prep.classes)
     names = fg.class_names(classes)
@@ -67,13 +69,59 @@ def browser_data(lattice: Lattice, prep: Prepared, log_gamma: float, log_C: floa
         index = np.searchsorted(classes, prep.y[labeled])
         return [[float(x), float(y), int(k)] for (x, y), k in zip(prep.X_view[labeled], index)]
 
-    return {
+    return pack({
         "lattice": lattice.to_browser(), "log_gamma": float(log_gamma),
         "log_C": None if log_C is None else float(log_C),
         "points": {"train": points(prep.train), "test": points(prep.test)},
         "classes": [names[c] for c in classes],
         "colors": {"field": FIELD_COLORS[lattice.kind], "classes": [fg.class_style(i)[0] for i in range(len(classes))]},
-    }
+    })
+
+
+#: Bytes of the header's length at the start of a payload (unsigned, little-endian).
+_LENGTH = struct.Struct("<I")
+
+
+def pack(data: dict) -> bytes:
+    """The component's payload: a JSON header, then every kernel's fields as raw uint8 codes.
+
+    Streamlit sends bytes as they are, where JSON data would be serialised twice in Python
+    (once more to hash it), parsed in the browser and, as base64, decoded there: a lattice is
+    ~1 MB and goes with every run of the page. The browser takes each field as a view of
+    the payload, with no copy.
+
+    Layout: the header's length (4 bytes, little-endian), the header (UTF-8 JSON: ``data``
+    with each field replaced by ``[offset, size]`` into the body), the body.
+    """
+    body = []
+    offset = 0
+    kernels = []
+    for kernel in data["lattice"]["kernels"]:
+        fields = kernel["fields"]
+        if fields is not None:
+            spans = {}
+            for axis, codes in fields.items():
+                raw = np.ascontiguousarray(codes, dtype=np.uint8).tobytes()
+                spans[axis] = [offset, len(raw)]
+                body.append(raw)
+                offset += len(raw)
+            kernel = {**kernel, "fields": spans}
+        kernels.append(kernel)
+    header = json.dumps({**data, "lattice": {**data["lattice"], "kernels": kernels}},
+                        separators=(",", ":")).encode("utf-8")
+    return b"".join([_LENGTH.pack(len(header)), header, *body])
+
+
+def unpack(payload: bytes) -> dict:
+    """The data :func:`pack` packed, each field as a flat uint8 array (what the browser reads)."""
+    (length,) = _LENGTH.unpack_from(payload)
+    data = json.loads(payload[_LENGTH.size:_LENGTH.size + length].decode("utf-8"))
+    body = memoryview(payload)[_LENGTH.size + length:]
+    for kernel in data["lattice"]["kernels"]:
+        if kernel["fields"] is not None:
+            kernel["fields"] = {axis: np.frombuffer(body[offset:offset + size], dtype=np.uint8)
+                                for axis, (offset, size) in kernel["fields"].items()}
+    return data
 
 
 def scrub(lattice: Lattice, prep: Prepared, *, log_gamma: float, log_C: float | None = None, key: str = "scrub",

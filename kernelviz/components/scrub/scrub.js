@@ -1,9 +1,10 @@
 // kernelviz scrub component (Streamlit components v2): every kernel's field painted from a
 // precomputed lattice while a γ or C slider is dragged, with no round trip to Python.
 //
-// data (from kernelviz.components.scrub.scrub):
+// data (bytes from kernelviz.components.scrub.pack: the header's length as 4 bytes, little-endian,
+// the header as UTF-8 JSON, then the fields' raw uint8 codes, which the header points into):
 //   lattice   — kernelviz.lattice.Lattice.to_browser(): grid size and extent, codec, axes,
-//               the lattice's own (log_gamma, log_C), per kernel base64 uint8 fields or null
+//               the lattice's own (log_gamma, log_C), per kernel its fields or null
 //   log_gamma, log_C — the committed values (they may differ from the lattice's own)
 //   points    — {train: [[x, y, class index]…], test: […]}, classes: names, colors: palette
 // Sent back: the trigger "commit" = {axis, log_gamma, log_C} when a slider is released.
@@ -25,7 +26,7 @@ export default function (component) {
   }
   view.setTriggerValue = setTriggerValue;
   const generation = ++view.generation;
-  view.update(data);
+  view.update(unpack(data));
   // Streamlit calls this module again on every new `data` and keeps only the latest
   // cleanup; an older call's cleanup may still run, so only the latest one tears down.
   return () => {
@@ -58,8 +59,7 @@ function createView(parent) {
     generation: 0,
     root,
     data: null,
-    fields: new Map(),     // kernel name → {log_gamma: Uint8Array, log_C: Uint8Array} (decoded once per lattice)
-    encoded: new Map(),    // kernel name → the base64 strings last decoded, to skip decoding the same lattice again
+    fields: new Map(),     // kernel name → {log_gamma: Uint8Array, log_C: Uint8Array}
     panels: [],
     index: { log_gamma: 0, log_C: 0 },   // where the sliders stand
     dragging: false,
@@ -116,11 +116,20 @@ function nearestIndex(values, value) {
   return best;
 }
 
-function decode(base64) {
-  const text = atob(base64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
+// The payload's header, with each kernel's fields as views of the payload's body (no copy).
+function unpack(data) {
+  const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+  const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
+  const body = bytes.subarray(4 + length);
+  for (const kernel of header.lattice.kernels) {
+    if (!kernel.fields) continue;
+    for (const axis of Object.keys(kernel.fields)) {
+      const [offset, size] = kernel.fields[axis];
+      kernel.fields[axis] = body.subarray(offset, offset + size);
+    }
+  }
+  return header;
 }
 
 function formatPower(log) {
@@ -141,18 +150,8 @@ function updateView(view, data) {
   const shapeChanged = !previous || previous.lattice.nx !== lattice.nx || previous.lattice.ny !== lattice.ny ||
     previous.lattice.kernels.map((k) => k.name).join() !== lattice.kernels.map((k) => k.name).join();
   for (const kernel of lattice.kernels) {
-    const strings = kernel.fields;
-    if (!strings) {
-      view.fields.delete(kernel.name);
-      view.encoded.delete(kernel.name);
-      continue;
-    }
-    const known = view.encoded.get(kernel.name);
-    if (known && Object.keys(strings).every((axis) => known[axis] === strings[axis])) continue;
-    const decoded = {};
-    for (const axis of Object.keys(strings)) decoded[axis] = decode(strings[axis]);
-    view.fields.set(kernel.name, decoded);
-    view.encoded.set(kernel.name, strings);
+    if (kernel.fields) view.fields.set(kernel.name, kernel.fields);
+    else view.fields.delete(kernel.name);
   }
   const sliders = view.sliders;
   for (const axis of ["log_gamma", "log_C"]) {
