@@ -216,6 +216,24 @@ def test_a_released_value_becomes_the_setting_and_the_old_lattice_shows_until_th
     assert scrub_data(at)["lattice"]["log_gamma"] == 0.5
 
 
+def test_the_committed_figure_keeps_its_place_while_the_new_lattice_is_prepared():
+    """The status line comes and goes with the preparing state; its place must not. Where it
+    was added, the committed figure moved one place down in a commit's run, and the browser
+    hid it (a replaced element stays hidden until the run ends) and redrew it in full after."""
+    def layout(at):
+        return [getattr(node, "key", None) for node in at.main.children.values()]
+
+    at = make_app(view="boundaries")
+    finish_jobs(at)
+    at.run()
+    ready = layout(at)
+    at.session_state["log_gamma"] = 0.5  # a commit: the new lattice is prepared in the background
+    at.run()
+    assert any("Preparing the live preview" in c.value for c in at.caption)
+    assert layout(at).index("boundary_chart") == ready.index("boundary_chart")
+    assert layout(at) == ready
+
+
 def test_new_data_never_show_the_old_lattice():
     at = make_app(view="boundaries")
     finish_jobs(at)
