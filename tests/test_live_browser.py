@@ -71,15 +71,20 @@ def test_a_committed_gamma_step_stays_committed_while_the_new_lattice_is_prepare
 def test_a_committed_gamma_step_draws_the_annotated_figure_once(server, page):
     """A new figure mounts a new Plotly element, which Streamlit 1.67 drew twice: when mounted,
     and again after its theme and selection effects — each a full Plotly draw (0.2–0.4 s of the
-    four-panel figure), half of a committed step's time in the browser."""
+    four-panel figure), half of a committed step's time in the browser. And the figure stays
+    where it is: moved by an element before it, it was hidden during the run."""
     page.goto(f"{server}/?view=boundaries&{SMALL}")
     page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
     page.wait_for_selector(live_drag.IDLE)
     live_drag.watch_draws(page)
+    live_drag.watch_sizes(page)
     for title in ("γ = 1.78,", "γ = 3.16,"):
         live_drag.commit_gamma_step(page, title)
         page.wait_for_timeout(600)
         assert live_drag.draws(page, title) == 1, f"{title}: {live_drag.draws(page, title)} draws"
+    # Never hidden on the way: a hidden chart blinks, and comes back with a second full draw.
+    sizes = live_drag.sizes(page)
+    assert sizes and all(width > 0 and height > 0 for width, height in sizes), sizes
 
 
 def test_a_heatmap_cell_click_opens_decision_boundaries_at_that_cell(server, page):

@@ -234,6 +234,26 @@ def draws(page, title: str = "") -> int:
     return page.evaluate("(text) => window.__kvDraws.filter(([, t]) => t.includes(text)).length", title)
 
 
+#: Records every size the page's plot components take, as [width, height].
+WATCH_SIZES = """() => {
+  window.__kvSizes = [];
+  const observer = new ResizeObserver((entries) => {
+    for (const entry of entries) window.__kvSizes.push([entry.contentRect.width, entry.contentRect.height]);
+  });
+  for (const plot of document.querySelectorAll('.kv-plot')) observer.observe(plot);
+}"""
+
+
+def watch_sizes(page) -> None:
+    """From now on, record the sizes the page's plot components take (see :func:`sizes`)."""
+    page.evaluate(WATCH_SIZES)
+
+
+def sizes(page) -> list:
+    """Every [width, height] a plot component took since :func:`watch_sizes` (its first is its size then)."""
+    return page.evaluate("() => window.__kvSizes")
+
+
 def commit_gamma_step(page, expected_title: str, key: str = "ArrowRight") -> float:
     """Press → (or ``key``) on the app's scrub γ slider (a one-step commit); seconds until the
     committed figure shows it."""
