@@ -145,3 +145,28 @@ def test_a_click_on_a_boundary_point_offers_similarity_around_it(server, page):
     page.wait_for_selector(live_drag.IDLE)
     page.get_by_role("button", name="Similarity around").click()
     live_drag.title_contains(page, "reference point")
+
+
+@pytest.mark.browser
+def test_hidden_and_shown_again_the_figure_is_not_drawn_again_and_a_new_width_is_followed(server, page):
+    """Hidden, a figure has no width to fit (Plotly refuses a resize, an error in the page); shown
+    again at the width it was drawn at, a resize would draw it all again for nothing."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf")
+    live_drag.title_contains(page, "Decision boundaries at")
+    page.wait_for_selector(live_drag.IDLE)
+    page.evaluate("""() => {
+        const gd = document.querySelector('.js-plotly-plot');
+        window.__kvAfterplots = 0;
+        gd.on('plotly_afterplot', () => { window.__kvAfterplots += 1; });
+        gd.style.display = 'none';
+    }""")
+    page.wait_for_timeout(400)  # Plotly resizes 100 ms after it is asked
+    page.evaluate("() => { document.querySelector('.js-plotly-plot').style.display = ''; }")
+    page.wait_for_timeout(400)
+    assert page.evaluate("() => window.__kvAfterplots") == 0
+    width = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullLayout.width")
+    page.set_viewport_size({"width": 1100, "height": 1000})
+    page.wait_for_function("(w) => document.querySelector('.js-plotly-plot')._fullLayout.width < w", arg=width)
+    assert errors == []

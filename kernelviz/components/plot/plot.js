@@ -51,9 +51,13 @@ function createView(parent) {
   root.className = "kv-plot";
   parent.appendChild(root);
   const view = { root, generation: 0, payload: null, listening: false, setStateValue: null, resize: null };
-  // The figure follows the column's width (its height is the figure's own).
-  view.resize = new ResizeObserver(() => {
-    if (window.Plotly && root._fullLayout) window.Plotly.Plots.resize(root);
+  // The figure follows the column's width (its height is the figure's own). Hidden (no width)
+  // there is nothing to fit, and Plotly refuses; back at the width it was drawn at, a resize
+  // would only draw it all again.
+  view.resize = new ResizeObserver(([entry]) => {
+    const width = Math.round(entry.contentRect.width);
+    if (!window.Plotly || !root._fullLayout || width === 0 || width === root._fullLayout.width) return;
+    window.Plotly.Plots.resize(root);
   });
   view.resize.observe(root);
   return view;
