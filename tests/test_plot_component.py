@@ -77,6 +77,11 @@ def test_every_chart_is_drawn_by_the_plot_component():
     sent = json.loads(element.proto.bytes)
     assert sent["selectable"] and sent["config"] == takeaway.PLOT_CONFIG
     assert sent["revision"] == figure["layout"]["datarevision"]
+    # the fields travel as Plotly's base64 arrays: the figure is sent and parsed on every step
+    heatmap = next(t for t in sent["figure"]["data"] if t["type"] == "heatmap")
+    assert "bdata" in heatmap["z"]
+    as_lists = plot.payload(figure, config=takeaway.PLOT_CONFIG, selectable=True)
+    assert len(element.proto.bytes) < 0.6 * len(as_lists)
 
 
 def test_the_page_asks_for_plotly_js_before_its_first_chart():
@@ -92,6 +97,8 @@ def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatc
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 1
     assert not [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
+    # Streamlit's element compares typed arrays by identity, and drew them twice: it gets lists
+    assert "bdata" not in json.dumps(figures(at, typed=True)[0]["data"])
     assert "modulepreload" not in at.markdown[0].value
 
 
@@ -135,10 +142,11 @@ def test_a_click_on_a_boundary_point_offers_similarity_around_it(server, page):
     x, y = page.evaluate("""() => {
         const gd = document.querySelector('.js-plotly-plot');
         const box = gd.getBoundingClientRect();
-        const i = gd.data.findIndex((t) => String(t.name).includes('(train)'));
-        const xa = gd._fullLayout[(gd.data[i].xaxis || 'x').replace('x', 'xaxis')];
-        const ya = gd._fullLayout[(gd.data[i].yaxis || 'y').replace('y', 'yaxis')];
-        return [box.left + xa._offset + xa.l2p(gd.data[i].x[0]), box.top + ya._offset + ya.l2p(gd.data[i].y[0])];
+        // _fullData: the coordinates as drawn (the figure's own arrays may be base64)
+        const trace = gd._fullData.find((t) => String(t.name).includes('(train)'));
+        const xa = gd._fullLayout[(trace.xaxis || 'x').replace('x', 'xaxis')];
+        const ya = gd._fullLayout[(trace.yaxis || 'y').replace('y', 'yaxis')];
+        return [box.left + xa._offset + xa.l2p(trace.x[0]), box.top + ya._offset + ya.l2p(trace.y[0])];
     }""")
     page.mouse.click(x, y)
     page.get_by_role("button", name="Similarity around").wait_for()
