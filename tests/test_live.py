@@ -234,6 +234,32 @@ def test_the_committed_figure_keeps_its_place_while_the_new_lattice_is_prepared(
     assert layout(at) == ready
 
 
+def _stale_tick():
+    """A tick of the status fragment whose widget values left the browser before it had set the
+    committed γ = 0.25 into the sidebar's slider: it carries the old γ = 0."""
+    import streamlit as st
+
+    from kernelviz.ui import live
+
+    class Running:
+        done, cancelled, error, lattice = False, False, None, None
+
+        def cancel(self):
+            pass
+
+    committed = (0.25, 0.0)
+    st.session_state["log_gamma"], st.session_state["log_C"] = 0.0, 0.0
+    live.LiveLattices(st.session_state).jobs[("decision", "data", committed)] = Running()
+    live._status("decision", "data", committed, lambda: None, False)
+
+
+def test_a_tick_carrying_the_old_values_leaves_the_committed_ones():
+    at = AppTest.from_function(_stale_tick, default_timeout=60).run()
+    assert not at.exception
+    assert (at.session_state["log_gamma"], at.session_state["log_C"]) == (0.25, 0.0)
+    assert any("Preparing the live preview" in c.value for c in at.caption)
+
+
 def test_new_data_never_show_the_old_lattice():
     at = make_app(view="boundaries")
     finish_jobs(at)

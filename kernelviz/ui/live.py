@@ -327,6 +327,14 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
     """
     import streamlit as st
 
+    # A tick sends the browser's widget values with it. On a busy page the timer can fire after a
+    # commit's run has sent the sidebar its new γ / C but before the browser has set them (drawing
+    # the committed figure comes first): the tick then carries the old values, and the page went
+    # back to them. The values this status line was drawn with are the committed ones, and no
+    # run that leaves it in place changes them (the sliders and the scrub rerun the whole page).
+    for axis, value in zip(("log_gamma", "log_C"), committed):
+        if value is not None and st.session_state.get(axis) != value:
+            st.session_state[axis] = value
     stop_clicked = st.session_state.pop(STOPPED_KEY, False)
     live = LiveLattices(st.session_state)
     job = live.jobs.get((kind, context, committed))
