@@ -163,6 +163,8 @@ def test_hidden_and_shown_again_the_figure_is_not_drawn_again_and_a_new_width_is
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf")
     live_drag.title_contains(page, "Decision boundaries at")
+    # the lattice's rerun (the same figure again, which Plotly.react also reports as drawn) is over
+    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
     page.wait_for_selector(live_drag.IDLE)
     page.evaluate("""() => {
         const gd = document.querySelector('.js-plotly-plot');
