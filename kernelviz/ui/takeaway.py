@@ -46,10 +46,10 @@ def chart(fig: go.Figure, *, key: str, selectable: bool = False):
     The figure goes to :mod:`kernelviz.components.plot`, which updates it in place when the next
     run draws a new one under the same key; Streamlit's Plotly element only where that
     component cannot load plotly.js."""
-    if plot.available():
-        spec = drawn_once(shown(fig).to_plotly_json(), selectable=selectable, typed=True)
+    component = plot.available()
+    spec = drawn_once(shown(fig).to_plotly_json(), selectable=selectable, typed=component)
+    if component:
         return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable)
-    spec = drawn_once(shown(fig).to_plotly_json(), selectable=selectable)
     drawn = go.Figure(spec, _validate=False)
     drawn.layout.template = None  # not the default template either: its values are in the figure
     selection = {"on_select": "rerun", "selection_mode": "points"} if selectable else {}
