@@ -19,19 +19,23 @@ import streamlit as st
 from kernelviz.components import plot
 from kernelviz.ui import ICON_PATH
 
-# The page's settings and its first element go out before the app's heavier imports (numpy,
-# Plotly, kernelviz): the browser starts on plotly.js (the preload) while the server imports.
+# The plotly.js loader is the page's first element, before the page's settings and the app's
+# heavier imports (numpy, Plotly, kernelviz): the browser fetches and runs plotly.js while the
+# server imports and runs the view. It draws nothing; the page style hides its place (and the
+# gap after it).
+plot.load_plotly()
 # The tab's icon is a file the app serves itself: a Material icon would come from Google's font
 # CDN, and the text "◎" (not an emoji) gave no icon at all, after Streamlit had loaded its emoji
 # catalogue and tried the text as an image file (0.1 s of the first run).
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon=str(ICON_PATH), layout="wide",
                    initial_sidebar_state="expanded")
 # Streamlit's default top padding leaves a third of a laptop screen empty above the charts.
-PAGE_STYLE = """<style>
-[data-testid="stMainBlockContainer"], .block-container {padding-top: 2.2rem; padding-bottom: 2rem;}
-[data-testid="stSidebarHeader"] {height: 1.5rem; min-height: 1.5rem;}
+PAGE_STYLE = f"""<style>
+[data-testid="stMainBlockContainer"], .block-container {{padding-top: 2.2rem; padding-bottom: 2rem;}}
+[data-testid="stSidebarHeader"] {{height: 1.5rem; min-height: 1.5rem;}}
+.st-key-{plot.LOADER_KEY} {{display: none;}}
 </style>"""
-st.markdown(PAGE_STYLE + plot.preload_html(), unsafe_allow_html=True)
+st.markdown(PAGE_STYLE, unsafe_allow_html=True)
 
 import numpy as np  # noqa: E402
 from streamlit.errors import StreamlitAPIException  # noqa: E402
@@ -46,7 +50,7 @@ from kernelviz.components import draw  # noqa: E402
 from kernelviz.markdown import escape, plotly_text  # noqa: E402
 from kernelviz import state as kvstate  # noqa: E402
 from kernelviz import views as kvviews  # noqa: E402
-from kernelviz.session import Session, describe_values, read_only  # noqa: E402
+from kernelviz.session import Session, describe_values, mark_fragment_rerun, read_only  # noqa: E402
 from kernelviz.ui import anatomy as ui_anatomy  # noqa: E402
 from kernelviz.ui import grid_jobs, lesson_grids, live, takeaway, teach  # noqa: E402
 from kernelviz.views import NoDataYet, Prepared  # noqa: E402
@@ -93,8 +97,10 @@ def session() -> Session:
     # a control the teacher's link hides is not drawn, so its value must be carried over like any other
     hide = st.session_state.get("hide") or ()
     always_drawn = frozenset() if "sidebar" in hide or any(h.startswith("sidebar.") for h in hide) else ALWAYS_DRAWN
+    # the sidebar's γ and C give way to a scrub view's own sliders (see gamma_c_sliders)
+    scrubbed = {"log_gamma", "log_C"} if st.session_state.get("view") in live.VIEW_KINDS else set()
     return Session(st.session_state, is_setting=is_setting,
-                   always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()))
+                   always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()) - scrubbed)
 
 
 def start_session() -> None:
@@ -125,10 +131,18 @@ def current_settings() -> dict:
     return values
 
 
+def rerun_page() -> None:
+    """Rerun the whole page, also from a fragment's run (the scrub views' bodies are fragments):
+    the widgets outside the fragment are written back, as the browser forgets their values then
+    (streamlit/streamlit#11266)."""
+    mark_fragment_rerun(st.session_state)
+    st.rerun()
+
+
 def queue_and_rerun(values: dict, message: str | None = None) -> None:
     """Set widget-backed settings on the next run (they cannot change after their widget is drawn)."""
     session().queue(values, message)
-    st.rerun()
+    rerun_page()
 
 
 def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> None:
@@ -522,16 +536,46 @@ def sidebar_kernels(sb) -> None:
     with sb.expander("**Kernels and SVM**", expanded=True):
         choice("multiselect", "Kernels to compare", "kernels")
         choice("multiselect", "Other models (Decision boundaries)", "models")
-        slider("log₁₀ γ", "log_gamma", step=0.1, format="%.1f")
-        st.caption(f"γ = {10 ** st.session_state['log_gamma']:.3g}")
-        slider("log₁₀ C", "log_C", step=0.1, format="%.1f")
-        st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
+        gamma_c_sliders()
         choice("radio", "CkRBF scale", "normalize", horizontal=True)
         models = st.session_state.get("models") or ()
         if "CKSVMNDA" in models:
             slider("log₁₀ η (CKSVMNDA)", "log_eta", step=0.5, format="%.1f")
         if any(m in kvviews.UNIT_KERNEL_MODELS for m in models):
             choice("radio", "Unit kernel (SCM, MCPM)", "unit_kernel", horizontal=True)
+
+
+#: The fragment that draws a scrub view's body (Decision boundaries, Similarity): a committed γ
+#: or C, a click on its figure or its own controls rerun the body alone, not the page.
+VIEW_FRAGMENT = "view_body"
+#: Set while the page's run (not a fragment's) draws the view.
+PAGE_RUN = "_page_run"
+#: Whether this page's sidebar drew the γ and C sliders (they give way to the scrub's, see
+#: :func:`gamma_c_sliders`).
+SIDEBAR_GAMMA_C = "_sidebar_gamma_c"
+
+
+def gamma_c_sliders() -> None:
+    """The sidebar's γ and C — but not beside a scrub view's own γ and C sliders: the sidebar is
+    not rerun with the view's body, and two sliders of one value would disagree after a commit
+    (and the older one would then send its value back)."""
+    shown = not st.session_state.get(live.SCRUB_SHOWN_KEY, False)
+    st.session_state[SIDEBAR_GAMMA_C] = shown
+    if not shown:
+        # no values here: a commit reruns the view's body, not the sidebar
+        st.caption("γ and C: the sliders above the panels.")
+        return
+    slider("log₁₀ γ", "log_gamma", step=0.1, format="%.1f")
+    st.caption(f"γ = {10 ** st.session_state['log_gamma']:.3g}")
+    slider("log₁₀ C", "log_C", step=0.1, format="%.1f")
+    st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
+
+
+def commit_rerun() -> None:
+    """After the scrub commits γ or C (its callback): the view's body reruns — the whole page
+    while a lesson is open (its sentence, above the view, comes from the view's numbers)."""
+    if teach.lesson_open():
+        rerun_page()
 
 
 # ============================================================================ views
@@ -698,7 +742,8 @@ def scrub_live(kind: str, prep: Prepared, values: dict, partition, panels, refer
     context = (prep.key, tuple((name, kernel_cache_key(name, values)) for name in names),
                evaluation_grid_key(grid), reference)
     live.scrub_section(kind, prep=prep, kernels=kernels, grid=grid, context=context, log_gamma=values["log_gamma"],
-                       log_C=values["log_C"] if kind == "decision" else None, reference=reference)
+                       log_C=values["log_C"] if kind == "decision" else None, reference=reference,
+                       rerun=commit_rerun)
 
 
 def explain_regularised(panels) -> None:
@@ -766,7 +811,9 @@ def reference_from_click(event) -> None:
 
 
 def open_view(view: str) -> None:
+    """A button's callback inside a view (the scrub views' bodies are fragments): the page reruns."""
     st.session_state["view"] = view
+    rerun_page()
 
 
 def evaluation_grid_key(grid: fg.Grid) -> tuple:
@@ -1147,8 +1194,36 @@ VIEW_STAGES = {"similarity": ("model", MODEL_SETTINGS), "boundaries": ("model", 
 
 
 def run_view(view: str, values: dict) -> None:
-    """The view boundary: ValueError → its message; anything else → a short error with details folded away."""
+    """The view boundary: ValueError → its message; anything else → a short error with details folded away.
+
+    The scrub views' bodies are a fragment: a committed γ / C, a click on their figure or
+    their own controls rerun the body alone, not the page (the sidebar leaves γ and C to
+    the body's scrub there).
+    """
     live.LiveLattices(st.session_state).leave(live.VIEW_KINDS.get(view))
+    if view in live.VIEW_KINDS:
+        scrub_view_body(view)
+    else:
+        view_body(view, values)
+
+
+@st.fragment(key=VIEW_FRAGMENT)
+def scrub_view_body(view: str) -> None:
+    view_body(view, current_settings())
+    if (not st.session_state.get(PAGE_RUN)
+            and st.session_state.get(live.SCRUB_SHOWN_KEY) == st.session_state.get(SIDEBAR_GAMMA_C, False)):
+        # in the body's own run, the scrub came or went (no kernel left, a lattice that failed …):
+        # the sidebar's γ and C take its place or give it back
+        rerun_page()
+    # What the page's run does after the sidebar, for the body's own runs: the link follows the
+    # values, the live status line takes its place and the lattice starts.
+    write_url(current_settings())
+    live.draw_status()
+    live.LiveLattices(st.session_state).start_pending()
+
+
+def view_body(view: str, values: dict) -> None:
+    st.session_state[live.SCRUB_SHOWN_KEY] = False
     try:
         if view == "theory":
             view_theory()
@@ -1198,7 +1273,11 @@ def main() -> None:
     values = current_settings()
     # The view runs before the sidebar is drawn: every setting is already in the session
     # state, and the chart reaches the browser a few hundred widgets earlier.
-    run_view(values["view"], values)
+    st.session_state[PAGE_RUN] = True
+    try:
+        run_view(values["view"], values)
+    finally:
+        st.session_state[PAGE_RUN] = False
     teach.explain(explanation)
     session().shown(len(shown))
     sidebar(current_settings())

@@ -220,8 +220,12 @@ def test_the_committed_figure_keeps_its_place_while_the_new_lattice_is_prepared(
     """The status line comes and goes with the preparing state; its place must not. Where it
     was added, the committed figure moved one place down in a commit's run, and the browser
     hid it (a replaced element stays hidden until the run ends) and redrew it in full after."""
-    def layout(at):
-        return [getattr(node, "key", None) for node in at.main.children.values()]
+    def layout(at, node=None):  # the keys of the block that holds the figure (the view's body), in order
+        children = list(getattr(node or at.main, "children", {}).values())
+        keys = [getattr(child, "key", None) for child in children]
+        if "boundary_chart" in keys:
+            return keys
+        return next((found for child in children if (found := layout(at, child))), None)
 
     at = make_app(view="boundaries")
     finish_jobs(at)
@@ -382,3 +386,30 @@ def test_the_canvas_says_how_its_coordinates_map_to_the_other_views():
     assert live.drawn_coordinates_note(points, "minmax") == (
         "The other views show them minmax-scaled: x′ = x / 2, y′ = y / 4.")
     assert live.drawn_coordinates_note(points, "none") == "The other views use these coordinates as they are."
+
+
+def _sidebar_sliders(at) -> list[str]:
+    return [s.key for s in at.sidebar.slider]
+
+
+def test_a_scrub_view_takes_gamma_and_c_out_of_the_sidebar_and_another_view_gives_them_back():
+    """The scrub's commit reruns the view's body, not the sidebar: a second γ slider there would
+    show the old value and, at the next run, send it back."""
+    at = make_app(view="boundaries", log_gamma="0.5", log_C="1")
+    assert not {"log_gamma", "log_C"} & set(_sidebar_sliders(at))
+    assert any("the sliders above the panels" in c.value for c in at.sidebar.caption)
+    at.session_state["view"] = "kernel"
+    at.run()
+    assert {"log_gamma", "log_C"} <= set(_sidebar_sliders(at))
+    # the values were kept while no widget held them
+    assert at.sidebar.slider(key="log_gamma").value == 0.5 and at.sidebar.slider(key="log_C").value == 1.0
+    at.session_state["view"] = "similarity"
+    at.run()
+    assert "log_gamma" not in _sidebar_sliders(at)
+    assert at.session_state["log_gamma"] == 0.5
+
+
+def test_without_a_scrub_the_sidebar_keeps_gamma_and_c():
+    at = make_app(view="boundaries", kernels="", models="SCM")
+    assert {"log_gamma", "log_C"} <= set(_sidebar_sliders(at))
+

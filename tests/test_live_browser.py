@@ -87,6 +87,52 @@ def test_a_committed_gamma_step_draws_the_annotated_figure_once(server, page):
     assert sizes and all(width > 0 and height > 0 for width, height in sizes), sizes
 
 
+#: Counts the messages the page receives from the server (window.__kvMessages), from the page's opening.
+COUNT_MESSAGES = """(() => {
+  window.__kvMessages = 0;
+  const Native = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const socket = new Native(...args);
+    socket.addEventListener('message', () => { window.__kvMessages += 1; });
+    return socket;
+  };
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, Native);
+})()"""
+
+
+def test_a_committed_gamma_step_reruns_the_views_body_not_the_page(server, page):
+    """The view's body is a fragment: a commit sends its elements again, not the sidebar's
+    widgets nor the rest of the page (a full run, the R key, does)."""
+    page.add_init_script(COUNT_MESSAGES)
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    page.wait_for_timeout(1000)
+
+    def messages(action) -> int:
+        start = page.evaluate("() => window.__kvMessages")
+        action()
+        page.wait_for_selector(live_drag.IDLE)
+        return page.evaluate("() => window.__kvMessages") - start
+
+    commit = messages(lambda: live_drag.commit_gamma_step(page, "γ = 1.78,"))
+    page.get_by_text("Preparing the live preview").wait_for(state="detached")
+    page.wait_for_selector(live_drag.IDLE)
+    page.wait_for_timeout(1000)
+
+    def full_run():  # Streamlit's R key, away from any input
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("r")
+        page.wait_for_timeout(1500)
+
+    whole = messages(full_run)
+    # 32 and 61 here; before, a commit was a full run (as many messages or more). The margin is
+    # for a tick of the live status line that may fall inside the commit's window.
+    assert commit < 0.75 * whole, (commit, whole)
+    assert re.search(r"log_gamma=0\.25(&|$)", page.url), page.url  # the link follows all the same
+
+
 def test_a_heatmap_cell_click_opens_decision_boundaries_at_that_cell(server, page):
     page.goto(f"{server}/?view=grid&{SMALL}&grid_steps=3&cv=2&grid_log_C=-1_3&grid_log_gamma=-2_2")
     page.get_by_role("button", name="Run grid search").click()

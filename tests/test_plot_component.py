@@ -38,7 +38,7 @@ def test_a_streamlit_whose_chunk_does_not_define_plotly_js_gets_the_fallback(mon
     monkeypatch.setattr(streamlit, "__file__", str(tmp_path / "streamlit" / "__init__.py"))
     plot.plotly_chunk.cache_clear()
     try:
-        assert plot.plotly_chunk() is None and not plot.available() and plot.preload_html() == ""
+        assert plot.plotly_chunk() is None and not plot.available()
         (js / "PlotlyChart.abc123.js").write_text("x=1;window.Plotly=e;")
         plot.plotly_chunk.cache_clear()
         assert plot.plotly_chunk() == "PlotlyChart.abc123.js"
@@ -84,11 +84,19 @@ def test_every_chart_is_drawn_by_the_plot_component():
     assert len(element.proto.bytes) < 0.6 * len(as_lists)
 
 
-def test_the_page_asks_for_plotly_js_before_its_first_chart():
-    """Fetched when the chart's component mounted, after the rest of the page: 0.5 s of the cold start."""
+def test_the_page_starts_plotly_js_with_its_first_element():
+    """Imported when the first chart mounted, after the server had run the view and the browser
+    had drawn the page, plotly.js's evaluation came last on the way to the first chart."""
     at = make_app()
-    first = at.markdown[0].value
-    assert f'<link rel="modulepreload" href="static/js/{plot.plotly_chunk()}">' in first
+    first = at.main.children[0]
+    assert first.type == "bidi_component" and first.proto.component_name == plot.LOADER_NAME
+    assert json.loads(first.proto.bytes) == {"plotly": plot.plotly_chunk()}
+    # its place is hidden by the page style, which comes right after it
+    assert f".st-key-{plot.LOADER_KEY} {{display: none;}}" in at.markdown[0].value
+
+
+def _loaders(at) -> list:
+    return [e for e in at.get("bidi_component") if e.proto.component_name == plot.LOADER_NAME]
 
 
 def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatch):
@@ -99,7 +107,7 @@ def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatc
     assert not [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
     # Streamlit's element compares typed arrays by identity, and drew them twice: it gets lists
     assert "bdata" not in json.dumps(figures(at, typed=True)[0]["data"])
-    assert "modulepreload" not in at.markdown[0].value
+    assert not _loaders(at)
 
 
 def test_a_click_left_from_an_older_figure_moves_nothing():
@@ -179,4 +187,19 @@ def test_hidden_and_shown_again_the_figure_is_not_drawn_again_and_a_new_width_is
     width = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullLayout.width")
     page.set_viewport_size({"width": 1100, "height": 1000})
     page.wait_for_function("(w) => document.querySelector('.js-plotly-plot')._fullLayout.width < w", arg=width)
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_plotly_js_is_loaded_on_a_page_without_charts_and_its_loader_takes_no_room(server, page):
+    """The loader runs plotly.js whatever the view (the next view's chart finds it ready) and
+    shows nothing: its place, gap included, is hidden."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/?view=theory")
+    page.wait_for_selector(live_drag.IDLE)
+    assert page.locator(".js-plotly-plot").count() == 0
+    page.wait_for_function("() => typeof window.Plotly === 'object' && typeof window.Plotly.react === 'function'")
+    loader = page.locator(f".st-key-{plot.LOADER_KEY}")
+    assert loader.count() == 1 and loader.evaluate("(el) => getComputedStyle(el).display") == "none"
     assert errors == []

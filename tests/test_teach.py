@@ -150,7 +150,8 @@ def test_eta_moves_cksvmnda_and_alpha_is_a_number_on_the_panel():
 # ============================================================================ teacher's mode
 
 def test_a_teachers_link_hides_sections_controls_and_views_and_keeps_their_values():
-    at = open_app(view="boundaries", hide="sidebar.partition,log_C,view.grid", log_C="2")
+    # Kernel matrix: the sidebar holds γ (on the scrub views the scrub's sliders do)
+    at = open_app(view="kernel", hide="sidebar.partition,log_C,view.grid", log_C="2")
     assert_clean(at)
     assert "**Partition**" not in [e.label for e in at.expander]
     assert "log_C" not in [s.key for s in at.slider] and "log_gamma" in [s.key for s in at.slider]

@@ -5,8 +5,9 @@ On Decision boundaries and Similarity, :func:`scrub_section` draws the γ (and C
 starts a :class:`kernelviz.lattice.LatticeJob` for its (data, kernels, grid, committed γ /
 C); while it runs, a small status fragment polls (``run_every``) and reruns the page once
 the lattice is ready, which sends it to the component. Dragging then repaints every panel
-in the browser with no script run; a release commits the value to the settings (sidebar
-sliders, URL, cached fits) in one run of the page, whose Plotly figure is the committed one.
+in the browser with no script run; a release commits the value to the settings (URL, cached
+fits) in one run of the view's body (the app draws it as a fragment), whose Plotly figure is
+the committed one.
 
 Which lattices exist is decided by :class:`LiveLattices`, which knows nothing of Streamlit
 (a ``dict`` stands in for ``st.session_state`` in the tests): per session, per view kind,
@@ -46,6 +47,8 @@ MAX_LATTICES = 4
 #: 0.83–0.86 s → 0.68–0.73 s median when stepping without a pause, 1.15–1.27 s → 0.78–0.79 s with
 #: one of 1 s, when the new lattice's rerun met the next step).
 START_DELAY = 0.5
+#: Set when a view's run drew the scrub sliders (the app then leaves γ and C out of the sidebar).
+SCRUB_SHOWN_KEY = "_live_scrub_shown"
 #: How often the fragment looks for newly finished kernels while a lattice is computed.
 POLL_SECONDS = 0.5
 #: The kinds of lattice and the view each belongs to.
@@ -236,13 +239,15 @@ RESOLUTION = 80
 
 
 def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, log_gamma: float,
-                  log_C: float | None = None, reference: tuple[float, float] | None = None) -> None:
+                  log_C: float | None = None, reference: tuple[float, float] | None = None,
+                  rerun: Callable[[], None] | None = None) -> None:
     """The scrub sliders and live panels of one view, fed by the session's lattice job.
 
-    The component is drawn in the page itself, not in a fragment, so that a release (a
-    trigger of the component) reruns the whole page: the sidebar's sliders, the URL and the
-    committed figure all take the value in that one run. Only the small status line polls,
-    in a fragment, while the lattice is computed.
+    A release (a trigger of the component) reruns the part of the page the component is in —
+    in the app, the view's body, a fragment whose run also writes the link — unless ``rerun``
+    asks for more. Sets :data:`SCRUB_SHOWN_KEY`: the app then leaves γ and C out of the sidebar,
+    which a commit does not rerun. The small status line polls, in a nested fragment, while the
+    lattice is computed.
 
     Parameters
     ----------
@@ -259,6 +264,10 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
         The committed values (``log_C`` None for a similarity lattice).
     reference : (float, float), optional
         The reference point of a similarity lattice.
+    rerun : callable, optional
+        Called (in the release's callback) after the committed values are set: says what reruns
+        with them (``st.rerun`` of the app's fragments); by default the part of the page the
+        component is in.
     """
     if not kernels:
         return
@@ -287,7 +296,9 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
                    "The sliders in the sidebar still set γ and C.")
         return
     lattice = state.lattice if state.lattice is not None else empty()
-    scrub(lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}", on_commit=_commit)
+    scrub(lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}",
+          on_commit=functools.partial(_commit, rerun=rerun))
+    st.session_state[SCRUB_SHOWN_KEY] = True
     # The status line's place is held in every run, empty or not: an element that came and went
     # with the preparing state moved the committed figure one place down and back, and the
     # browser hid it (Streamlit keeps a replaced element hidden until its run ends), then
@@ -302,13 +313,15 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
                   help="Compute the live preview for the current values again.")
 
 
-def _commit(value: dict) -> None:
-    """A release of a scrub slider: the value becomes the setting (the page then reruns with it)."""
+def _commit(value: dict, rerun: Callable[[], None] | None = None) -> None:
+    """A release of a scrub slider: the value becomes the setting, then ``rerun()`` says what reruns with it."""
     import streamlit as st
 
     for axis in ("log_gamma", "log_C"):
         if value.get(axis) is not None:
             st.session_state[axis] = round(float(value[axis]), 4)
+    if rerun is not None:
+        rerun()
 
 
 def _stop(kind: str) -> None:
@@ -354,12 +367,12 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
 
 
 def draw_status() -> None:
-    """Draw the status line asked for by this run's :func:`scrub_section`, in its place, as the
-    run's last element (the app calls this after the sidebar).
+    """Draw the status line asked for by this run's :func:`scrub_section`, in its place (the app
+    calls this at the end of the view's body).
 
     The fragment's timer starts when the browser receives it, and a tick sends the browser's
-    widget values with it: drawn before the sidebar, a tick during a commit's run sent the
-    sidebar's old γ and C, and the committed value went back to the previous one.
+    widget values with it: a tick could carry a γ or C the browser had not yet taken from a
+    commit's run, which ``_status`` writes back first.
     """
     import streamlit as st
 

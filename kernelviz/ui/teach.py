@@ -180,6 +180,11 @@ def lesson_panel(apply: Apply):
     return placeholder
 
 
+def lesson_open() -> bool:
+    """Whether a lesson is open (its panel explains the view's numbers, above the view)."""
+    return bool(st.session_state.get(LESSON))
+
+
 def highlighted(figure, panel_names):
     """``figure`` with a frame around the panel the open lesson step asks to look at, if it shows it."""
     current = st.session_state.get(LESSON)

@@ -13,6 +13,7 @@
 //   selectable  — a click on a point is kept as the state "selection" = {revision, points}
 //   revision    — the figure's data revision, stored with a selection so that Python can tell
 //                 a selection of an older figure from one of this figure
+// Without a figure (kernelviz.components.plot.load_plotly) the instance only imports plotly.js.
 
 const VIEWS = new WeakMap();
 let plotlyLoading = null;
@@ -73,6 +74,11 @@ function showError(view, message) {
 
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
+  const payload = decode(data);
+  if (!payload.figure) {  // the loader: plotly.js starts now; a chart that mounts meanwhile waits for the same import
+    loadPlotly(payload.plotly).catch(() => {});  // a chart that needs it says what went wrong
+    return undefined;
+  }
   let view = VIEWS.get(parentElement);
   if (!view) {
     view = createView(parentElement);
@@ -80,7 +86,6 @@ export default function (component) {
   }
   view.setStateValue = setStateValue;
   const generation = ++view.generation;
-  const payload = decode(data);
   view.payload = payload;
   loadPlotly(payload.plotly).then((Plotly) => {
     if (generation !== view.generation) return;  // a newer figure arrived meanwhile
