@@ -1215,6 +1215,8 @@ def scrub_view_body(view: str) -> None:
         # in the body's own run, the scrub came or went (no kernel left, a lattice that failed …):
         # the sidebar's γ and C take its place or give it back
         rerun_page()
+    if st.session_state.get(PAGE_RUN):
+        return  # the page's run does what follows after its sidebar (see main)
     # What the page's run does after the sidebar, for the body's own runs: the link follows the
     # values, the live status line takes its place and the lattice starts.
     write_url(current_settings())
@@ -1282,6 +1284,10 @@ def main() -> None:
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())
+    # Last, after every widget: the status line's timer starts when the browser receives it, and
+    # a tick sends the browser's widget values with it — drawn before the sidebar, a tick during
+    # a slow run carried the sidebar's values from before the run (a lesson's data and kernels
+    # were lost that way).
     live.draw_status()
     # after the page is drawn: the live preview's lattice computes without delaying it
     live.LiveLattices(st.session_state).start_pending()

@@ -264,6 +264,28 @@ def test_a_tick_carrying_the_old_values_leaves_the_committed_ones():
     assert any("Preparing the live preview" in c.value for c in at.caption)
 
 
+def test_the_status_line_goes_out_after_every_widget_of_the_page(monkeypatch):
+    """Its timer starts when the browser receives it, and a tick sends the browser's widget values
+    with it: drawn before the sidebar (the view comes first), a tick on a slow run carried the
+    sidebar's values from before the run, and starting a lesson lost its data and kernels (seen
+    in the browser: the MCPM lesson's step 1 back on moons with the default kernels)."""
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    sidebar_out = []
+    draw_status = live.draw_status
+
+    def recording():
+        if live.STATUS_KEY in st.session_state:  # this call draws the line
+            widgets = get_script_run_ctx().shared.widget_ids_this_run.snapshot()
+            sidebar_out.append(any("kernels" in w for w in widgets) and any("generator" in w for w in widgets))
+        draw_status()
+
+    monkeypatch.setattr(live, "draw_status", recording)
+    make_app(view="boundaries")
+    assert sidebar_out == [True]
+
+
 def test_new_data_never_show_the_old_lattice():
     at = make_app(view="boundaries")
     finish_jobs(at)
