@@ -781,7 +781,7 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.legend_classes)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = takeaway.chart(fig, key="similarity_chart", selectable=True)
+    event = takeaway.chart(fig, key="similarity_chart", selectable=True, points_on_canvas=True)
     explain_regularised(panels)
     clicked = selected_points(event)
     if clicked:
@@ -868,7 +868,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                              support_vectors=values["show_support"], margins=values["show_margins"],
                              test_points=values["show_test"], class_names=prep.class_names)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = takeaway.chart(fig, key="boundary_chart", selectable=True)
+    event = takeaway.chart(fig, key="boundary_chart", selectable=True, points_on_canvas=True)
     reference_from_click(event)
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)

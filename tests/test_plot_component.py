@@ -50,7 +50,25 @@ def test_a_streamlit_whose_chunk_does_not_define_plotly_js_gets_the_fallback(mon
 def test_the_payload_carries_the_figure_its_revision_and_plotly_js():
     sent = json.loads(plot.payload(FIGURE, config={"displaylogo": False}, selectable=True))
     assert sent == {"figure": FIGURE, "config": {"displaylogo": False}, "plotly": plot.plotly_chunk(),
-                    "selectable": True, "revision": "abc"}
+                    "selectable": True, "revision": "abc", "canvas": False}
+
+
+def test_points_on_a_canvas_leave_plotlys_image_button_out_and_keep_the_whole_figure():
+    """Plotly's "download as PNG" would leave the canvas's points out; the figure itself is sent whole."""
+    sent = json.loads(plot.payload(FIGURE, config={"displaylogo": False}, selectable=False, points_on_canvas=True))
+    assert sent["canvas"] and sent["figure"] == FIGURE
+    assert sent["config"] == {"displaylogo": False, "modeBarButtonsToRemove": [plot.IMAGE_BUTTON]}
+    config = {"modeBarButtonsToRemove": ["lasso2d", plot.IMAGE_BUTTON]}
+    assert json.loads(plot.payload(FIGURE, config=config, selectable=False, points_on_canvas=True))["config"] == config
+
+
+def test_the_boundary_and_similarity_figures_put_their_points_on_a_canvas_the_others_do_not():
+    for view, key in (("boundaries", "boundary_chart"), ("similarity", "similarity_chart"), ("data", "data_chart")):
+        at = make_app(view=view, gen_params="n_samples:60", kernels="rbf")
+        assert_clean(at)
+        (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
+        assert element.key == key
+        assert json.loads(element.proto.bytes)["canvas"] is (view != "data"), view
 
 
 def test_a_click_counts_only_on_the_figure_it_was_made_on():
@@ -75,7 +93,7 @@ def test_every_chart_is_drawn_by_the_plot_component():
     assert figure["layout"]["title"]["text"].startswith("<b>Decision boundaries at γ = 1")
     (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
     sent = json.loads(element.proto.bytes)
-    assert sent["selectable"] and sent["config"] == takeaway.PLOT_CONFIG
+    assert sent["selectable"] and sent["config"] == {**takeaway.PLOT_CONFIG, "modeBarButtonsToRemove": ["toImage"]}
     assert sent["revision"] == figure["layout"]["datarevision"]
     # the fields travel as Plotly's base64 arrays: the figure is sent and parsed on every step
     heatmap = next(t for t in sent["figure"]["data"] if t["type"] == "heatmap")
@@ -147,20 +165,66 @@ def test_a_click_on_a_boundary_point_offers_similarity_around_it(server, page):
     page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf")
     live_drag.title_contains(page, "Decision boundaries at")
     page.wait_for_selector(live_drag.IDLE)
-    x, y = page.evaluate("""() => {
-        const gd = document.querySelector('.js-plotly-plot');
-        const box = gd.getBoundingClientRect();
-        // _fullData: the coordinates as drawn (the figure's own arrays may be base64)
-        const trace = gd._fullData.find((t) => String(t.name).includes('(train)'));
-        const xa = gd._fullLayout[(trace.xaxis || 'x').replace('x', 'xaxis')];
-        const ya = gd._fullLayout[(trace.yaxis || 'y').replace('y', 'yaxis')];
-        return [box.left + xa._offset + xa.l2p(trace.x[0]), box.top + ya._offset + ya.l2p(trace.y[0])];
-    }""")
+    page.locator(".js-plotly-plot").scroll_into_view_if_needed()
+    x, y, point = page.evaluate(POINT_ON_CANVAS, "(train)")
     page.mouse.click(x, y)
-    page.get_by_role("button", name="Similarity around").wait_for()
+    # the point's own coordinates, not those of the field's cell under it
+    expected = f"Similarity around ({point[0]:.3g}, {point[1]:.3g})"
+    page.get_by_role("button", name=expected).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     page.get_by_role("button", name="Similarity around").click()
     live_drag.title_contains(page, "reference point")
+
+
+#: Where the canvas drew the first point of the layer whose name contains the argument:
+#: [page x, page y, [data x, data y]] (``_kvLayers``: the plot component's layers, for tests).
+POINT_ON_CANVAS = """(name) => {
+    const gd = document.querySelector('.js-plotly-plot');
+    const layer = gd._kvLayers.find((l) => String(l.name).includes(name));
+    const box = gd.getBoundingClientRect();
+    return [box.left + layer.px[0], box.top + layer.py[0], [layer.x[0], layer.y[0]]];
+}"""
+#: The canvas's colour at a page position, as [r, g, b, a].
+CANVAS_PIXEL = """([x, y]) => {
+    const canvas = document.querySelector('canvas.kv-plot-points');
+    const box = canvas.getBoundingClientRect();
+    const ratio = canvas.width / box.width;
+    const at = [Math.round((x - box.left) * ratio), Math.round((y - box.top) * ratio)];
+    return Array.from(canvas.getContext('2d').getImageData(at[0], at[1], 1, 1).data);
+}"""
+
+
+@pytest.mark.browser
+def test_the_boundary_points_are_painted_on_a_canvas_with_their_legend_hover_and_toggle(server, page):
+    """Plotly draws no marker of the figure (two thirds of its redraw were the markers); the canvas
+    paints each in its class colour, the legend keeps its entries and hides a class on a click, and
+    a support vector's hover label says what Plotly's did."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf")
+    live_drag.title_contains(page, "Decision boundaries at")
+    page.wait_for_selector(live_drag.IDLE)
+    assert page.locator(".js-plotly-plot .scatterlayer path.point").count() == 0
+    page.locator(".js-plotly-plot").scroll_into_view_if_needed()
+    x, y, _ = page.evaluate(POINT_ON_CANVAS, "class 0 (train)")
+    assert page.evaluate(CANVAS_PIXEL, [x, y]) == [0x00, 0x72, 0xB2, 255]  # the first class's colour, opaque
+    legend = [t.text_content() for t in page.locator(".js-plotly-plot .legendtext").all()]
+    assert legend[:2] == ["class 0 (train)", "class 1 (train)"] and any("support vectors" in t for t in legend)
+
+    sx, sy, _ = page.evaluate(POINT_ON_CANVAS, "support vectors")
+    page.mouse.move(sx, sy)
+    label = page.locator(".kv-plot-hover")
+    label.wait_for()
+    assert label.inner_text().startswith("support vector, ") and "|α| = " in label.inner_text()
+    assert page.locator(".js-plotly-plot.kv-plot-point-hover").count() == 1  # the field's label is hidden
+
+    page.mouse.move(10, 10)  # off the figure: no label left behind
+    label.wait_for(state="hidden")
+    page.locator(".js-plotly-plot .legend .traces", has_text="class 0 (train)").locator(".legendtoggle").click()
+    page.wait_for_function("""() => document.querySelector('.js-plotly-plot')._kvLayers
+        .filter((l) => String(l.name).includes('class 0 (train)')).every((l) => l.px === null)""")
+    assert page.evaluate(CANVAS_PIXEL, [x, y])[3] < 255  # no longer painted there (a ring may cross it)
+    assert errors == []
 
 
 @pytest.mark.browser

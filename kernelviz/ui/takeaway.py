@@ -39,9 +39,10 @@ def shown(fig: go.Figure) -> go.Figure:
     return for_projector(fig)
 
 
-def chart(fig: go.Figure, *, key: str, selectable: bool = False):
+def chart(fig: go.Figure, *, key: str, selectable: bool = False, points_on_canvas: bool = False):
     """Draw ``fig`` on the page (:func:`shown`, :func:`drawn_once`); with ``selectable`` a click
-    on a point reruns the page, and the selection is returned.
+    on a point reruns the page, and the selection is returned. ``points_on_canvas``: the browser
+    paints the markers on a canvas (figures redrawn on every committed step, with many points).
 
     The figure goes to :mod:`kernelviz.components.plot`, which updates it in place when the next
     run draws a new one under the same key; Streamlit's Plotly element only where that
@@ -49,7 +50,7 @@ def chart(fig: go.Figure, *, key: str, selectable: bool = False):
     component = plot.available()
     spec = drawn_once(shown(fig).to_plotly_json(), selectable=selectable, typed=component)
     if component:
-        return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable)
+        return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable, points_on_canvas=points_on_canvas)
     drawn = go.Figure(spec, _validate=False)
     drawn.layout.template = None  # not the default template either: its values are in the figure
     selection = {"on_select": "rerun", "selection_mode": "points"} if selectable else {}

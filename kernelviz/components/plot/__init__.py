@@ -11,6 +11,13 @@ plotly.js itself is Streamlit's own copy: the chunk its Plotly element loads
 from the app's own server. When this Streamlit has no such chunk, :func:`available` is False
 and the app draws with ``st.plotly_chart`` instead.
 
+With ``points_on_canvas``, the browser paints the figure's marker-only scatter traces on a canvas
+over the plot instead of handing them to Plotly as SVG (two thirds of the four-panel boundary
+figure's redraw); the figure sent is the whole figure, and the component gives those points
+their hover labels and clicks itself (``plot.js``). Plotly's own "download as PNG" would leave
+them out, so that button leaves the figure's tool bar (the page's PNG / SVG buttons export the
+figure from Python).
+
 A click on a point of a ``selectable`` figure is kept as the state ``selection`` =
 ``{"revision": r, "points": [{"x", "y", "curve_number", "point_number", "point_index"}, …]}``;
 :func:`plot` returns it only while the figure drawn is the one it was made on (revision ``r``),
@@ -77,17 +84,26 @@ def _renderer(name: str = COMPONENT_NAME):
                                       isolate_styles=False)
 
 
-def payload(figure: dict, *, config: dict, selectable: bool) -> bytes:
+#: Plotly's tool-bar button that :func:`payload` removes from a figure whose points are on a canvas.
+IMAGE_BUTTON = "toImage"
+
+
+def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: bool = False) -> bytes:
     """What the browser receives: the figure (``{"data", "layout"}``), its config and plotly.js's chunk, as JSON."""
     revision = str((figure.get("layout") or {}).get("datarevision", ""))
+    if points_on_canvas:
+        removed = list(config.get("modeBarButtonsToRemove") or [])
+        if IMAGE_BUTTON not in removed:
+            config = {**config, "modeBarButtonsToRemove": [*removed, IMAGE_BUTTON]}
     return orjson.dumps({"figure": figure, "config": config, "plotly": plotly_chunk(), "selectable": selectable,
-                         "revision": revision}, option=orjson.OPT_SERIALIZE_NUMPY)
+                         "revision": revision, "canvas": points_on_canvas}, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
-def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool = False) -> dict:
+def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool = False,
+         points_on_canvas: bool = False) -> dict:
     """Draw ``figure`` (a Plotly figure as a dict) under ``key``; return ``{"selection": {"points": …}}``,
     the points clicked on this very figure (none before a click)."""
-    data = payload(figure, config=config or {}, selectable=selectable)
+    data = payload(figure, config=config or {}, selectable=selectable, points_on_canvas=points_on_canvas)
     # a callback for "selection" makes it a state key the browser may set (its click reruns the page)
     result = _renderer()(key=key, data=data, default={"selection": None}, on_selection_change=lambda: None)
     return {"selection": {"points": current_points(result.get("selection"), figure)}}
