@@ -20,13 +20,20 @@
    until it is on the canvas (≤ 0.3 s); a switch between Similarity and Decision boundaries
    on a warm session (≤ 1 s). Medians of a few repeats; each server starts fresh.
 
-Usage: ``.venv/bin/python benchmarks/bench_live.py [--no-browser] [--app]``. Prints PASS/FAIL
-per budget; exits non-zero when one is missed.
+5. A/B of the committed step (``--against CHECKOUT``): the eight committed γ steps of item 4 on
+   this checkout and on another one (e.g. a clone of an earlier commit, run with this checkout's
+   Python environment), in alternating rounds; each round's median, and the ratio of the
+   medians. On a shared machine whose speed drifts between runs, this is the comparison to
+   trust.
+
+Usage: ``.venv/bin/python benchmarks/bench_live.py [--no-browser] [--app] [--against CHECKOUT [--rounds N]]``.
+Prints PASS/FAIL per budget; exits non-zero when one is missed.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import sys
@@ -229,12 +236,61 @@ def report_app(figures: dict) -> bool:
     return ok
 
 
+def _live_drag_of(checkout: Path):
+    """The browser helpers of another checkout (its ``serve`` runs that checkout's app and package)."""
+    spec = importlib.util.spec_from_file_location(f"live_drag_{abs(hash(str(checkout)))}",
+                                                  checkout / "tests" / "apps" / "live_drag.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def commit_ab(other: Path, rounds: int = 3) -> dict:
+    """Medians of the eight committed γ steps, per round, for this checkout ("this") and ``other``,
+    alternating (item 5 of the module's notes)."""
+    from playwright.sync_api import sync_playwright
+
+    helpers = {"this": _live_drag_of(ROOT), "other": _live_drag_of(other)}
+    out = {name: [] for name in helpers}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for _ in range(rounds):
+            for name, ld in helpers.items():
+                with ld.serve(ld.APP) as url:
+                    page = browser.new_page(viewport={"width": 1440, "height": 900})
+                    page.set_default_timeout(300_000)
+                    page.goto(f"{url}/?view=boundaries&log_gamma=1")
+                    page.locator(f'{ld.SCRUB}[data-state="live"]').wait_for()
+                    page.wait_for_selector(ld.IDLE)
+                    out[name].append(statistics.median(ld.commit_gamma_step(page, expected, key)
+                                                       for key, expected in COMMIT_STEPS))
+                    page.close()
+        browser.close()
+    return out
+
+
+def report_ab(figures: dict, other: Path) -> None:
+    this, that = statistics.median(figures["this"]), statistics.median(figures["other"])
+    print(f"Committed γ step, alternating rounds: this checkout medians "
+          f"{', '.join(f'{x:.3f}' for x in figures['this'])} s; {other}: "
+          f"{', '.join(f'{x:.3f}' for x in figures['other'])} s — ratio {this / that:.2f} "
+          f"[{verdict(this <= COMMIT_BUDGET)} ≤ {COMMIT_BUDGET:g} s for this checkout]")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-browser", action="store_true", help="only the lattice's ready time")
     parser.add_argument("--app", action="store_true", help="only the app's budgets (cold start, commit, point, switch)")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="A/B of the committed step against another checkout (item 5)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the A/B (default 3)")
     args = parser.parse_args()
     ok = True
+    if args.against:
+        figures = commit_ab(args.against.resolve(), args.rounds)
+        report_ab(figures, args.against)
+        print(f"load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+        return 0 if statistics.median(figures["this"]) <= COMMIT_BUDGET else 1
     if args.app:
         ok = report_app(app_figures())
         print(f"load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
