@@ -52,7 +52,7 @@ from kernelviz import state as kvstate  # noqa: E402
 from kernelviz import views as kvviews  # noqa: E402
 from kernelviz.session import Session, describe_values, mark_fragment_rerun, read_only  # noqa: E402
 from kernelviz.ui import anatomy as ui_anatomy  # noqa: E402
-from kernelviz.ui import grid_jobs, lesson_grids, live, takeaway, teach  # noqa: E402
+from kernelviz.ui import grid_jobs, lesson_grids, live, pollers, takeaway, teach  # noqa: E402
 from kernelviz.views import NoDataYet, Prepared  # noqa: E402
 
 #: Resolution (cells along the longer side) of the grids behind the 2-D maps.
@@ -1220,7 +1220,7 @@ def scrub_view_body(view: str) -> None:
     # What the page's run does after the sidebar, for the body's own runs: the link follows the
     # values, the live status line takes its place and the lattice starts.
     write_url(current_settings())
-    live.draw_status()
+    pollers.draw_held()
     live.LiveLattices(st.session_state).start_pending()
 
 
@@ -1259,6 +1259,7 @@ def view_body(view: str, values: dict) -> None:
 
 
 def main() -> None:
+    pollers.forget()
     start_session()
     session().begin_run()
     handle_upload()
@@ -1284,11 +1285,9 @@ def main() -> None:
     session().shown(len(shown))
     sidebar(current_settings())
     write_url(current_settings())
-    # Last, after every widget: the status line's timer starts when the browser receives it, and
-    # a tick sends the browser's widget values with it — drawn before the sidebar, a tick during
-    # a slow run carried the sidebar's values from before the run (a lesson's data and kernels
-    # were lost that way).
-    live.draw_status()
+    # Last, after every widget: a polling fragment's tick sends the browser's widget values
+    # (kernelviz.ui.pollers).
+    pollers.draw_held()
     # after the page is drawn: the live preview's lattice computes without delaying it
     live.LiveLattices(st.session_state).start_pending()
 

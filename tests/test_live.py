@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from _charts import click, figures
 from kernelviz import lattice as kvlattice
 from kernelviz.components import scrub as kvscrub
-from kernelviz.ui import live
+from kernelviz.ui import live, pollers
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SMALL = {"gen_params": "n_samples:60", "kernels": "rbf,ckrbf"}
@@ -264,26 +264,59 @@ def test_a_tick_carrying_the_old_values_leaves_the_committed_ones():
     assert any("Preparing the live preview" in c.value for c in at.caption)
 
 
-def test_the_status_line_goes_out_after_every_widget_of_the_page(monkeypatch):
-    """Its timer starts when the browser receives it, and a tick sends the browser's widget values
-    with it: drawn before the sidebar (the view comes first), a tick on a slow run carried the
-    sidebar's values from before the run, and starting a lesson lost its data and kernels (seen
-    in the browser: the MCPM lesson's step 1 back on moons with the default kernels)."""
+def _pollers_drawn(monkeypatch) -> list[tuple[int, bool]]:
+    """Each page run's call of ``pollers.draw_held``, as (pollers held, whether the sidebar's
+    data and kernel widgets had gone out in that run by then)."""
     import streamlit as st
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    sidebar_out = []
-    draw_status = live.draw_status
+    calls = []
+    draw_held = pollers.draw_held
 
     def recording():
-        if live.STATUS_KEY in st.session_state:  # this call draws the line
+        held = st.session_state.get(pollers.HELD_KEY) or []
+        if held:
             widgets = get_script_run_ctx().shared.widget_ids_this_run.snapshot()
-            sidebar_out.append(any("kernels" in w for w in widgets) and any("generator" in w for w in widgets))
-        draw_status()
+            calls.append((len(held), any("kernels" in w for w in widgets) and any("generator" in w for w in widgets)))
+        draw_held()
 
-    monkeypatch.setattr(live, "draw_status", recording)
+    monkeypatch.setattr(pollers, "draw_held", recording)
+    return calls
+
+
+def test_the_live_status_line_goes_out_after_every_widget_of_the_page(monkeypatch):
+    """A polling fragment's timer starts when the browser receives it, and a tick sends the
+    browser's widget values with it: drawn before the sidebar (the view comes first), a tick on a
+    slow run carried the sidebar's values from before the run, and starting a lesson lost its data
+    and kernels (seen in the browser: the MCPM lesson's step 1 back on moons with the default
+    kernels)."""
+    calls = _pollers_drawn(monkeypatch)
     make_app(view="boundaries")
-    assert sidebar_out == [True]
+    assert calls == [(1, True)]
+
+
+def test_a_running_grid_searchs_progress_goes_out_after_every_widget_of_the_page(monkeypatch):
+    calls = _pollers_drawn(monkeypatch)
+    at = make_app(view="grid", grid_steps="9", cv="3")
+    next(b for b in at.button if b.label == "Run grid search").click()
+    at.run()
+    try:
+        assert not at.exception
+        assert at.session_state["_grid_job"].running, "the search ended before the run: make it longer"
+        assert calls == [(1, True)]
+        assert any(b.label == "Cancel" for b in at.button)
+    finally:
+        at.session_state["_grid_job"].job.cancel()
+
+
+def test_what_a_run_held_and_did_not_draw_is_not_drawn_by_the_next_one():
+    """A run that ends early (a rerun asked meanwhile) leaves its held pollers behind, their
+    places belonging to that run."""
+    drawn = []
+    at = make_app(view="data")
+    at.session_state[pollers.HELD_KEY] = [(None, drawn.append, ("stale",))]
+    at.run()
+    assert not at.exception and drawn == []
 
 
 def test_new_data_never_show_the_old_lattice():

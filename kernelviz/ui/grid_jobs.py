@@ -9,7 +9,7 @@ the whole grid (tested). After each column, :meth:`GridJob.partial` holds the fi
 cells (NaN elsewhere) for the heatmaps; :meth:`GridJob.cancel` stops before the next column
 and keeps what finished. Finished kernels go to the session's store of grid searches, so
 the Grid search and P_f views find them when the person comes back. Streamlit is imported
-only by :func:`show_running` (the polling fragment).
+only by :func:`show_running` (the polling fragment, drawn by :mod:`kernelviz.ui.pollers`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import kernelviz as kv
 from kernelviz import views as kvviews
 from kernelviz._background import BackgroundJob
 from kernelviz.session import mark_fragment_rerun
+from kernelviz.ui import pollers
 
 
 class GridJob(BackgroundJob):
@@ -191,7 +192,8 @@ def show_running(session_job: SessionJob, draw) -> None:
     # redraw was lost. Its click reruns the page, which shows "Cancelling" until the job stops.
     st.button("Cancel", key="grid_cancel", on_click=job.cancel, disabled=job.cancelled,
               help="Stop after the column being computed; what finished is kept (marked incomplete).")
-    _running_fragment()(session_job, draw)
+    # drawn after the page's last widget (a tick sends the browser's widget values with it)
+    pollers.hold(st.empty(), _running_fragment(), session_job, draw)
 
 
 def _running(session_job: SessionJob, draw) -> None:

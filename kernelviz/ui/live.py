@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, MutableMapping
 
 from kernelviz.markdown import escape
 from kernelviz.session import mark_fragment_rerun
+from kernelviz.ui import pollers
 
 if TYPE_CHECKING:  # the lattice imports scikit-learn: first needed when a view scrubs, not at the app's start
     from kernelviz.lattice import Lattice, LatticeJob
@@ -37,8 +38,6 @@ PENDING_KEY = "_live_pending"
 INLINE_KEY = "_live_status_inline"
 #: Set by the Stop button: its own fragment run must not rerun the page (see ``_status``).
 STOPPED_KEY = "_live_stop_clicked"
-#: The status line this run asked for: its place on the page and its arguments (see ``draw_status``).
-STATUS_KEY = "_live_status_request"
 #: Lattices a session holds at once (two views × (current + one older)); the least
 #: recently used go first. A decision lattice of four kernels is ~1.3 MB of codes.
 MAX_LATTICES = 4
@@ -305,7 +304,7 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
     # redrew it at full cost when it came back.
     slot = st.empty()
     if state.running:
-        st.session_state[STATUS_KEY] = (slot, (kind, context, committed, start, state.previous))
+        pollers.hold(slot, _draw_status, kind, context, committed, start, state.previous)
     elif state.stopped:
         c1, c2 = slot.container().columns([5, 1])
         c1.caption("Live preview stopped: the sliders commit on release; panels without a preview say so.")
@@ -366,23 +365,13 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
               help="Stop computing the live preview; the committed figure below stays.")
 
 
-def draw_status() -> None:
-    """Draw the status line asked for by this run's :func:`scrub_section`, in its place (the app
-    calls this at the end of the view's body).
-
-    The fragment's timer starts when the browser receives it, and a tick sends the browser's
-    widget values with it: a tick could carry a γ or C the browser had not yet taken from a
-    commit's run, which ``_status`` writes back first.
-    """
+def _draw_status(*arguments) -> None:
+    """The status line in its held place (:mod:`kernelviz.ui.pollers` draws it after the page's
+    last widget: a tick sends the browser's widget values with it)."""
     import streamlit as st
 
-    request = st.session_state.pop(STATUS_KEY, None)
-    if request is None:
-        return
-    slot, arguments = request
     st.session_state[INLINE_KEY] = True  # the fragment's call in this run is not a tick of its timer
-    with slot.container():
-        _poller()(*arguments)
+    _poller()(*arguments)
 
 
 @functools.cache

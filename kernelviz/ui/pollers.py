@@ -1,0 +1,43 @@
+"""Polling fragments, drawn after the page's last widget.
+
+A fragment with ``run_every`` (the live preview's status line, a running grid search's
+progress) starts its timer when the browser receives it, and each tick sends the browser's
+widget values with it. Drawn where it shows — in the view, before the sidebar — a tick during
+a slow run sent the values the browser held before the run, and they replaced the ones the
+run had set: starting a lesson lost the step's data and kernels that way. So a view holds the
+poller's place (:func:`hold`), and the page's run draws every held poller once its last widget
+has gone out (:func:`draw_held`).
+
+A run that ends early (a rerun asked meanwhile) leaves its requests behind, their places
+belonging to that run: :func:`forget` at the start of each page run drops them.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+#: Session key of the pollers held in this run: ``[(place, draw, arguments), …]``.
+HELD_KEY = "_held_pollers"
+
+
+def hold(place, draw: Callable[..., None], *arguments) -> None:
+    """Keep ``place`` (an ``st.empty()``) for ``draw(*arguments)``, drawn by :func:`draw_held`."""
+    import streamlit as st
+
+    st.session_state.setdefault(HELD_KEY, []).append((place, draw, arguments))
+
+
+def draw_held() -> None:
+    """Draw the pollers held in this run, each in its place (call after the run's last widget)."""
+    import streamlit as st
+
+    for place, draw, arguments in st.session_state.pop(HELD_KEY, []):
+        with place.container():
+            draw(*arguments)
+
+
+def forget() -> None:
+    """Drop what an earlier run held and did not draw (call at the start of a page run)."""
+    import streamlit as st
+
+    st.session_state.pop(HELD_KEY, None)
