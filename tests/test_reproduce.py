@@ -356,7 +356,7 @@ def test_report_puts_the_paper_beside_kernelviz_and_flags_capped_cells(tmp_path)
     text = md.read_text()
     assert "| Heart | RBF | accuracy | 0.818 ± 0.036 | 0.819 ± 0.001 (2) | matches | ⚠ 25 % |" in text
     assert "- Australian (table 2): not bundled" in text and "checksum mismatch" in text
-    assert "Tables only: kaleido" in text or "![rwm table 2]" in text
+    assert "Tables only" in text or "![rwm table 2]" in text
 
 
 def test_report_says_when_the_papers_scale_pushed_C_past_the_solver(tmp_path):
@@ -482,8 +482,38 @@ def test_reproduce_says_when_the_scheduler_is_lost_and_keeps_the_cells_done(tmp_
     assert len(store.ResultStore(tmp_path / "cells").scan()) == 2
 
 
+def test_report_figures_are_drawn_by_the_apps_exporter(tmp_path, monkeypatch):
+    """kernelviz.export's browser waits with a timeout and loads nothing from a CDN; Plotly's
+    write_image started a browser per figure and, on a loaded machine, once never returned."""
+    from kernelviz import export
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    drawn = []
+    monkeypatch.setattr(export, "unavailable_reason", lambda: "")
+    monkeypatch.setattr(export, "figure_bytes", lambda fig, fmt: drawn.append(fmt) or b"\x89PNG drawn")
+    result = RunResult("rwm", Settings(quick=True), [Measurement("rwm", "2", "Heart", "RBF", "accuracy", [0.8],
+                                                                 "tiny", "inner CV", "bundled", 0.0)], {}, [], 1.0)
+    md, _ = report.write_report(result, tmp_path)
+    assert drawn == ["png"]
+    assert (tmp_path / "rwm-table-2.png").read_bytes() == b"\x89PNG drawn"
+    assert "![rwm table 2](rwm-table-2.png)" in md.read_text()
+
+
+def test_without_a_browser_the_report_has_tables_only_and_says_why(tmp_path, monkeypatch):
+    from kernelviz import export
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    monkeypatch.setattr(export, "unavailable_reason", lambda: export.NO_BROWSER)
+    result = RunResult("rwm", Settings(quick=True), [Measurement("rwm", "2", "Heart", "RBF", "accuracy", [0.8],
+                                                                 "tiny", "inner CV", "bundled", 0.0)], {}, [], 1.0)
+    md, _ = report.write_report(result, tmp_path)
+    text = md.read_text()
+    assert "Tables only" in text and "Chromium" in text and not list(tmp_path.glob("*.png"))
+
+
 def test_report_figure_draws_each_protocol_cell_once_and_no_check_run(tmp_path, monkeypatch):
     import plotly.graph_objects as go
+    from kernelviz import export
     from kernelviz.reproduce.runner import Measurement, RunResult
 
     bars = []
@@ -495,11 +525,10 @@ def test_report_figure_draws_each_protocol_cell_once_and_no_check_run(tmp_path, 
         def update_layout(self, **kwargs):
             pass
 
-        def write_image(self, path):
-            pass
 
     monkeypatch.setattr(go, "Bar", lambda **kwargs: bars.append(kwargs))
     monkeypatch.setattr(go, "Figure", Figure)
+    monkeypatch.setattr(export, "figure_bytes", lambda fig, fmt: b"")
 
     def m(model, values, variant=""):
         return Measurement("rwm", "2", "Heart", model, "accuracy", values, "tiny", "inner CV", "bundled", 0.0,

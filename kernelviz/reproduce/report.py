@@ -12,7 +12,6 @@ report is tables only and says so.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -164,10 +163,17 @@ def _fmt(mean, sd):
 
 
 def _figure(cells, path):
-    """A paper-vs-kernelviz bar chart of one table's protocol cells (only called when kaleido is
-    importable). Check runs share their protocol cell's label, so Plotly would draw them on top of
-    it; their numbers are in the table."""
+    """A paper-vs-kernelviz bar chart of one table's protocol cells, as a PNG (only called when
+    :func:`kernelviz.export.unavailable_reason` is empty). Check runs share their protocol cell's
+    label, so Plotly would draw them on top of it; their numbers are in the table.
+
+    Drawn by the app's exporter: one browser for every figure, a timeout on each wait and nothing
+    from a CDN. Plotly's ``write_image`` started a browser per figure and, once on a loaded
+    machine, never returned.
+    """
     import plotly.graph_objects as go
+
+    from .. import export
 
     drawn = [c for c in cells if c["paper_value"] is not None and not c["variant"]]
     labels = [f"{c['row']} · {c['model']}" for c in drawn]
@@ -177,7 +183,7 @@ def _figure(cells, path):
                error_y={"type": "data", "array": [c["sd"] or 0 for c in drawn]}),
     ])
     figure.update_layout(barmode="group", height=420, margin={"l": 40, "r": 10, "t": 10, "b": 120})
-    figure.write_image(str(path))
+    Path(path).write_bytes(export.figure_bytes(figure, "png"))
 
 
 def write_report(results, out):
@@ -185,10 +191,12 @@ def write_report(results, out):
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    with_figures = importlib.util.find_spec("kaleido") is not None
+    from .. import export
+
+    no_figures = export.unavailable_reason()
     lines, document = ["# kernelviz reproduces the papers", ""], {"runs": []}
-    if not with_figures:
-        lines += ["Tables only: kaleido (Plotly's image export) is not installed, so no figures were drawn.", ""]
+    if no_figures:
+        lines += [f"Tables only, no figures: {no_figures}", ""]
     for result in results:
         paper = PAPERS[result.paper]
         cells = compare(result)
@@ -205,7 +213,7 @@ def write_report(results, out):
             in_table = [c for c in cells if c["table"] == table_id]
             lines += [f"### Table {table_id}: {table.caption}", "", f"*Paper's protocol:* {table.protocol}", "",
                       f"*kernelviz:* {in_table[0]['protocol']}. Selection: {in_table[0]['selection']}.", ""]
-            if with_figures:
+            if not no_figures:
                 name = f"{result.paper}-table-{table_id}.png"
                 _figure(in_table, out / name)
                 lines += [f"![{result.paper} table {table_id}]({name})", ""]
