@@ -1210,13 +1210,12 @@ def run_view(view: str, values: dict) -> None:
 @st.fragment(key=VIEW_FRAGMENT)
 def scrub_view_body(view: str) -> None:
     view_body(view, current_settings())
-    if (not st.session_state.get(PAGE_RUN)
-            and st.session_state.get(live.SCRUB_SHOWN_KEY) == st.session_state.get(SIDEBAR_GAMMA_C, False)):
+    if st.session_state.get(PAGE_RUN):
+        return  # the page's run does what follows after its sidebar (see main)
+    if st.session_state.get(live.SCRUB_SHOWN_KEY) == st.session_state.get(SIDEBAR_GAMMA_C, False):
         # in the body's own run, the scrub came or went (no kernel left, a lattice that failed …):
         # the sidebar's γ and C take its place or give it back
         rerun_page()
-    if st.session_state.get(PAGE_RUN):
-        return  # the page's run does what follows after its sidebar (see main)
     # What the page's run does after the sidebar, for the body's own runs: the link follows the
     # values, the live status line takes its place and the lattice starts.
     write_url(current_settings())
