@@ -45,14 +45,14 @@ from streamlit.errors import StreamlitAPIException  # noqa: E402
 
 import kernelviz as kv  # noqa: E402
 from kernelviz import figures as fg  # noqa: E402
-from kernelviz import lessons, registry  # noqa: E402
+from kernelviz import lessons, pipeline, registry  # noqa: E402
 from kernelviz.components import draw  # noqa: E402
-from kernelviz.markdown import escape, plotly_text  # noqa: E402
+from kernelviz.outside import file_name, message, plain, plotly_text  # noqa: E402
 from kernelviz import state as kvstate  # noqa: E402
 from kernelviz import views as kvviews  # noqa: E402
 from kernelviz.session import Session, describe_values, mark_fragment_rerun, read_only  # noqa: E402
 from kernelviz.ui import anatomy as ui_anatomy  # noqa: E402
-from kernelviz.ui import grid_jobs, lesson_grids, live, pollers, takeaway, teach  # noqa: E402
+from kernelviz.ui import grid_jobs, lesson_grids, live, pollers, session_end, takeaway, teach  # noqa: E402
 from kernelviz.views import NoDataYet, Prepared  # noqa: E402
 
 #: Resolution (cells along the longer side) of the grids behind the 2-D maps.
@@ -100,7 +100,8 @@ def session() -> Session:
     # the sidebar's γ and C give way to a scrub view's own sliders (see gamma_c_sliders)
     scrubbed = {"log_gamma", "log_C"} if st.session_state.get("view") in live.VIEW_KINDS else set()
     return Session(st.session_state, is_setting=is_setting,
-                   always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()) - scrubbed)
+                   always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()) - scrubbed,
+                   computed=session_end.store())
 
 
 def start_session() -> None:
@@ -169,34 +170,23 @@ def write_url(values: dict) -> None:
         st.query_params.from_dict(query)
 
 
-DATA_SETTINGS = ("source", "generator", "data_seed", "sample", "label_how", "label_fraction", "label_per_class",
-                 "label_seed", "scaling", "fit_on", "test_fraction")
-PARTITION_SETTINGS = ("partition", "n_components", "partition_seed", "vi_prior_type", "vi_alpha0", "vi_beta0", "vi_w0")
-MODEL_SETTINGS = ("kernels", "log_gamma", "log_C", "normalize")
-GRID_SETTINGS = ("grid_log_C", "grid_log_gamma", "grid_steps", "cv", "cv_seed")
+PARTITION_SETTINGS = pipeline.STAGES["partition"]
+MODEL_SETTINGS = pipeline.STAGES["model"]
+GRID_SETTINGS = pipeline.STAGES["grid"]
 
 
 def data_settings(values: dict) -> tuple[str, ...]:
-    """The data stage's settings, with the widget keys of the current generator's parameters."""
-    return DATA_SETTINGS + tuple(_widget_keys_of_generator(values["generator"]).values())
+    """The data stage's settings as the session holds them: a generator's parameters in their
+    widgets' keys, not as one ``gen_params`` setting."""
+    return (tuple(n for n in pipeline.STAGES["data"] if n != "gen_params")
+            + tuple(_widget_keys_of_generator(values["generator"]).values()))
 
 
 # ============================================================================ data
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def generated(kind: str, params: tuple, seed: int) -> kv.data.Dataset:
-    X, y = kv.data.make(kind, random_state=seed, **dict(params))
-    return read_only(kv.data.Dataset(X, y, name=kind))
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def bundled(name: str) -> kv.data.Dataset:
-    return read_only(kvviews.bundled_dataset(name))
-
-
 @st.cache_resource(show_spinner=False, max_entries=8)
-def uploaded(digest: str, file_name: str, _raw: bytes) -> kv.data.Dataset:
-    stem = file_name.rsplit(".", 1)[0] or "upload"
+def uploaded(digest: str, upload_name: str, _raw: bytes) -> kv.data.Dataset:
+    stem = upload_name.rsplit(".", 1)[0] or "upload"
     return read_only(kv.data.read(_raw, name=stem))
 
 
@@ -219,58 +209,47 @@ def handle_upload() -> None:
     st.session_state["_upload"] = (digest, file.name, raw)
 
 
-def raw_dataset(values: dict) -> kv.data.Dataset:
+def handed_in(values: dict) -> tuple[kv.data.Dataset | None, str | None]:
+    """The data the pipeline cannot make from the settings (an upload, a drawing) and the
+    identity of their content: (None, None) for generated and bundled data."""
     source = values["source"]
-    if source == "generator":
-        return generated(values["generator"], tuple(sorted(values["gen_params"].items())), values["data_seed"])
-    if source == "sample":
-        return bundled(values["sample"])
+    if source in pipeline.BUILT_SOURCES:
+        return None, None
     if source == "upload":
         if "_upload" not in st.session_state:
             raise NoDataYet("No file uploaded yet: choose a CSV or LIBSVM file in the sidebar.")
-        return uploaded(*st.session_state["_upload"])
-    return kvviews.drawn_dataset(values["points"])
+        # named by the file's name too: the caches are shared by every session, and one
+        # session uploading another's bytes under its own name must see its own name
+        digest, upload_name, raw = st.session_state["_upload"]
+        return uploaded(digest, upload_name, raw), f"{digest}:{upload_name}"
+    points = np.asarray(values["points"], dtype=float)
+    return kvviews.drawn_dataset(points), hashlib.sha1(points.tobytes()).hexdigest()
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def prepare(ds_key: str, _ds: kv.data.Dataset, scaling: str, fit_on: str, label_how: str, label_value: float,
-            label_seed: int, test_fraction: float) -> Prepared:
-    return read_only(kvviews.prepare(_ds, ds_key, scaling, fit_on, label_how, label_value, label_seed, test_fraction))
-
-
-def dataset_key(values: dict) -> str:
-    source = values["source"]
-    if source == "generator":
-        return f"gen:{values['generator']}:{sorted(values['gen_params'].items())}:{values['data_seed']}"
-    if source == "sample":
-        return f"sample:{values['sample']}"
-    if source == "upload":
-        # keyed by the file's name too: the caches are shared by every session, and one
-        # session uploading another's bytes under its own name must see its own name
-        digest, file_name, _ = st.session_state["_upload"]
-        return f"upload:{digest}:{file_name}"
-    return "drawn:" + hashlib.sha1(np.asarray(values["points"], dtype=float).tobytes()).hexdigest()
+def prepare(spec: pipeline.DataSpec, _raw: kv.data.Dataset | None) -> Prepared:
+    return read_only(pipeline.prepare(spec, _raw))
 
 
 def load_prepared(values: dict) -> Prepared:
     """The current data, prepared; on failure the last data that worked, with an error on top."""
     try:
-        ds = raw_dataset(values)
-        label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
-        prep = prepare(dataset_key(values), ds, values["scaling"], values["fit_on"], values["label_how"],
-                       float(label_value), values["label_seed"], values["test_fraction"])
+        raw, identity = handed_in(values)
+        prep = prepare(pipeline.DataSpec.from_settings(values, identity), raw)
     except NoDataYet as err:
         previous = session().last_good_data
         if previous is None or (values["source"] == "drawn" and values["view"] == "data"):
             raise
-        st.info(escape(f"{err} Meanwhile the views show the previous data ({previous.name})."))
+        st.info(message("{err} Meanwhile the views show the previous data ({name}).", err=err,
+                        name=previous.name))
         return previous
     except ValueError as err:
         fail_and_restore("data", data_settings(values), err)
         previous = session().last_good_data
         if previous is None:
             raise
-        st.error(escape(f"{err} Showing the last data that worked ({previous.name})."))
+        st.error(message("{err} Showing the last data that worked ({name}).", err=err,
+                         name=previous.name))
         return previous
     session().remember_good_data(prep)
     session().remember_good("data", data_settings(values))
@@ -279,21 +258,6 @@ def load_prepared(values: dict) -> Prepared:
 
 # ============================================================================ partition and kernels
 
-def partition_params(values: dict) -> dict:
-    if values["partition"] != "vi":
-        return {}
-    params = {"weight_concentration_prior_type": values["vi_prior_type"],
-              "weight_concentration_prior": values["vi_alpha0"], "mean_precision_prior": values["vi_beta0"]}
-    if values["vi_w0"] > 0:
-        params["covariance_prior"] = values["vi_w0"]
-    return params
-
-
-def partition_key(values: dict) -> tuple:
-    return (values["partition"], values["n_components"], values["partition_seed"],
-            tuple(sorted(partition_params(values).items())))
-
-
 def backend_key() -> int:
     """Changes whenever Streamlit re-imports ``kernelviz`` after a source edit, so objects
     cached from the old modules never meet the new classes (``isinstance`` would fail)."""
@@ -301,15 +265,14 @@ def backend_key() -> int:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def fit_partition(data_key: str, part_key: tuple, backend: int, _X: np.ndarray):
-    method, n_components, seed, params = part_key
-    return read_only(kvviews.fit_partition(_X, method, n_components, seed, params))
+def fit_partition(data_key: str, spec: pipeline.PartitionSpec, backend: int, _prep: Prepared):
+    return read_only(pipeline.fit_partition(spec, _prep))
 
 
 def current_partition(prep: Prepared, values: dict):
     try:
         with st.spinner("Fitting the partition …"):
-            part = fit_partition(prep.key, partition_key(values), backend_key(), prep.X_model)
+            part = fit_partition(prep.key, pipeline.PartitionSpec.from_settings(values), backend_key(), prep)
     except ValueError as err:
         fail_and_restore("partition", PARTITION_SETTINGS, err)
         raise
@@ -318,26 +281,20 @@ def current_partition(prep: Prepared, values: dict):
 
 
 @st.cache_resource(show_spinner=False, max_entries=48)
-def fitted_kernel(name: str, data_key: str, part_key: tuple, normalize: str, backend: int, _X: np.ndarray,
-                  _partition):
+def fitted_kernel(spec: pipeline.KernelSpec, data_key: str, backend: int, _prep: Prepared, _partition):
     """The kernel's unsupervised part fitted on every point (labels are never used)."""
-    return read_only(kvviews.fit_kernel(name, _X, _partition, normalize))
-
-
-def kernel_key(name: str, values: dict) -> tuple:
-    """What a kernel's fitted state depends on besides the data (so a γ change reuses it)."""
-    part = partition_key(values) if name in kvviews.PARTITION_KERNELS else None
-    return part, (values["normalize"] if name in kvviews.SCALED_KERNELS else None)
+    return read_only(pipeline.fit_kernel(spec, _prep, _partition))
 
 
 def kernel_cache_key(name: str, values: dict) -> tuple:
-    """Cache key of a fitted kernel's panels: its settings plus the backend's identity."""
-    return kernel_key(name, values) + (backend_key(),)
+    """What a kernel's fitted state and its panels depend on besides the data (so a γ change
+    reuses it): its spec, and the backend's identity."""
+    return pipeline.KernelSpec.from_settings(name, values), backend_key()
 
 
 def get_kernel(name: str, prep: Prepared, values: dict, partition):
-    part_key, normalize, backend = kernel_cache_key(name, values)
-    return fitted_kernel(name, prep.key, part_key, normalize, backend, prep.X_model, partition)
+    spec, backend = kernel_cache_key(name, values)
+    return fitted_kernel(spec, prep.key, backend, prep, partition)
 
 
 @st.cache_resource(show_spinner=False, max_entries=24)
@@ -371,17 +328,8 @@ def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log
 
 # ============================================================================ grid search
 
-def grid_axes(values: dict) -> tuple[np.ndarray, np.ndarray]:
-    steps = values["grid_steps"]
-    return kvviews.grid_axis(values["grid_log_C"], steps), kvviews.grid_axis(values["grid_log_gamma"], steps)
-
-
 def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
-    part, normalize = kernel_key(name, values)
-    # the axes themselves, not their settings: steps do not matter to an axis with equal ends
-    log_Cs, log_gammas = grid_axes(values)
-    return (name, prep.key, part, normalize, backend_key(), tuple(log_Cs), tuple(log_gammas),
-            values["cv"], values["cv_seed"])
+    return (prep.key, pipeline.GridSpec.from_settings(values)) + kernel_cache_key(name, values)
 
 
 def start_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
@@ -389,10 +337,11 @@ def start_grids(prep: Prepared, values: dict, names: list[str], partition) -> No
 
     The grid's kernels use the very partition the other views show (fitted on every point).
     """
-    log_Cs, log_gammas = grid_axes(values)
+    grid = pipeline.GridSpec.from_settings(values)
     params = {name: kvviews.kernel_params(name, partition, values["normalize"]) for name in names}
-    job = grid_jobs.GridJob(names, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params)
-    grid_jobs.start(st.session_state, {name: grid_key(name, prep, values) for name in names}, job)
+    job = grid_jobs.GridJob(names, prep, np.array(grid.log_Cs), np.array(grid.log_gammas), grid.cv, grid.cv_seed,
+                            params)
+    grid_jobs.start(session_end.store(), {name: grid_key(name, prep, values) for name in names}, job)
 
 
 def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, dict]:
@@ -588,10 +537,11 @@ def sample_note(prep: Prepared) -> str:
 
 
 def data_summary(prep: Prepared) -> str:
-    names = ({c: escape(prep.class_names[float(c)]) for c in prep.classes} if prep.class_names
+    names = ({c: plain(prep.class_names[float(c)]) for c in prep.classes} if prep.class_names
              else fg.class_names(prep.classes))
     count = f"{len(prep.y):,} of {prep.n_total:,} points (a sample)" if prep.sampled else f"{len(prep.y)} points"
-    lines = [f"**{escape(prep.name)}**", f"{count} · {prep.d} feature{'s' if prep.d > 1 else ''}", ""]
+    lines = [message("**{name}**", name=prep.name), f"{count} · {prep.d} feature{'s' if prep.d > 1 else ''}",
+             ""]
     for c in prep.classes:
         train, test = int(np.sum(prep.train & (prep.y == c))), int(np.sum(prep.test & (prep.y == c)))
         lines.append(f"- {names[c]}: {train} train" + (f", {test} test" if test else ""))
@@ -612,10 +562,11 @@ def view_data(prep: Prepared, values: dict) -> None:
                    "all features; the maps show the plane through the data's mean spanned by the two components."))
         export = kv.data.Dataset(prep.X_raw, prep.y, name=prep.name, feature_names=list(prep.feature_names),
                                  class_names=prep.class_names)
-        st.download_button("Download data (CSV)", lambda: kv.data.to_csv(export), file_name=f"{prep.name}.csv",
-                           mime="text/csv", on_click="ignore", width="stretch")
+        st.download_button("Download data (CSV)", lambda: kv.data.to_csv(export),
+                           file_name=file_name(prep.name, "csv"), mime="text/csv", on_click="ignore", width="stretch")
         st.download_button("Download data (LIBSVM)", lambda: kv.data.to_libsvm(export),
-                           file_name=f"{prep.name}.libsvm", mime="text/plain", on_click="ignore", width="stretch")
+                           file_name=file_name(prep.name, "libsvm"), mime="text/plain", on_click="ignore",
+                           width="stretch")
         st.caption("Downloads hold the unscaled features" + (" of the sample shown" if prep.sampled else "")
                    + f"; hidden labels are written as unlabeled ({kv.data.UNLABELED}).")
     with main:
@@ -730,7 +681,7 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     if names and not panels:
         raise ValueError(" ".join(f"{label(n)}: {r}" for n, r in reasons.items()))
     for name, reason in reasons.items():
-        st.warning(f"**{label(name)}** is left out: {escape(reason)}")
+        st.warning(message("**{label}** is left out: {reason}", label=label(name), reason=reason))
     return list(panels.values())
 
 
@@ -949,7 +900,7 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     except ValueError as err:
         # the folds are what the labeled points cannot fill: the other grid settings stay
         fail_and_restore("grid", ("cv",), err)
-        st.error(escape(str(err)))
+        st.error(plain(err))
         return False
     session().remember_good("grid", GRID_SETTINGS)
     return True
@@ -980,19 +931,20 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
     if not check_grid_settings(prep, values):
         return {}
     take_shipped_grids(prep, values, names, partition)
-    grid_jobs.hand_over(st.session_state, session().store_grid)
+    grid_jobs.hand_over(session_end.store(), session().store_grid)
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
-        st.warning(f"**{fg.kernel_label(name)}** could not be grid-searched: {escape(reason)}")
+        st.warning(message("**{label}** could not be grid-searched: {reason}", label=fg.kernel_label(name),
+                           reason=reason))
     missing = [n for n in names if n not in grids and n not in failures]
     if missing:
-        session_job = grid_jobs.current(st.session_state)
+        session_job = grid_jobs.current(session_end.store())
         ours = session_job is not None and session_job.covers({n: grid_key(n, prep, values) for n in missing})
         if ours and session_job.running:
-            grid_jobs.show_running(session_job, draw_partial or (lambda found, complete: None))
+            grid_jobs.show_running(session_end.store(), draw_partial or (lambda found, complete: None))
             return {}
-        log_Cs, log_gammas = grid_axes(values)
-        fits = len(missing) * len(log_Cs) * len(log_gammas) * values["cv"]
+        grid = pipeline.GridSpec.from_settings(values)
+        fits = len(missing) * len(grid.log_Cs) * len(grid.log_gammas) * grid.cv
         stopped = ours and session_job.job.cancelled
         st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: "
                 + ("the search was cancelled; " if stopped else "not searched yet with these settings ")
@@ -1023,7 +975,8 @@ def open_clicked_cell(fig, event, values: dict) -> None:
 
 
 def grid_figure(grids: dict, values: dict, complete: bool = True):
-    log_Cs, log_gammas = grid_axes(values)
+    grid = pipeline.GridSpec.from_settings(values)
+    log_Cs, log_gammas = np.array(grid.log_Cs), np.array(grid.log_gammas)
     panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
     title = f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)"
     if not complete:
@@ -1119,7 +1072,7 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict, other_grids: dict,
         paper = np.exp(result.fitted_kernel.log_scale_)
         normaliser = (paper * described["normaliser min"], paper * described["normaliser max"])
     other = other_grids.get(name)
-    return kvviews.scale_sentence(escape(prep.name), values["normalize"], normaliser, result.scores,
+    return kvviews.scale_sentence(plain(prep.name), values["normalize"], normaliser, result.scores,
                                   None if other is None else other[0].scores, name=name,
                                   aucs={n: a for n, a in aucs.items() if n in grids})
 
@@ -1200,7 +1153,7 @@ def run_view(view: str, values: dict) -> None:
     their own controls rerun the body alone, not the page (the sidebar leaves γ and C to
     the body's scrub there).
     """
-    live.LiveLattices(st.session_state).leave(live.VIEW_KINDS.get(view))
+    live.LiveLattices(session_end.store()).leave(live.VIEW_KINDS.get(view))
     if view in live.VIEW_KINDS:
         scrub_view_body(view)
     else:
@@ -1220,7 +1173,7 @@ def scrub_view_body(view: str) -> None:
     # values, the live status line takes its place and the lattice starts.
     write_url(current_settings())
     pollers.draw_held()
-    live.LiveLattices(st.session_state).start_pending()
+    live.LiveLattices(session_end.store()).start_pending()
 
 
 def view_body(view: str, values: dict) -> None:
@@ -1245,11 +1198,11 @@ def view_body(view: str, values: dict) -> None:
             session().remember_good(*stage)
         takeaway.code_box(values, prep)
     except NoDataYet as err:
-        st.info(escape(str(err)))
+        st.info(plain(err))
         if view == "data" and values["source"] == "drawn":
             draw_canvas(values)
     except ValueError as err:
-        st.error(escape(str(err)))
+        st.error(plain(err))
     except Exception as err:  # noqa: BLE001 - the page must never show a traceback
         st.error(f"Something went wrong in the {registry.label(registry.VIEWS, view)} view ({type(err).__name__}). "
                  "The settings are kept; try another value.")
@@ -1263,8 +1216,8 @@ def main() -> None:
     session().begin_run()
     handle_upload()
     shown = session().messages()
-    for message in shown:
-        st.error(escape(message))
+    for shown_message in shown:
+        st.error(plain(shown_message))
     teach.page_style()
     teach.begin_run()
     teach.landing(apply_values)
@@ -1288,7 +1241,7 @@ def main() -> None:
     # (kernelviz.ui.pollers).
     pollers.draw_held()
     # after the page is drawn: the live preview's lattice computes without delaying it
-    live.LiveLattices(st.session_state).start_pending()
+    live.LiveLattices(session_end.store()).start_pending()
 
 
 main()

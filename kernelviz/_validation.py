@@ -9,8 +9,28 @@ caps the solver's iterations, and -1 means no cap, as in libsvm and
 """
 
 import numbers
+import os
+import stat
+import tempfile
+from pathlib import Path
 
 import numpy as np
+
+#: Label value marking a point whose class is unknown (only inside ``Dataset.y``). Here, the
+#: bottom layer, because the checks refuse it in ``y``; ``kernelviz.data`` re-exports it.
+UNLABELED = -9999
+
+
+def check_seed(random_state):
+    """A seed for ``np.random.default_rng``: a non-negative int, or None for a fresh one."""
+    if random_state is None:
+        return None
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) \
+            or random_state < 0:
+        raise ValueError(
+            f"random_state must be a non-negative integer or None; got {random_state!r}."
+        )
+    return int(random_state)
 
 
 def format_label(label):
@@ -122,8 +142,6 @@ def check_positive_grid(values, name):
 
 def check_labels(y, n_points, cv):
     """Labels of ``n_points`` labeled points, at least two classes with ``cv`` points each."""
-    from .data import UNLABELED  # here, not at the top: kernelviz.data checks its points with this module
-
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be a 1-D array of labels; got shape {y.shape}.")
@@ -199,3 +217,84 @@ def check_categorical_columns(columns, n_features):
         raise ValueError(f"categorical names all {n_features} columns, so no continuous column is left for the "
                          "density model and the continuous distance; leave at least one column out of the list.")
     return categorical
+
+
+def check_output_path(path, option, *, folder=False, purpose="write into"):
+    """``path`` as a ``Path`` if results can be written there, else a ``ValueError`` naming ``option``.
+
+    Called before any work, so that a run is never lost to an output path that was wrong
+    from the start. ``folder=False``: a file the results are written to, existing (a regular
+    file) or not yet; ``folder=True``: a folder (``purpose`` says what for, "kernelviz can
+    {purpose}"), existing or not yet.
+
+    Nothing is created and nothing that exists is changed: where the target does not exist
+    yet, a temporary file is created in the nearest folder that does, written one byte and
+    removed again, which meets a missing permission, a read-only or a full file system; an
+    existing file is opened for appending, which does not change it. Devices, pipes and
+    sockets are refused without opening them: ``/dev/full`` opens fine and fails only at the
+    first write, ``/dev/null`` swallows the results, and opening a pipe blocks until someone
+    reads it.
+    """
+    path = Path(path)
+    shown = repr(str(path))
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None
+    except OSError as exc:
+        raise ValueError(f"{option}: cannot use {shown}: {exc.strerror or exc}.") from None
+    if folder:
+        if mode is not None and not stat.S_ISDIR(mode):
+            raise ValueError(f"{option}: {shown} is not a folder kernelviz can {purpose} ({_kind(mode)}); "
+                             "name a folder, new or existing.")
+        _try_writing_in(path if mode is not None else _existing_ancestor(path, option, shown), option, shown)
+        return path
+    if mode is not None:
+        if stat.S_ISDIR(mode):
+            raise ValueError(f"{option}: {shown} is a folder; name a file.")
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{option}: {shown} is not a file kernelviz can write results into ({_kind(mode)}); "
+                             "name a regular file, new or existing.")
+        try:
+            with open(path, "ab"):  # "a": an existing file is not emptied by the check
+                pass
+        except OSError as exc:
+            raise ValueError(f"{option}: cannot write {shown}: {exc.strerror or exc}.") from None
+        return path
+    _try_writing_in(_existing_ancestor(path, option, shown), option, shown)
+    return path
+
+
+def _kind(mode):
+    if stat.S_ISREG(mode):
+        return "it is a file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "it is a device"
+    if stat.S_ISFIFO(mode):
+        return "it is a pipe"
+    if stat.S_ISSOCK(mode):
+        return "it is a socket"
+    return "it is not a regular file"
+
+
+def _existing_ancestor(path, option, shown):
+    """The nearest folder above ``path`` that exists; a ``ValueError`` if that is a file."""
+    ancestor = path.absolute().parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ValueError(f"{option}: cannot write {shown}: {str(ancestor)!r} is a file, not a folder.")
+    return ancestor
+
+
+def _try_writing_in(folder, option, shown):
+    """Create, write and remove a temporary file in ``folder``, or a ``ValueError`` saying why not."""
+    try:
+        handle, name = tempfile.mkstemp(prefix=".kernelviz-check-", dir=folder)
+        try:
+            os.write(handle, b"\0")  # a full file system refuses here, not at the open
+        finally:
+            os.close(handle)
+            os.unlink(name)
+    except OSError as exc:
+        raise ValueError(f"{option}: cannot write {shown}: {exc.strerror or exc}.") from None

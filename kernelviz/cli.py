@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -28,18 +29,17 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from . import _validation
 from . import data as _data
 from . import evaluation as _evaluation
 from . import kernels as _kernels
+from . import _dask
 from .reproduce import command as _reproduce
 
 #: app.py sits at the top of the repository, next to the package directory.
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
 
 EXIT_ERROR = 2
-
-#: How long to wait for a Dask scheduler to answer before giving up.
-SCHEDULER_TIMEOUT = "10s"
 
 #: Most values on one axis of the (C, γ) grid: a finer log grid tells nothing more, and the
 #: scores (one per cell and fold) of a much larger one would not fit in memory.
@@ -284,21 +284,6 @@ def note_categorical_options(args):
               "continuous; the categorical options apply to rbf, gmm, rwm and lap.", file=sys.stderr)
 
 
-@contextlib.contextmanager
-def dask_client(address):
-    """A Dask client connected to the scheduler at ``address`` (closed on exit)."""
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise CommandError("--scheduler needs Dask: install it with pip install 'kernelviz[dask]'.") from None
-    try:
-        client = Client(address, timeout=SCHEDULER_TIMEOUT)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise CommandError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
-    with client:
-        yield client
-
-
 def _describe(exc):
     """An exception as one line: the message, with its type unless it is a ValueError."""
     text = str(exc)
@@ -392,29 +377,23 @@ def write_outputs(path, ds, args, results, auc_table, alpha0, n_labeled, n_unlab
     return csv_path
 
 
-def check_output(path):
-    """Refuse an ``--out`` that cannot be written, before any work: a directory (for the
-    JSON or for the CSV beside it), a folder that is a file, a place without permission.
+def check_output(path, option="--out"):
+    """Refuse a ``grid --out`` that cannot be written, before any work: a directory (for the
+    JSON or for the CSV beside it), a folder that is a file, a device (``/dev/full`` accepts
+    the open and fails at the first write), a place without permission or space.
 
-    Files the check creates are removed again and an existing file is left as it was;
-    missing folders are created, as the outputs will need them.
+    The checks themselves are :func:`kernelviz._validation.check_output_path`, the one check
+    of every output option; nothing is created and an existing file is left as it was.
     """
     for target in (path, path.with_suffix(".csv")):
         if target.is_dir():
-            raise CommandError(f"--out: {str(target)!r} is a directory; name a .json file (the CSV is written "
+            raise CommandError(f"{option}: {str(target)!r} is a directory; name a .json file (the CSV is written "
                                "beside it).")
-    if path.parent.exists() and not path.parent.is_dir():
-        raise CommandError(f"--out: cannot write {str(path)!r}: {str(path.parent)!r} is a file, not a folder.")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for target in (path, path.with_suffix(".csv")):
-            existed = target.exists()
-            with target.open("a"):  # "a": an existing file is not emptied by the check
-                pass
-            if not existed:
-                target.unlink()
-    except OSError as exc:
-        raise CommandError(f"--out: cannot write {str(path)!r}: {exc.strerror or exc}.") from None
+    for target in (path, path.with_suffix(".csv")):
+        try:
+            _validation.check_output_path(target, option)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
 
 
 def command_grid(args):
@@ -441,7 +420,7 @@ def command_grid(args):
         X, y, args.Cs, args.gammas, cv=args.cv, max_iter=args.max_iter, X_unlabeled=X_unlabeled)
 
     with contextlib.ExitStack() as stack:
-        client = stack.enter_context(dask_client(args.scheduler)) if args.scheduler else None
+        client = stack.enter_context(_dask.client(args.scheduler)) if args.scheduler else None
         kernels = fit_kernels(args, X, X_unlabeled)  # here, before the cluster takes over joblib
         if client is not None:
             stack.enter_context(joblib.parallel_backend("dask", client=client))
@@ -512,9 +491,10 @@ def main(argv=None):
     commands = {"grid": command_grid, "app": command_app, "reproduce": _reproduce.run}
     try:
         return commands[args.command](args)
-    except KeyboardInterrupt:
-        print("kernelviz: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C; reproduce also turns SIGTERM into this and says what it kept
+        detail = str(exc)
+        print("kernelviz: interrupted" + (f": {detail}" if detail else ""), file=sys.stderr)
+        return 128 + getattr(exc, "signum", signal.SIGINT)
     except (CommandError, ValueError, OSError, MemoryError) as exc:
         print(f"kernelviz: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -14,11 +14,13 @@ points is the app's.
 
 from __future__ import annotations
 
-from functools import lru_cache
+import dataclasses
 from typing import Mapping
 
 import kernelviz as kv
-from kernelviz import registry
+from kernelviz import pipeline, registry
+from kernelviz import state as kvstate
+from kernelviz.outside import file_name
 from kernelviz import views as kvviews
 
 #: Views that have numbers to reproduce (the Theory view has none).
@@ -28,7 +30,6 @@ FILE_SOURCES = ("upload", "drawn")
 #: How many of the points nearest the reference the Similarity script prints.
 NEAREST_POINTS = 5
 
-_NEEDS_VIEW_PLANE = ("similarity", "kernel")
 
 
 def data_download(prep: kvviews.Prepared) -> tuple[str, str]:
@@ -45,10 +46,11 @@ def data_download(prep: kvviews.Prepared) -> tuple[str, str]:
     Returns
     -------
     (str, str)
-        ``"<data name>.csv"`` and the file's text.
+        The file's name (:func:`kernelviz.outside.file_name` of the data's name: the name the
+        browser saves it under is the name the script reads) and its text.
     """
     ds = kv.data.Dataset(prep.X_raw, prep.y_true, name=prep.name, feature_names=list(prep.feature_names))
-    return f"{prep.name}.csv", kv.data.to_csv(ds)
+    return file_name(prep.name, "csv"), kv.data.to_csv(ds)
 
 
 def script(settings: Mapping, data_file: str | None = None) -> str:
@@ -71,8 +73,11 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
     Raises
     ------
     ValueError
-        For the Theory view (it has no numbers), or uploaded / drawn data without ``data_file``.
+        For the Theory view (it has no numbers), uploaded / drawn data without ``data_file``, or
+        a setting :func:`kernelviz.state.validate` refuses (a generator parameter the generator
+        does not have among them): only checked values are written into code.
     """
+    settings = _checked(settings)
     view = settings["view"]
     if view not in VIEWS:
         raise ValueError(f"The {view!r} view has no numbers to reproduce; code is written for the views "
@@ -80,7 +85,7 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
     if settings["source"] in FILE_SOURCES and not data_file:
         raise ValueError(f"{settings['source'].capitalize()} data cannot be written into code: pass the name of the "
                          "CSV file the script should read (kernelviz.codegen.data_download makes it).")
-    blocks = [_header(settings, data_file), _data(settings, data_file), _labels(settings)]
+    blocks = [_header(settings, data_file), _data(settings, data_file)]
     if view in ("partition", "kernel") or any(name in kvviews.PARTITION_KERNELS for name in settings["kernels"]):
         blocks.append(_partition(settings))
     blocks.append(_BODIES[view](settings))
@@ -90,134 +95,74 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
 # ----------------------------------------------------------------------------- shared steps
 
 
+def _checked(settings: Mapping) -> dict:
+    """``settings`` with every setting validated as a link's value would be: the script is made
+    of typed values and names from fixed tables, never of text as it came in."""
+    checked = {name: kvstate.validate(name, value) if name in kvstate.BY_NAME else value
+               for name, value in settings.items()}
+    if checked.get("source") == "generator":
+        _, problems = kvviews.check_generator_params(checked["generator"], checked.get("gen_params", {}))
+        if problems:
+            raise ValueError(" ".join(problems))
+    return checked
+
+
+
 def _number(value) -> str:
     """A Python literal for a setting's number (``repr`` reads back as the same float)."""
     return repr(int(value)) if isinstance(value, int) and not isinstance(value, bool) else repr(float(value))
 
 
-def _kwargs(params: Mapping) -> str:
-    return "".join(f", {key}={_number(value)}" for key, value in params.items())
-
-
 def _header(settings: Mapping, data_file: str | None) -> str:
     view = settings["view"]
-    iris = settings["source"] == "sample" and settings["sample"] == "iris-2class"
     two_class_models = view == "boundaries" and any(kv.models.MODELS[m][2] for m in settings["models"])
     imports = ["import numpy as np"]
     imports += [line for needed, line in (
-        (iris, "from sklearn.datasets import load_iris"),
-        (_n_features(settings) != 2, "from sklearn.decomposition import PCA"),
         (two_class_models, "from sklearn.multiclass import OneVsOneClassifier"),
         (view == "boundaries" and bool(settings["kernels"]), "from sklearn.svm import SVC"),
     ) if needed]
-    reads = (f"\nIt reads {data_file}, the data file the app offers beside this code."
+    reads = ("\nIt reads DATA_FILE, the data file the app offers beside this code."
              if settings["source"] in FILE_SOURCES else "")
     title = registry.label(registry.VIEWS, view)
     return (f'"""kernelviz, {title} view: the numbers the app shows for these settings.{reads}"""\n'
-            + "\n".join(imports) + "\n\nimport kernelviz as kv")
+            + "\n".join(imports) + "\n\nimport kernelviz as kv\nfrom kernelviz import pipeline")
 
 
-def _n_features(settings: Mapping) -> int | None:
-    """The data's number of features where the settings tell it; None for an uploaded file."""
-    source = settings["source"]
-    if source == "generator":
-        return int(settings["gen_params"].get("n_features", kv.data.GENERATORS[settings["generator"]].get(
-            "n_features", 2)))
-    if source == "sample":
-        return _sample_features(settings["sample"])
-    return 2 if source == "drawn" else None
-
-
-@lru_cache(maxsize=None)
-def _sample_features(name: str) -> int:
-    return kvviews.bundled_dataset(name).d
+def _spec(spec, **names: str) -> str:
+    """A spec of kernelviz.pipeline as code: each field a literal (``repr``), or the name given."""
+    fields = [f"{f.name}={names.get(f.name) or repr(getattr(spec, f.name))}" for f in dataclasses.fields(spec)]
+    return f"pipeline.{type(spec).__name__}(\n    " + ",\n    ".join(fields) + ",\n)"
 
 
 def _data(settings: Mapping, data_file: str | None) -> str:
-    source = settings["source"]
-    if source == "generator":
-        params = settings["gen_params"]
-        what = "its default parameters" if not params else "non-default " + ", ".join(params)
-        lines = [f"# Data: the {settings['generator']} generator ({what}), seed {settings['data_seed']}.",
-                 f"X, y = kv.data.make({settings['generator']!r}, random_state={settings['data_seed']}"
-                 f"{_kwargs(params)})"]
-    elif source == "sample" and settings["sample"] == "iris-2class":
-        lines = ["# Data: Iris, setosa vs versicolor (scikit-learn's copy).",
-                 "iris = load_iris()",
-                 "first_two = iris.target < 2",
-                 "X, y = iris.data[first_two], iris.target[first_two].astype(float)"]
-    elif source == "sample":
-        lines = [f"# Data: the bundled sample {settings['sample']}.",
-                 f"ds = kv.data.load({settings['sample']!r})",
-                 "X, y = ds.X, ds.y"]
+    """The data as the app prepares them, by the same step (kernelviz.pipeline)."""
+    lines = ["# The data as the app prepares them (kernelviz.pipeline): made or read, scaled, projected onto",
+             "# their first two principal components when they have more, labels hidden, a test part held out."]
+    if settings["source"] in FILE_SOURCES:
+        # the name only as a literal: a file name is outside text (kernelviz.outside)
+        spec = pipeline.DataSpec.from_settings(settings, identity="file")
+        lines += [f"DATA_FILE = {str(data_file)!r}",
+                  f"data = {_spec(spec, origin='DATA_FILE')}",
+                  "prep = pipeline.prepare(data, kv.data.read(DATA_FILE))"]
     else:
-        lines = [f"# Data: {data_file} (unscaled features; labels in the last column, empty for unlabeled points).",
-                 f"ds = kv.data.read({data_file!r})",
-                 "X, y = ds.X, ds.y"]
-    if settings["scaling"] != "none":
-        lines.append(f"X = kv.data.scale(X, {settings['scaling']!r})  # statistics of every point, labeled or not")
-    d = _n_features(settings)
-    needs_plane = settings["view"] in _NEEDS_VIEW_PLANE
-    if d == 2:
-        if needs_plane:
-            lines.append("X_view = X  # what the plots show")
-        return "\n".join(lines)
-    projection = ["pca = PCA(n_components=2, random_state=0).fit(X)",
-                  "X_view = pca.transform(X)  # the plots show the first two principal components"]
-    if settings["fit_on"] == "projection":
-        projection.append("X = X_view  # and the models see them too")
-    else:
-        projection[-1] += "; the models see every feature"
-    if d is None:  # an uploaded file: only the file tells how many features it has
-        lines.append("if X.shape[1] > 2:")
-        lines += ["    " + line for line in projection]
-        if needs_plane or settings["fit_on"] == "full":
-            lines += ["else:", "    X_view = X"]
-    else:
-        lines += projection
+        lines += [f"data = {_spec(pipeline.DataSpec.from_settings(settings))}",
+                  "prep = pipeline.prepare(data)"]
+    lines += [
+        "X, X_view = prep.X_model, prep.X_view  # what the models see; what the plots show",
+        "y, y_true = prep.y, prep.y_true  # kv.data.UNLABELED where a label is hidden / was never known",
+        "labeled, train, test, hidden = prep.labeled, prep.train, prep.test, prep.hidden",
+        "classes = prep.classes",
+        'print("points:", len(X))',
+        'print("classes:", classes.tolist())',
+        'print("training points per class:", [int(np.sum(train & (y == c))) for c in classes])',
+        'print("test points per class:", [int(np.sum(test & (y == c))) for c in classes])',
+        'print("unlabeled points:", int(np.sum(~labeled)))']
     return "\n".join(lines)
-
-
-def _labels(settings: Mapping) -> str:
-    how, seed, fraction = settings["label_how"], settings["label_seed"], settings["test_fraction"]
-    lines = ["# Which points keep their label; the others are unlabeled (only unsupervised steps see them)."]
-    if how != "all":
-        value = settings["label_fraction"] if how == "fraction" else settings["label_per_class"]
-        lines += [f"keep = kv.data.select_labeled(y, {how!r}, {_number(value)}, X=X, random_state={seed})",
-                  "y_true, y = y, kv.data.hide_labels(y, keep)"]
-    lines.append("labeled = y != kv.data.UNLABELED")
-    if fraction > 0:
-        lines += [f"# {fraction:.0%} of each class's labeled points are held out to measure test accuracy.",
-                  f"test = kv.views.holdout(y, labeled, {_number(fraction)}, {seed})"]
-    else:
-        lines.append("test = np.zeros(len(X), dtype=bool)  # no labeled point is held out")
-    lines.append("train = labeled & ~test")
-    if how != "all":
-        lines.append("hidden = ~labeled & (y_true != kv.data.UNLABELED)  # labels that exist but were hidden")
-    lines += ["classes = np.unique(y[labeled])",
-              'print("points:", len(X))',
-              'print("classes:", classes.tolist())',
-              'print("training points per class:", [int(np.sum(train & (y == c))) for c in classes])',
-              'print("test points per class:", [int(np.sum(test & (y == c))) for c in classes])',
-              'print("unlabeled points:", int(np.sum(~labeled)))']
-    return "\n".join(lines)
-
-
-def _partition_params(settings: Mapping) -> dict:
-    if settings["partition"] != "vi":
-        return {}
-    params = {"weight_concentration_prior_type": settings["vi_prior_type"],
-              "weight_concentration_prior": settings["vi_alpha0"], "mean_precision_prior": settings["vi_beta0"]}
-    if settings["vi_w0"] > 0:
-        params["covariance_prior"] = settings["vi_w0"]
-    return params
 
 
 def _partition(settings: Mapping) -> str:
-    params = "".join(f", {k}={v!r}" for k, v in _partition_params(settings).items())
     return ("# The partition, fitted on every point (labels are never used); CkRBF, GMM and RWM measure with it.\n"
-            f"partition = kv.partitions.fit({settings['partition']!r}, X, n_components={settings['n_components']}, "
-            f"random_state={settings['partition_seed']}{params})")
+            f"partition = pipeline.fit_partition({_spec(pipeline.PartitionSpec.from_settings(settings))}, prep)")
 
 
 def _gamma(settings: Mapping) -> str:
@@ -229,13 +174,14 @@ def _gamma_and_C(settings: Mapping) -> str:
 
 
 def _kernel_arguments(name: str, settings: Mapping, as_dict: bool = False) -> str:
-    """The arguments besides γ that the app gives kernel ``name`` (see kernelviz.views.kernel_params):
+    """The arguments besides γ that the app gives kernel ``name`` (its kernelviz.pipeline.KernelSpec):
     ``", partition=partition, normalize='paper'"``, or as a dict's items."""
+    spec = pipeline.KernelSpec.from_settings(name, settings)
     params = {}
-    if name in kvviews.PARTITION_KERNELS:
+    if spec.partition is not None:
         params["partition"] = "partition"
-    if name in kvviews.SCALED_KERNELS:
-        params["normalize"] = repr(settings["normalize"])
+    if spec.normalize is not None:
+        params["normalize"] = repr(spec.normalize)
     if as_dict:
         return ", ".join(f"{key!r}: {value}" for key, value in params.items())
     return "".join(f", {key}={value}" for key, value in params.items())
@@ -275,18 +221,10 @@ def _similarity_body(settings: Mapping) -> str:
         reference = [f"reference = np.array([{_number(settings['ref_x'])}, {_number(settings['ref_y'])}])"]
     lines = [_gamma(settings),
              _kernels(settings), *reference]
-    to_plane = ["# With every feature, the map is the plane through the data's mean spanned by the two components:",
-                "# the kernels are evaluated at the reference and at the data points' shadows on that plane.",
-                "reference_model = pca.mean_ + reference @ pca.components_",
-                "on_map = pca.mean_ + X_view @ pca.components_"]
-    in_plane = "reference_model, on_map = reference, X"
-    d = _n_features(settings)
-    if settings["fit_on"] != "full" or d == 2:
-        lines.append(in_plane)
-    elif d is None:  # an uploaded file: only the file tells how many features it has
-        lines += ["if X.shape[1] > 2:", *("    " + line for line in to_plane), "else:", "    " + in_plane]
-    else:
-        lines += to_plane
+    lines += ["# The map is the plot's plane; with every feature fitted, its points are taken back into the",
+              "# feature space (the plane through the data's mean spanned by the two components).",
+              "reference_model = prep.to_model(reference[None])[0]",
+              "on_map = prep.to_model(X_view)"]
     return "\n".join([
         *lines,
         f"nearest = np.argsort(((X_view - reference) ** 2).sum(axis=1))[:{NEAREST_POINTS}]",

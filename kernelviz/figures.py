@@ -25,7 +25,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from kernelviz import registry
-from kernelviz.markdown import plotly_text
+from kernelviz.outside import plotly_text
 
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies and in print.
 CLASS_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")

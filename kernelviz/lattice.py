@@ -18,12 +18,16 @@ what is ready and stop it when the data or the view change. Nothing here imports
 
 Quantisation
 ------------
-A value v in [lo, hi] is stored as ``round(254 · (v − lo) / (hi − lo))`` (values outside
-are clipped to the ends); code 255 marks an undefined value (NaN, e.g. an indefinite
-kernel's similarity). Decision fields use the symmetric range ±:data:`DECISION_RANGE`,
-so f = 0 is code 127 exactly and a contour of the decoded field at 0 is exact to half a
-step (DECISION_RANGE / 254 ≈ 0.012 in f); the ±1 margins are exact to the same half step.
-Beyond ±3 the tints saturate, as in the committed figures. Similarity fields store the
+[lo, hi] is cut into 254 equal buckets (codes 0 … 253, values outside clipped to the end
+buckets); a value is stored as the code of its bucket and decoded as the bucket's middle, so
+decoding is exact to half a step, (hi − lo) / 508. Code 255 marks an undefined value (NaN, e.g.
+an indefinite kernel's similarity). Decision fields use the symmetric range
+±:data:`DECISION_RANGE`: with an even number of buckets, 0 is a bucket *edge* — every f < 0 is
+code ≤ 126 and decodes negative, every f ≥ 0 code ≥ 127 and decodes positive — so the picture
+keeps the sign of the smallest decision value, and the zero contour lies between codes 126 and
+127 (a rounding codec with a bucket centred on 0 drew |f| < 0.012 as exactly 0 and lost the
+boundary at small γ and C). The ±1 margins are exact to half a step (≈ 0.012 in f). Beyond ±3
+the tints saturate, as in the committed figures. Similarity fields store the
 normalised similarity k(r, y)/√(k(r, r) k(y, y)) in [0, 1]; their level curves are the
 level curves of the dissimilarity √(−ln s / γ) at that γ.
 """
@@ -38,6 +42,7 @@ import numpy as np
 
 import kernelviz as kv
 from kernelviz import figures as fg
+from kernelviz import pipeline
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz._background import BackgroundJob
@@ -47,8 +52,8 @@ from kernelviz._svm import fit_svm
 LATTICE_STEP = 0.25
 #: Decision values are clipped to ±this before quantising (the committed figures saturate their tints at ≤ 3).
 DECISION_RANGE = 3.0
-#: Largest code of a value; :data:`UNDEFINED_CODE` marks NaN.
-TOP_CODE = 254
+#: Largest code of a value (an even number of buckets, so that 0 is a bucket edge); :data:`UNDEFINED_CODE` marks NaN.
+TOP_CODE = 253
 UNDEFINED_CODE = 255
 #: Which lattices each kind of field has: axis name → the setting whose bounds it spans.
 AXES = {"decision": ("log_gamma", "log_C"), "similarity": ("log_gamma",)}
@@ -56,24 +61,27 @@ AXES = {"decision": ("log_gamma", "log_C"), "similarity": ("log_gamma",)}
 
 @dataclass(frozen=True)
 class Codec:
-    """Linear uint8 quantisation of values in [lo, hi] (see the module notes)."""
+    """uint8 buckets of equal width over [lo, hi] (see the module notes)."""
 
     lo: float
     hi: float
 
     @property
     def step(self) -> float:
-        """The value between two neighbouring codes; decoding is exact to half of it inside [lo, hi]."""
-        return (self.hi - self.lo) / TOP_CODE
+        """The width of a bucket; decoding is exact to half of it inside [lo, hi]."""
+        return (self.hi - self.lo) / (TOP_CODE + 1)
 
     def encode(self, values: np.ndarray) -> np.ndarray:
         values = np.asarray(values, dtype=float)
-        scaled = np.rint((np.clip(values, self.lo, self.hi) - self.lo) / self.step)
-        return np.where(np.isfinite(values), scaled, UNDEFINED_CODE).astype(np.uint8)
+        # counted from the middle, not from lo: lo + 1e-300 would round back to lo and lose its sign
+        middle = (self.lo + self.hi) / 2
+        with np.errstate(invalid="ignore"):
+            buckets = np.clip(np.floor((values - middle) / self.step) + (TOP_CODE + 1) // 2, 0, TOP_CODE)
+        return np.where(np.isfinite(values) | np.isinf(values), np.nan_to_num(buckets), UNDEFINED_CODE).astype(np.uint8)
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         codes = np.asarray(codes)
-        return np.where(codes == UNDEFINED_CODE, np.nan, self.lo + codes.astype(float) * self.step)
+        return np.where(codes == UNDEFINED_CODE, np.nan, self.lo + (codes.astype(float) + 0.5) * self.step)
 
 
 CODECS = {"decision": Codec(-DECISION_RANGE, DECISION_RANGE), "similarity": Codec(0.0, 1.0)}
@@ -244,21 +252,23 @@ class Lattice:
 
 # ============================================================================ decision fields
 
-#: Largest error in f allowed to float32 kernel values: a quarter of a quantisation step.
+#: Largest error in f allowed to float32 kernel values: a quarter of a quantisation step. Cells
+#: whose |f| is within that error are computed again in float64 (:meth:`_Grams.decision`): the
+#: codec keeps the sign of every f, so the sum must have it too.
 FLOAT32_TOLERANCE = CODECS["decision"].step / 4
 #: Bound on the error of one float32 kernel value relative to the largest kernel value: the
 #: rounding of the value itself plus that of exp's argument, at most (1 + 1/e) · 2⁻²⁴ < 2⁻²³.
 FLOAT32_KERNEL_ERROR = 2.0 ** -23
 
 
-def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, grid_times) -> np.ndarray:
+def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, decision) -> np.ndarray:
     """The one SVM fit of this module: libsvm on a precomputed Gram, decision on the grid.
 
-    ``grid_times(support, dual)`` gives the grid's kernel values against the support vectors
-    (all the decision function reads) times their dual coefficients.
+    ``decision(support, dual, intercept)`` gives f on the grid from the support vectors (all the
+    decision function reads), their dual coefficients and the intercept.
     """
     clf = fit_svm(K_train, y_train, C=C, max_iter=kvviews.SVM_MAX_ITER)
-    values = grid_times(clf.support_, clf.dual_coef_[0]) + clf.intercept_[0]
+    values = decision(clf.support_, clf.dual_coef_[0], clf.intercept_[0])
     if not np.all(np.isfinite(values)):
         raise ValueError("the SVM's decision values are not finite numbers (the kernel over- or underflows here)")
     return values
@@ -294,39 +304,62 @@ class _Grams:
             return self.train_family.gram(gamma)
         return kvviews.at_gamma(self.kernel, gamma)(self.X_train)
 
+    def _float32_error(self, dual: np.ndarray) -> float:
+        """Bound on the error float32 kernel values bring to f (Σ|α| · max k · 2⁻²³)."""
+        return float(np.abs(dual).sum() * self.largest_kernel_value * FLOAT32_KERNEL_ERROR)
+
     def _dtype(self, dual: np.ndarray):
         if not self.grid_families:
             return None
-        error = np.abs(dual).sum() * self.largest_kernel_value * FLOAT32_KERNEL_ERROR
-        return np.float32 if error <= FLOAT32_TOLERANCE else np.float64
+        return np.float32 if self._float32_error(dual) <= FLOAT32_TOLERANCE else np.float64
 
-    def _columns(self, gamma: float, columns: np.ndarray, dtype) -> np.ndarray:
+    def _columns(self, gamma: float, columns: np.ndarray, dtype, rows: np.ndarray | None = None) -> np.ndarray:
+        """The grid's kernel values (``rows`` of the grid, or all) against training points ``columns``."""
         if dtype is None:
-            return kv.kernels.apply_in_chunks(kvviews.at_gamma(self.kernel, gamma), self.grid_model,
+            points = self.grid_model if rows is None else self.grid_model[rows]
+            return kv.kernels.apply_in_chunks(kvviews.at_gamma(self.kernel, gamma), points,
                                               self.X_train[columns], lambda K: K)
         family = self.grid_families[dtype]
-        log_n = family.log_n if np.isscalar(family.log_n) else np.take(family.log_n, columns, axis=1)
         D = np.take(family.D, columns, axis=1)
+        log_n = family.log_n if np.isscalar(family.log_n) else np.take(family.log_n, columns, axis=1)
+        if rows is not None:
+            D = D[rows]
+            if not np.isscalar(log_n) and log_n.shape[0] == family.D.shape[0]:
+                log_n = log_n[rows]
         return kv.kernels.GammaFamily(D, log_n).gram(gamma, out=D)  # D is this call's own copy: reuse it
 
-    def grid_times(self, gamma: float, support: np.ndarray, dual: np.ndarray) -> np.ndarray:
-        """Σ_s dual_s k_γ(grid point, support vector s) for every grid point."""
-        K = self._columns(gamma, support, self._dtype(dual))
-        return K @ dual.astype(K.dtype)  # same dtypes: one BLAS call, no cast of K
+    def _exact_near_zero(self, values: np.ndarray, gamma: float, support: np.ndarray, dual: np.ndarray,
+                         intercept: float, dtype) -> np.ndarray:
+        """``values`` with the cells a float32 sum may have given the wrong sign (|f| within its
+        error bound) computed again in float64: few cells, and the codec keeps every sign."""
+        if dtype is not np.float32:
+            return values
+        rows = np.flatnonzero(np.abs(values) <= self._float32_error(dual))
+        if rows.size:
+            values[rows] = self._columns(gamma, support, np.float64, rows) @ dual + intercept
+        return values
 
-    def grid_times_at(self, gamma: float):
-        """:meth:`grid_times` at one γ for many fits: the grid's Gram is built once (per dtype)."""
+    def decision(self, gamma: float, support: np.ndarray, dual: np.ndarray, intercept: float) -> np.ndarray:
+        """f = Σ_s dual_s k_γ(grid point, support vector s) + intercept at every grid point."""
+        dtype = self._dtype(dual)
+        K = self._columns(gamma, support, dtype)
+        values = (K @ dual.astype(K.dtype)).astype(float) + intercept  # same dtypes: one BLAS call, no cast of K
+        return self._exact_near_zero(values, gamma, support, dual, intercept, dtype)
+
+    def decision_at(self, gamma: float):
+        """:meth:`decision` at one γ for many fits: the grid's Gram is built once (per dtype)."""
         full = {}
 
-        def times(support: np.ndarray, dual: np.ndarray) -> np.ndarray:
+        def decision(support: np.ndarray, dual: np.ndarray, intercept: float) -> np.ndarray:
             dtype = self._dtype(dual)
             if dtype not in full:
                 full[dtype] = self._columns(gamma, np.arange(len(self.X_train)), dtype)
             weights = np.zeros(len(self.X_train), dtype=full[dtype].dtype)
             weights[support] = dual
-            return full[dtype] @ weights
+            values = (full[dtype] @ weights).astype(float) + intercept
+            return self._exact_near_zero(values, gamma, support, dual, intercept, dtype)
 
-        return times
+        return decision
 
 
 def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
@@ -377,14 +410,14 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
                     return
                 gamma = 10.0 ** lattice.axes["log_gamma"][i]
                 values = _svm_decision(grams.train(gamma), y_train, C_now,
-                                       lambda sv, dual, g=gamma: grams.grid_times(g, sv, dual))
+                                       lambda sv, dual, b, g=gamma: grams.decision(g, sv, dual, b))
                 yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(values)))
             if todo["log_C"]:
-                K_train, grid_times = grams.train(gamma_now), grams.grid_times_at(gamma_now)
+                K_train, decision_now = grams.train(gamma_now), grams.decision_at(gamma_now)
             for i in todo["log_C"]:
                 if cancel is not None and cancel.is_set():
                     return
-                values = _svm_decision(K_train, y_train, 10.0 ** lattice.axes["log_C"][i], grid_times)
+                values = _svm_decision(K_train, y_train, 10.0 ** lattice.axes["log_C"][i], decision_now)
                 yield Field(name, "log_C", i, lattice.grid.reshape(codec.encode(values)))
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))
@@ -552,14 +585,11 @@ def default_inputs(n_samples: int | None = None, names: Sequence[str] | None = N
     (kernels, prep, grid)
     """
     values = kvstate.defaults()
-    params = {} if n_samples is None else {"n_samples": n_samples}
-    X, y = kv.data.make(values["generator"], random_state=values["data_seed"], **params)
-    ds = kv.data.Dataset(X, y, name=values["generator"])
-    label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
-    prep = kvviews.prepare(ds, f"default:{n_samples}", values["scaling"], values["fit_on"], values["label_how"],
-                           float(label_value), values["label_seed"], values["test_fraction"])
-    partition = kvviews.fit_partition(prep.X_model, values["partition"], values["n_components"],
-                                      values["partition_seed"], ())
+    if n_samples is not None:
+        values["gen_params"] = {"n_samples": n_samples}
+    prep = pipeline.prepared(values)
+    partition = pipeline.partition_of(values, prep)
     names = tuple(values["kernels"] if names is None else names)
-    kernels = {name: kvviews.fit_kernel(name, prep.X_model, partition, values["normalize"]) for name in names}
+    kernels = {name: pipeline.fit_kernel(pipeline.KernelSpec.from_settings(name, values), prep, partition)
+               for name in names}
     return kernels, prep, fg.grid_over(prep.X_view, resolution)

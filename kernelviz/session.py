@@ -54,12 +54,18 @@ class Session:
         Settings whose widgets are drawn on every completed run. They are never written
         back: a script-side write makes Streamlit push the run's (older) value to the
         browser, which loses slider steps the person made while the view was computing.
+    computed : MutableMapping, optional
+        Where the finished grid searches are kept (``store`` when None). The app keeps them
+        with the session's other results, released when the session disconnects
+        (:mod:`kernelviz.ui.session_end`).
     """
 
-    def __init__(self, store: MutableMapping, *, is_setting: Callable[[str], bool], always_drawn: Iterable[str]):
+    def __init__(self, store: MutableMapping, *, is_setting: Callable[[str], bool], always_drawn: Iterable[str],
+                 computed: MutableMapping | None = None):
         self.store = store
         self.is_setting = is_setting
         self.always_drawn = frozenset(always_drawn)
+        self.computed = store if computed is None else computed
 
     # ------------------------------------------------------------------ start
 
@@ -73,7 +79,6 @@ class Session:
         self.store[_FLASH] = list(messages)
         self.store[_PENDING] = {}
         self.store[_LAST_GOOD] = {}
-        self.store[_GRIDS] = OrderedDict()
         self.store[_STARTED] = True
 
     # ------------------------------------------------------------------ pending values and carry-over
@@ -140,7 +145,7 @@ class Session:
 
     def stored_grid(self, key) -> Any:
         """A finished grid search of this session, or ``None`` (it then counts as recently used)."""
-        grids = self.store[_GRIDS]
+        grids = self.computed.setdefault(_GRIDS, OrderedDict())
         if key not in grids:
             return None
         grids.move_to_end(key)
@@ -148,7 +153,7 @@ class Session:
 
     def store_grid(self, key, grid) -> None:
         """Keep a finished grid search; beyond :data:`MAX_STORED_GRIDS` the least recently used goes."""
-        grids = self.store[_GRIDS]
+        grids = self.computed.setdefault(_GRIDS, OrderedDict())
         grids[key] = grid
         grids.move_to_end(key)
         while len(grids) > MAX_STORED_GRIDS:

@@ -268,6 +268,8 @@ def _validate_range(s: Setting, value):
         lo, hi = (float(p) for p in parts)
     except (TypeError, ValueError):
         raise ValueError(f"{s.name} must be two whole numbers lo_hi; got {value!r}.") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"{s.name} must be two whole numbers lo_hi; got {value!r}, which is not finite.")
     if lo != int(lo) or hi != int(hi) or not lo <= hi:
         raise ValueError(f"{s.name} must be two whole numbers with lo ≤ hi; got {value!r}.")
     if not (s.allowed[0] <= lo and hi <= s.allowed[1]):
@@ -405,6 +407,10 @@ def encode(values: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+#: Settings that only mean something together: a link giving one without the other drops it, saying so.
+PAIRED_SETTINGS = (("ref_x", "ref_y"),)
+
+
 def parse(query: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """Query-string dict → (every setting, with defaults filled in; problems found).
 
@@ -423,6 +429,13 @@ def parse(query: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
             values[name] = validate(name, raw)
         except ValueError as err:
             problems.append(f"Ignored the link's {name}: {err}")
+    for pair in PAIRED_SETTINGS:
+        given = [name for name in pair if values[name] is not None]
+        if len(given) == 1:
+            (alone,), (missing,) = given, set(pair) - set(given)
+            problems.append(f"Ignored the link's {alone}: it needs {missing} beside it "
+                            f"({' and '.join(pair)} are one point), which the link does not give or could not be read.")
+            values[alone] = BY_NAME[alone].default
     return values, problems
 
 

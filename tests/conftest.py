@@ -6,10 +6,15 @@ never pay for them. ``screenshot_dir`` decides where the browser tests save thei
 screenshots: a temporary folder, so that a test run never changes the repository, unless
 ``KERNELVIZ_SCREENSHOTS`` names a folder (``make screenshots`` sets it to docs/screenshots
 to refresh the README's pictures on purpose).
+
+Every test belongs to one layer, so that ``pytest -m unit`` is the fast one: ``browser`` (marked
+in its file), ``app`` (runs the app through AppTest: found from the test's own code and the
+helpers it calls) or ``unit`` (everything else). ``slow`` is orthogonal.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import socket
 import subprocess
@@ -108,3 +113,34 @@ def page(browser):
     pg.set_default_timeout(90_000)
     yield pg
     context.close()
+
+
+LAYERS = ("unit", "app", "browser")
+
+
+def _runs_the_app(function, module) -> bool:
+    """The test's code, or a helper of its module that it calls, builds an AppTest."""
+    try:
+        if "AppTest" in inspect.getsource(function):
+            return True
+    except (OSError, TypeError):
+        return False
+    helpers = (getattr(module, name, None) for name in function.__code__.co_names)
+    for helper in helpers:
+        if inspect.isfunction(helper) and helper.__module__ == module.__name__:
+            try:
+                if "AppTest" in inspect.getsource(helper):
+                    return True
+            except (OSError, TypeError):
+                continue
+    return False
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if any(item.get_closest_marker(layer) for layer in LAYERS):
+            continue
+        function = getattr(item, "function", None)
+        module = getattr(item, "module", None)
+        layer = "app" if function is not None and _runs_the_app(function, module) else "unit"
+        item.add_marker(getattr(pytest.mark, layer))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kernelviz as kv
-from kernelviz import cli, evaluation
+from kernelviz import _dask, cli, evaluation
 
 SMALL_GRID = ["--C", "1e-1:1e1:3", "--gamma", "1:1e2:3", "--cv", "3", "--n-jobs", "1"]
 
@@ -251,7 +251,7 @@ def test_scheduler_without_dask_exits_2(monkeypatch, capsys):
 
 def test_unreachable_scheduler_exits_2(monkeypatch, capsys):
     pytest.importorskip("dask.distributed")
-    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr(_dask, "SCHEDULER_TIMEOUT", "1s")
     assert cli.main(["grid", "ripley", *SMALL_GRID, "--scheduler", "tcp://127.0.0.1:1"]) == 2
     err = capsys.readouterr().err
     assert "Dask scheduler" in err and "grid search" not in err and "fitting kernels" not in err
@@ -311,3 +311,104 @@ def test_log_grid_parsing():
     np.testing.assert_allclose(cli.log_grid("1e-2:1e4:7"), 10.0 ** np.arange(-2, 5))
     np.testing.assert_allclose(cli.log_grid("0.5,2"), [0.5, 2.0])
     np.testing.assert_allclose(cli.log_grid("3:3:1"), [3.0])
+
+
+# ----------------------------------------------------------------------------- output paths (issue 17)
+@pytest.fixture
+def no_reproduction(monkeypatch):
+    """Make reaching a paper's run a test failure."""
+    from kernelviz.reproduce import command
+
+    def started(*args, **kwargs):
+        raise AssertionError("the run started")
+    monkeypatch.setattr(command, "run_paper", started)
+
+
+def _reproduce(out):
+    return ["reproduce", "cksvmnda", "--quick", "--row", "Heart", "--out", str(out)]
+
+
+def test_reproduce_out_naming_a_file_or_a_device_is_refused_before_any_work(tmp_path, no_reproduction, capsys):
+    a_file = tmp_path / "results.txt"
+    a_file.write_text("my notes")
+    assert cli.main(_reproduce(a_file)) == 2
+    err = capsys.readouterr().err
+    assert f"--out: {str(a_file)!r} is not a folder kernelviz can write reports into (it is a file)" in err
+    assert "the run started" not in err and a_file.read_text() == "my notes"
+    assert cli.main(_reproduce("/dev/null")) == 2
+    err = capsys.readouterr().err
+    assert "--out: '/dev/null' is not a folder kernelviz can write reports into (it is a device)" in err
+    assert "the run started" not in err
+    assert cli.main(_reproduce(a_file / "sub")) == 2  # a folder under a file can never be made
+    err = capsys.readouterr().err
+    assert f"--out: cannot write {str(a_file / 'sub')!r}: {str(a_file)!r} is a file, not a folder." in err
+    assert "the run started" not in err
+
+
+def test_reproduce_out_whose_cells_or_report_cannot_be_written_is_refused_first(tmp_path, no_reproduction, capsys):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "cells").write_text("not the store")
+    assert cli.main(_reproduce(tmp_path / "a")) == 2
+    err = capsys.readouterr().err
+    assert f"--out: {str(tmp_path / 'a' / 'cells')!r} is not a folder kernelviz can keep its result store in" in err
+    (tmp_path / "b" / "report.json").mkdir(parents=True)  # found only after the whole run, before this check
+    assert cli.main(_reproduce(tmp_path / "b")) == 2
+    err = capsys.readouterr().err
+    assert f"--out: {str(tmp_path / 'b' / 'report.json')!r} is a folder; name a file." in err
+    assert "the run started" not in err
+    new = tmp_path / "new" / "deeper"
+    from kernelviz.reproduce import command
+
+    command.check_out(new)  # a folder that does not exist yet is fine, and the check does not make it
+    assert not (tmp_path / "new").exists() and list(tmp_path.glob(".kernelviz-check-*")) == []
+
+
+@pytest.mark.skipif(hasattr(__import__("os"), "geteuid") and __import__("os").geteuid() == 0,
+                    reason="root may write into any folder")
+def test_output_in_a_folder_without_write_permission_is_refused_first(tmp_path, no_reproduction, no_search,
+                                                                        capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        assert cli.main(_reproduce(locked)) == 2
+        assert f"--out: cannot write {str(locked)!r}: Permission denied" in capsys.readouterr().err
+        assert cli.main(_reproduce(locked / "new")) == 2
+        assert f"--out: cannot write {str(locked / 'new')!r}: Permission denied" in capsys.readouterr().err
+        assert cli.main(["grid", "ripley", *SMALL_GRID, "--out", str(locked / "scores.json")]) == 2
+        assert f"--out: cannot write {str(locked / 'scores.json')!r}" in capsys.readouterr().err
+    finally:
+        locked.chmod(0o700)
+
+
+@pytest.mark.parametrize("device", ["/dev/full", "/dev/null"])
+def test_grid_out_naming_a_device_is_refused_before_the_search(device, no_search, capsys):
+    """/dev/full opens fine and fails only at the first write, which came after the whole search."""
+    if not __import__("os").path.exists(device):
+        pytest.skip(f"no {device} here")
+    assert cli.main(["grid", "ripley", *SMALL_GRID, "--out", device]) == 2
+    err = capsys.readouterr().err
+    assert f"--out: {device!r} is not a file kernelviz can write results into (it is a device)" in err
+    assert "the search started" not in err and "Traceback" not in err
+
+
+def test_grid_out_check_keeps_an_existing_file_and_leaves_nothing_behind(tmp_path, no_search, capsys):
+    existing = tmp_path / "scores.json"
+    existing.write_text("earlier results")
+    cli.check_output(existing)
+    cli.check_output(tmp_path / "new" / "scores.json")
+    assert existing.read_text() == "earlier results" and not (tmp_path / "new").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scores.json"]
+
+
+def test_the_library_run_checks_its_store_folder_before_any_work(tmp_path, monkeypatch):
+    from kernelviz.reproduce import run
+    from kernelviz.reproduce.papers import _selection
+
+    def started(*args, **kwargs):
+        raise AssertionError("the run started")
+    monkeypatch.setattr(_selection, "_fit_and_score", started)
+    a_file = tmp_path / "store.txt"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match=r"out: .*store.txt' is not a folder kernelviz can keep its result store in"):
+        run("cksvmnda", rows=["Heart"], out=a_file)

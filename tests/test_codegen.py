@@ -1,7 +1,7 @@
 """The "Python code" of every view: run the script, and compare what it prints with what the app computes.
 
-The app's numbers come from ``kernelviz.views`` called the way ``app.py`` calls it (data →
-``prepare`` → partition → fitted kernels → panels, grid searches, P_f); the script's come
+The app's numbers come from ``kernelviz.pipeline`` (data → partition → fitted kernels → grid
+searches), the path the app takes, and the views' panels and P_f; the script's come
 from a subprocess that runs the generated text with the public API. Every printed number
 must agree to 1e-9, and every number the test expects must be printed.
 """
@@ -16,12 +16,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import kernelviz as kv
-from kernelviz import codegen, registry
+from kernelviz import codegen, pipeline, registry
 from kernelviz import figures as fg
 from kernelviz import state
 from kernelviz import views
+
+from _hostile import hostile_text
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The decision maps' resolution does not change any number the script prints: keep it small.
@@ -39,27 +43,13 @@ def settings_of(**changes) -> dict:
     return values
 
 
-def app_dataset(values: dict, upload: bytes | None) -> kv.data.Dataset:
-    """``app.raw_dataset`` without Streamlit's caches."""
-    if values["source"] == "generator":
-        X, y = kv.data.make(values["generator"], random_state=values["data_seed"], **values["gen_params"])
-        return kv.data.Dataset(X, y, name=values["generator"])
-    if values["source"] == "sample":
-        return views.bundled_dataset(values["sample"])
+def handed_in(values: dict, upload: bytes | None, name: str = "my-data") -> kv.data.Dataset | None:
+    """The data the app hands to the pipeline: an upload (``name``: its file's stem) or a drawing."""
     if values["source"] == "upload":
-        return kv.data.read(upload, name="my-data")
-    return views.drawn_dataset(values["points"])
-
-
-def app_partition_params(values: dict) -> tuple:
-    """``app.partition_params``, as the sorted pairs ``app.partition_key`` passes on."""
-    if values["partition"] != "vi":
-        return ()
-    params = {"weight_concentration_prior_type": values["vi_prior_type"],
-              "weight_concentration_prior": values["vi_alpha0"], "mean_precision_prior": values["vi_beta0"]}
-    if values["vi_w0"] > 0:
-        params["covariance_prior"] = values["vi_w0"]
-    return tuple(sorted(params.items()))
+        return kv.data.read(upload, name=name)
+    if values["source"] == "drawn":
+        return views.drawn_dataset(values["points"])
+    return None
 
 
 class DataPoints:
@@ -69,11 +59,9 @@ class DataPoints:
         self.points = points
 
 
-def app_numbers(values: dict, upload: bytes | None = None) -> tuple[views.Prepared, dict]:
+def app_numbers(values: dict, upload: bytes | None = None, name: str = "my-data") -> tuple[views.Prepared, dict]:
     """What the app shows in ``values["view"]``, under the labels the script prints them with."""
-    label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
-    prep = views.prepare(app_dataset(values, upload), "test", values["scaling"], values["fit_on"],
-                         values["label_how"], float(label_value), values["label_seed"], values["test_fraction"])
+    prep = pipeline.prepared(values, handed_in(values, upload, name), identity="test")
     view = values["view"]
     out = {"points": len(prep.y), "classes": prep.classes.tolist(),
            "training points per class": [int(np.sum(prep.train & (prep.y == c))) for c in prep.classes],
@@ -83,9 +71,8 @@ def app_numbers(values: dict, upload: bytes | None = None) -> tuple[views.Prepar
         out["feature means"] = prep.X_model.mean(axis=0).tolist()
         out["feature standard deviations"] = prep.X_model.std(axis=0).tolist()
         return prep, out
-    partition = views.fit_partition(prep.X_model, values["partition"], values["n_components"],
-                                    values["partition_seed"], app_partition_params(values))
-    kernels = {name: views.fit_kernel(name, prep.X_model, partition, values["normalize"])
+    partition = pipeline.partition_of(values, prep)
+    kernels = {name: pipeline.fit_kernel(pipeline.KernelSpec.from_settings(name, values), prep, partition)
                for name in values["kernels"]}
     gamma = 10.0 ** values["log_gamma"]
     if view == "partition":
@@ -130,18 +117,15 @@ def app_numbers(values: dict, upload: bytes | None = None) -> tuple[views.Prepar
             out[f"{name} negative eigenvalues"] = summary.row["negative eigenvalues"]
             out[f"{name} diagonal range"] = [K.diagonal().min(), K.diagonal().max()]
     elif view in ("grid", "pf"):
-        steps = values["grid_steps"]
-        log_Cs = views.grid_axis(values["grid_log_C"], steps)
-        log_gammas = views.grid_axis(values["grid_log_gamma"], steps)
-        results = {name: views.grid_search(name, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"],
-                                           views.kernel_params(name, partition, values["normalize"]))[0]
+        grid = pipeline.GridSpec.from_settings(values)
+        results = {name: pipeline.grid_search(pipeline.KernelSpec.from_settings(name, values), grid, prep, partition)[0]
                    for name in values["kernels"]}
         if view == "grid":
             for name, result in results.items():
                 i, j = np.unravel_index(np.argmax(result.scores), result.scores.shape)
                 out[f"{name} accuracy grid"] = result.scores.tolist()
                 out[f"{name} best accuracy"] = result.scores.max()
-                out[f"{name} best cell (log10 C, log10 gamma)"] = [log_Cs[i], log_gammas[j]]
+                out[f"{name} best cell (log10 C, log10 gamma)"] = [grid.log_Cs[i], grid.log_gammas[j]]
         else:
             table, alpha0, _, _ = views.pf_curves({name: r.scores for name, r in results.items()})
             out["alpha0"] = alpha0
@@ -181,10 +165,10 @@ def assert_same_numbers(printed: dict, expected: dict) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9, err_msg=label)
 
 
-def check_view(tmp_path: Path, upload: bytes | None = None, **changes) -> dict:
+def check_view(tmp_path: Path, upload: bytes | None = None, name: str = "my-data", **changes) -> dict:
     """Generate the view's script, run it, and compare with the app; returns the printed numbers."""
     values = settings_of(**changes)
-    prep, expected = app_numbers(values, upload)
+    prep, expected = app_numbers(values, upload, name)
     data_file = None
     if values["source"] in codegen.FILE_SOURCES:
         data_file, text = codegen.data_download(prep)
@@ -321,3 +305,35 @@ def test_eta_and_the_unit_kernel_reach_the_script(tmp_path):
     """CKSVMNDA at η = 1 and MCPM / SCM with LPPK: the script fits them as the app's panels do."""
     check_view(tmp_path, view="boundaries", gen_params={"n_samples": 60, "noise": 0.2}, kernels=["rbf"],
                models=["CKSVMNDA", "SCM", "MCPM"], log_gamma=-0.5, log_C=0.5, log_eta=0.0, unit_kernel="lppk")
+
+
+# ----------------------------------------------------------------------------- hostile names
+
+
+HOSTILE_UPLOAD = kv.data.to_csv(kv.data.Dataset(*kv.data.make("blobs", n_samples=40, random_state=2),
+                                                name="x")).encode()
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(name='x"""and __import__(\'os\').system(\'touch PWNED\')or"""', view="data")
+@example(name="a\nimport os; os.system('touch PWNED')\n#", view="data")
+@example(name="\\N{y}", view="partition")
+@given(name=hostile_text, view=st.sampled_from(["data", "partition", "similarity", "boundaries", "kernel"]))
+def test_a_hostile_file_name_is_only_a_literal_in_the_script(tmp_path_factory, name, view):
+    """Upload → the view's Python-code box → the script run in a scratch folder: it reads the file
+    the box offers, prints the page's numbers, and does nothing else (no file appears)."""
+    folder = tmp_path_factory.mktemp("hostile")
+    changes = {"kernels": ["rbf"], "models": []} if view != "data" else {}
+    check_view(folder, upload=HOSTILE_UPLOAD, name=name, view=view, source="upload", **changes)
+    prep, _ = app_numbers(settings_of(source="upload"), HOSTILE_UPLOAD, name)
+    data_file, _ = codegen.data_download(prep)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([data_file, "view.py"])
+    script = codegen.script(settings_of(view=view, source="upload", **changes), data_file=data_file)
+    # the name is nowhere in the script but in the literal that reads the file
+    assert [line for line in script.splitlines() if data_file in line] == [f"DATA_FILE = {data_file!r}"]
+
+
+def test_a_generator_parameter_that_does_not_exist_never_reaches_the_code():
+    with pytest.raises(ValueError, match="no such parameter"):
+        codegen.script({**settings_of(), "gen_params": {"noise=0)\nimport os\n#": 1.0}})

@@ -16,7 +16,7 @@ from kernelviz import lessons
 from kernelviz import state
 from kernelviz import views
 from kernelviz.references import PAPERS
-from kernelviz.ui import lesson_grids  # the data and partition stages as the app runs them
+from kernelviz import pipeline  # the data and partition stages as the app runs them
 
 ALL_STEPS = [(lesson.name, k) for lesson in lessons.LESSONS.values() for k in range(1, len(lesson.steps) + 1)]
 #: Values a step may point at besides a panel (the names the views' tables and controls use).
@@ -200,8 +200,8 @@ LIGHT_STEPS = [(n, k) for n, k in ALL_STEPS if lessons.get(n).step(k).view not i
 def test_every_light_step_computes_and_its_sentence_can_be_written(name, k):
     step = lessons.get(name).step(k)
     values = step.applied()
-    prep = lesson_grids.prepared(values)
-    partition = lesson_grids.partition_of(values, prep)
+    prep = pipeline.prepared(values)
+    partition = pipeline.partition_of(values, prep)
     if step.view == "boundaries":
         panels = boundary_panels(values, prep, partition)
         results = lessons.boundary_results(panels)
@@ -228,8 +228,8 @@ def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
     from scipy import ndimage
 
     values = lessons.get("rwm").step(1).applied()
-    prep = lesson_grids.prepared(values)
-    panels = boundary_panels(values, prep, lesson_grids.partition_of(values, prep))
+    prep = pipeline.prepared(values)
+    panels = boundary_panels(values, prep, pipeline.partition_of(values, prep))
     results = lessons.boundary_results(panels)
     assert prep.train.sum() == 2 and prep.hidden.sum() == 798
     # independent: RBF on two labeled points is the perpendicular bisector, whatever γ and C
@@ -252,9 +252,9 @@ def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
 def test_ckrbf_diagonal_is_its_cluster_normaliser_and_the_sentence_says_larger():
     step = lessons.get("ckrbf").step(2)
     values = step.applied()
-    prep = lesson_grids.prepared(values)
+    prep = pipeline.prepared(values)
     assert values["normalize"] == "paper"
-    X, kernels, results = kernel_view(values, prep, lesson_grids.partition_of(values, prep))
+    X, kernels, results = kernel_view(values, prep, pipeline.partition_of(values, prep))
     # independent: k(x, x) = det(2 Σ_c(x))^(−½) for CkRBF at the paper's scale, 1 for RBF
     ck = kernels["ckrbf"]
     normalisers = [np.linalg.det(2 * ck.covariances_[c]) ** -0.5 for c in np.unique(ck.partition_.predict(X))]
@@ -278,8 +278,8 @@ def test_lppk_on_two_points_is_rbf_times_a_constant_far_below_one_at_the_mcpm_st
 def test_mcpm_bound_sentence_uses_the_alpha_of_the_model_the_panel_shows():
     step = lessons.get("mcpm").step(3)
     values = step.applied()
-    prep = lesson_grids.prepared(values)
-    panels = boundary_panels(values, prep, lesson_grids.partition_of(values, prep))
+    prep = pipeline.prepared(values)
+    panels = boundary_panels(values, prep, pipeline.partition_of(values, prep))
     results = lessons.boundary_results(panels)
     for name in ("MPM", "MCPM"):
         cls = kv.models.MODELS[name][0]
@@ -301,8 +301,8 @@ def sign_regions(step):
     from scipy import ndimage
 
     values = step.applied()
-    prep = lesson_grids.prepared(values)
-    panel = boundary_panels(values, prep, lesson_grids.partition_of(values, prep))[0]
+    prep = pipeline.prepared(values)
+    panel = boundary_panels(values, prep, pipeline.partition_of(values, prep))[0]
     grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
     positive = panel.values.reshape(len(grid.ys), len(grid.xs)) > 0
     return ndimage.label(positive)[1] + ndimage.label(~positive)[1]
@@ -319,8 +319,8 @@ def test_on_pima_the_cluster_models_trail_the_plain_svm_as_the_step_title_says()
     step = lessons.get("mcpm").step(4)
     assert "do not help" in step.title
     values = step.applied()
-    prep = lesson_grids.prepared(values)
-    results = lessons.boundary_results(boundary_panels(values, prep, lesson_grids.partition_of(values, prep)))
+    prep = pipeline.prepared(values)
+    results = lessons.boundary_results(boundary_panels(values, prep, pipeline.partition_of(values, prep)))
     assert results["rbf"]["test"] > max(results["SCM"]["test"], results["MCPM"]["test"]) + lessons.LEVEL_ACCURACY
     assert step.explain(results).endswith(f"RBF leads by "
                                           f"{100 * (results['rbf']['test'] - results['MCPM']['test']):.1f} points.")
@@ -341,8 +341,8 @@ def test_psd_verdict_follows_the_views_verdict():
 def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
     step = lessons.get("rwm").step(3)
     values = step.applied()
-    prep = lesson_grids.prepared(values)
-    X, kernels, results = kernel_view(values, prep, lesson_grids.partition_of(values, prep))
+    prep = pipeline.prepared(values)
+    X, kernels, results = kernel_view(values, prep, pipeline.partition_of(values, prep))
     grams = {n: k(X) for n, k in kernels.items()}
     # independent: the eigenvalues themselves
     assert np.linalg.eigvalsh(grams["rwm"]).min() == pytest.approx(results["rwm"]["min_eigenvalue"], abs=1e-9)

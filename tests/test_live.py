@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from _charts import click, figures
 from kernelviz import lattice as kvlattice
 from kernelviz.components import scrub as kvscrub
-from kernelviz.ui import live, pollers
+from kernelviz.ui import grid_jobs, live, pollers, session_end
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SMALL = {"gen_params": "n_samples:60", "kernels": "rbf,ckrbf"}
@@ -154,6 +154,32 @@ def test_leaving_a_view_stops_its_unfinished_job_and_keeps_finished_lattices():
     assert [key[0] for key in lattices.jobs] == ["decision"]
 
 
+def test_the_previous_lattice_is_the_newest_finished_one_of_the_same_data_and_kernels():
+    lattices, starter = live.LiveLattices({}), Starter()
+    assert lattices.previous("decision", "moons") is None
+    request(lattices, starter, "moons", (0.0, 0.0))
+    assert lattices.previous("decision", "moons") is None  # still running
+    starter.started[-1].done = True
+    request(lattices, starter, "moons", (0.5, 0.0))
+    request(lattices, starter, "moons-ref", (0.0, None), kind="similarity")
+    starter.started[-1].done = True
+    assert lattices.previous("decision", "moons") == "decision:moons:(0.0, 0.0)"
+    assert lattices.previous("decision", "circles") is None
+    assert lattices.previous("similarity", "moons-ref") == "similarity:moons-ref:(0.0, None)"
+
+
+def test_release_stops_every_job_and_keeps_no_lattice_or_request():
+    store, starter = {}, Starter()
+    lattices = live.LiveLattices(store)
+    request(lattices, starter, "moons", (0.0, 0.0))
+    starter.started[-1].done = True
+    request(lattices, starter, "moons", (0.5, 0.0))
+    lattices.request("decision", "moons", (1.0, 0.0), starter("deferred"), begin=False)
+    live.LiveLattices(store).release()
+    assert all(job.cancelled for job in starter.started)
+    assert not lattices.jobs and not lattices.pending and not store[live.PENDING_KEY]
+
+
 def test_a_failed_job_is_reported_not_shown():
     lattices, starter = live.LiveLattices({}), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))
@@ -171,8 +197,17 @@ def make_app(**query) -> AppTest:
     return at.run()
 
 
+def lattice_jobs(at: AppTest) -> dict:
+    """The session's lattice jobs, by (kind, context, committed)."""
+    return at.session_state[session_end.KEY][live.STORE_KEY]
+
+
+def grid_job(at: AppTest) -> grid_jobs.SessionJob:
+    return grid_jobs.current(at.session_state[session_end.KEY])
+
+
 def finish_jobs(at: AppTest) -> None:
-    for job in at.session_state[live.STORE_KEY].values():
+    for job in lattice_jobs(at).values():
         job.result(120)
 
 
@@ -209,11 +244,27 @@ def test_a_released_value_becomes_the_setting_and_the_old_lattice_shows_until_th
     assert "γ = 3.16" in figures(at)[0]["layout"]["title"]["text"]
     data = scrub_data(at)
     assert data["log_gamma"] == 0.5 and data["lattice"]["log_gamma"] == 0.0  # the older lattice, labelled by the component
-    keys = list(at.session_state[live.STORE_KEY])
+    keys = list(lattice_jobs(at))
     assert [key[2] for key in keys] == [(0.0, 0.0), (0.5, 0.0)]
     finish_jobs(at)
     at.run()
     assert scrub_data(at)["lattice"]["log_gamma"] == 0.5
+
+
+def test_a_gamma_commit_starts_from_the_older_lattices_gamma_fields():
+    """After a γ step at the same C, every γ field of the older lattice still holds
+    (kernelviz.lattice.Lattice.reuse): the new job computes only the C lattice."""
+    at = make_app(view="boundaries")
+    finish_jobs(at)
+    at.run()
+    ((_, old),) = lattice_jobs(at).items()
+    at.session_state["log_gamma"] = 0.5
+    at.run()
+    new = lattice_jobs(at)[next(key for key in lattice_jobs(at) if key[2] == (0.5, 0.0))]
+    for name in ("rbf", "ckrbf"):
+        assert new.lattice.filled[(name, "log_gamma")].all()
+        np.testing.assert_array_equal(new.lattice.codes[(name, "log_gamma")], old.lattice.codes[(name, "log_gamma")])
+    new.result(120)
 
 
 def test_the_committed_figure_keeps_its_place_while_the_new_lattice_is_prepared():
@@ -243,7 +294,7 @@ def _stale_tick():
     committed γ = 0.25 into the sidebar's slider: it carries the old γ = 0."""
     import streamlit as st
 
-    from kernelviz.ui import live
+    from kernelviz.ui import live, session_end
 
     class Running:
         done, cancelled, error, lattice = False, False, None, None
@@ -253,7 +304,7 @@ def _stale_tick():
 
     committed = (0.25, 0.0)
     st.session_state["log_gamma"], st.session_state["log_C"] = 0.0, 0.0
-    live.LiveLattices(st.session_state).jobs[("decision", "data", committed)] = Running()
+    live.LiveLattices(session_end.store()).jobs[("decision", "data", committed)] = Running()
     live._status("decision", "data", committed, lambda: None, False)
 
 
@@ -302,11 +353,11 @@ def test_a_running_grid_searchs_progress_goes_out_after_every_widget_of_the_page
     at.run()
     try:
         assert not at.exception
-        assert at.session_state["_grid_job"].running, "the search ended before the run: make it longer"
+        assert grid_job(at).running, "the search ended before the run: make it longer"
         assert calls == [(1, True)]
         assert any(b.label == "Cancel" for b in at.button)
     finally:
-        at.session_state["_grid_job"].job.cancel()
+        grid_job(at).job.cancel()
 
 
 def test_what_a_run_held_and_did_not_draw_is_not_drawn_by_the_next_one():
@@ -323,12 +374,12 @@ def test_new_data_never_show_the_old_lattice():
     at = make_app(view="boundaries")
     finish_jobs(at)
     at.run()
-    (old_key,) = at.session_state[live.STORE_KEY]
-    old_job = at.session_state[live.STORE_KEY][old_key]
+    (old_key,) = lattice_jobs(at)
+    old_job = lattice_jobs(at)[old_key]
     at.session_state["data_seed"] = 7
     at.run()
     assert old_job.cancelled
-    (new_key,) = at.session_state[live.STORE_KEY]
+    (new_key,) = lattice_jobs(at)
     assert new_key[1] != old_key[1] and new_key[2] == old_key[2]
     assert scrub_data(at)["lattice"]["x_range"] != [float(old_job.lattice.grid.xs[0]),
                                                     float(old_job.lattice.grid.xs[-1])]
@@ -348,10 +399,10 @@ def test_similarity_scrubs_gamma_around_the_reference_point():
 
 def test_switching_views_stops_the_other_views_unfinished_lattice():
     at = make_app(view="boundaries")
-    (job,) = at.session_state[live.STORE_KEY].values()
+    (job,) = lattice_jobs(at).values()
     at.segmented_control(key="view").set_value("data")
     at.run()
-    kept = list(at.session_state[live.STORE_KEY].values())
+    kept = list(lattice_jobs(at).values())
     # either it had finished (kept for coming back) or it was stopped and dropped
     assert (job in kept and not job.cancelled) or (job.cancelled and job not in kept)
     assert all(not j.cancelled for j in kept)
@@ -362,7 +413,7 @@ def test_the_live_field_at_the_committed_values_is_the_svm_the_lattice_module_co
     finish_jobs(at)
     at.run()
     data = scrub_data(at)["lattice"]
-    (job,) = at.session_state[live.STORE_KEY].values()
+    (job,) = lattice_jobs(at).values()
     expected = job.lattice
     kernels, prep, _ = kvlattice.default_inputs(n_samples=60, names=("rbf", "ckrbf"))
     direct = kvlattice.Lattice.decision(("rbf", "ckrbf"), expected.grid, 0.0, 0.0)
@@ -383,7 +434,7 @@ def test_a_click_on_a_grid_cell_opens_decision_boundaries_for_that_kernel_there(
     at = make_app(view="grid", grid_steps="3", cv="2")
     next(b for b in at.button if b.label == "Run grid search").click()
     at.run()
-    at.session_state["_grid_job"].job.result(300)
+    grid_job(at).job.result(300)
     at.run()
     (fig,) = charts(at)
     curve = next(i for i, t in enumerate(fig["data"]) if t.get("meta") == "ckrbf")

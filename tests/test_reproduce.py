@@ -14,8 +14,10 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.svm import SVC
 
 import kernelviz as kv
+from kernelviz import _dask
 from kernelviz.reproduce import command, datasets, published, report, store
-from kernelviz.reproduce.runner import Settings, run
+from kernelviz.reproduce.driver import run
+from kernelviz.reproduce.runner import Settings
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 SEED_FILES = {"ckrbf": "000_38c2b8b107f7a357.txt", "rwm": "001_422d5d468e0f8ed0.txt",
@@ -142,6 +144,24 @@ def test_foreign_files_are_reported_and_left_alone(tmp_path):
     assert stranger.read_text() == "mine" and lookalike.exists()
 
 
+def test_keys_name_the_data_and_cells_stored_before_that_keep_their_names(tmp_path):
+    """A key with a data digest is another cell; a key without (a store written before the
+    digest was part of keys) hashes as it always did, so its file still reads as a cell."""
+    import hashlib
+
+    old = {"paper": "ckrbf", "table": "2", "dataset": "heart", "split": "cv2-seed0", "model": "RBF",
+           "cell": "C=1|gamma=1"}
+    canonical = json.dumps(old, sort_keys=True, separators=(",", ":"))
+    assert KEY.digest() == hashlib.sha256(canonical.encode()).hexdigest()[:32]
+    s = store.ResultStore(tmp_path)
+    s.put(KEY, {"accuracy": 0.8})
+    shuffled = store.CellKey(**{**old, "data": "f" * 64, "protocol": "{}"})
+    assert shuffled.digest() != KEY.digest() and s.get(shuffled) is None
+    s.put(shuffled, {"accuracy": 0.5})
+    fresh = store.ResultStore(tmp_path)
+    assert fresh.scan() == {KEY: {"accuracy": 0.8}, shuffled: {"accuracy": 0.5}} and fresh.problems == []
+
+
 # ----------------------------------------------------------------------------- data sources
 def test_generators_follow_breimans_definitions():
     X, y = datasets.twonorm(4000, random_state=1)
@@ -259,6 +279,87 @@ def test_an_interrupted_run_continues_where_it_stopped(tmp_path, monkeypatch):
     assert last and all(p.remaining is not None for p in last)
 
 
+def _counting(monkeypatch, module, name):
+    """Count the calls of ``module.name`` (a cell's computation) while still running it."""
+    real, calls = getattr(module, name), []
+    monkeypatch.setattr(module, name, lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    return calls
+
+
+def test_a_run_on_other_data_under_the_same_row_never_reads_the_first_runs_cells(tmp_path, monkeypatch):
+    """Issue 17: cells were keyed by paper, table, row, split, model and cell but not by the
+    data, so a run into the same store with another file for the row (here Heart with its
+    labels shuffled) computed nothing and reported the first file's accuracy under the second
+    file's name. The digest of the arrays is part of every key now, and the report names it."""
+    from kernelviz.reproduce.papers import _selection
+
+    computed = _counting(monkeypatch, _selection, "_fit_and_score")
+    settings = tiny(repetitions=3, max_points=None)
+    out = tmp_path / "cells"
+    heart = run("cksvmnda", rows=["Heart"], out=out, settings=settings)
+    assert len(computed) == 3 * 4  # 3 partitions x 4 columns
+    ds = kv.data.load("heart")
+    labels = np.random.default_rng(1).permutation(ds.y)
+    shuffled = tmp_path / "heart_shuffled.csv"
+    shuffled.write_text("\n".join(",".join(f"{v:.17g}" for v in (*x, label)) for x, label in zip(ds.X, labels)))
+
+    computed.clear()
+    other = run("cksvmnda", rows=["Heart"], data={"Heart": str(shuffled)}, out=out, settings=settings)
+    assert len(computed) == 3 * 4  # every cell computed again: none was read from the first file's run
+    ksvm = {name: next(m for m in result.measurements if m.model == "KSVM")
+            for name, result in (("heart", heart), ("shuffled", other))}
+    majority = max(np.mean(labels > 0), np.mean(labels < 0))
+    assert ksvm["heart"].mean > 0.75 and ksvm["shuffled"].mean < majority + 0.1  # chance, not Heart's 0.8
+    read = kv.data.read(shuffled)
+    assert ksvm["shuffled"].data == datasets.digest(np.asarray(read.X, dtype=float), np.asarray(read.y))
+    assert ksvm["heart"].data == datasets.digest(np.asarray(ds.X, dtype=float), np.asarray(ds.y))
+
+    computed.clear()
+    again = run("cksvmnda", rows=["Heart"], out=out, settings=settings)  # both runs' cells are kept side by side
+    assert computed == [] and [m.to_dict() for m in again.measurements] == [m.to_dict() for m in heart.measurements]
+
+    from kernelviz import export
+
+    monkeypatch.setattr(export, "unavailable_reason", lambda: "not in this test")  # no browser for figures
+    md, js = report.write_report(other, tmp_path / "report")
+    document = json.loads(js.read_text())["runs"][0]
+    assert {c["data_digest"] for c in document["cells"]} == {ksvm["shuffled"].data}
+    assert document["data"] == [{"table": "1", "row": "Heart", "digest": ksvm["shuffled"].data, "points": 270,
+                                 "features": 13, "source": f"file {shuffled}"}]
+    assert f"*Data:* Heart: file {shuffled}, 270 × 13, sha256 {ksvm['shuffled'].data[:16]}." in md.read_text()
+
+
+def test_a_changed_protocol_parameter_recomputes_the_cells_it_shapes(tmp_path, monkeypatch):
+    """The clusters per class shape the SCM and MCPM columns but are spelled in no key name:
+    with another count their cells are computed again; the MPM columns, which have no clusters,
+    are still read from the store."""
+    from kernelviz.reproduce.papers import _selection, mcpm
+
+    settings = tiny(repetitions=1, max_points=40, grids={"C": [1.0], "gamma": [0.1]})
+    monkeypatch.setattr(mcpm, "CLUSTERS_PER_CLASS", 3)  # few clusters: few points suffice
+    run("mcpm", tables=["II"], rows=["Pima"], out=tmp_path, settings=settings)
+    computed = []
+    real = _selection._fit_and_score
+    monkeypatch.setattr(_selection, "_fit_and_score", lambda column, *a, **k:
+                        computed.append(type(column.estimator).__name__) or real(column, *a, **k))
+    monkeypatch.setattr(mcpm, "CLUSTERS_PER_CLASS", 2)
+    run("mcpm", tables=["II"], rows=["Pima"], out=tmp_path, settings=settings)
+    assert sorted(computed) == ["MCPM", "MCPM", "MCPM", "SCM", "SCM", "SCM"]  # 4 protocol + 2 check columns
+
+
+def test_the_settings_that_shape_results_are_in_every_key_and_the_workers_are_not(tmp_path, monkeypatch):
+    from kernelviz.reproduce.papers import _selection
+
+    out = tmp_path / "cells"
+    run("cksvmnda", rows=["Heart"], out=out, settings=tiny(max_points=60))
+    computed = _counting(monkeypatch, _selection, "_fit_and_score")
+    run("cksvmnda", rows=["Heart"], out=out, settings=tiny(max_points=60, n_jobs=2))
+    assert computed == []  # more workers: the same results, read from the store
+    run("cksvmnda", rows=["Heart"], out=out, settings=tiny(max_points=60, quick=True))
+    assert len(computed) == 4  # quick: another protocol, even where every value it picks is overridden
+    assert Settings(quick=True).fingerprint() != Settings().fingerprint() == Settings(n_jobs=4).fingerprint()
+
+
 def test_rwm_heart_weights_its_categorical_attributes_apart_and_reports_the_change(tmp_path):
     from kernelviz.reproduce.papers import rwm
 
@@ -287,7 +388,8 @@ def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp
     out = tmp_path / "cells"
     settings = tiny(folds=5, max_points=50)
     with pytest.raises(ValueError, match=r"rwm table 4, data set 'Pima': class 0 has 2 points, fewer than the 5"):
-        run("rwm", tables=["4"], data={"Pima": str(small)}, out=out, settings=settings)
+        # insist: a 2-column file for Pima (8 attributes in the paper) is refused before any work otherwise
+        run("rwm", tables=["4"], data={"Pima": str(small)}, out=out, settings=settings, insist=True)
     # Australian and Heart come before Pima in the paper's table: their cells are finished and kept
     assert {k.dataset for k in store.ResultStore(out).scan()} == {
         f"{row}{variant}" for row in ("Australian", "Heart")
@@ -299,7 +401,7 @@ def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp
     narrow.write_text("\n".join(",".join(f"{v:g}" for v in r) for r in rows))
     with pytest.raises(ValueError, match=r"rwm table 4, data set 'Heart'.*13 columns; this file has 6"):
         run("rwm", tables=["4"], data={"Heart": str(narrow), "Pima": "diabetes"}, out=tmp_path / "x",
-            settings=tiny(max_points=40))
+            settings=tiny(max_points=40), insist=True)  # past the dimension check: the weighting's own check
 
 
 def test_unknown_paper_table_or_row_is_refused():
@@ -390,7 +492,7 @@ def _parser():
 def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypatch):
     monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
     args = _parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path), "--row", "bank",
-                                 "--row", "splice", "--data", f"bank={LIBSVM_FOURCLASS}"])
+                                 "--row", "splice", "--data", f"bank={LIBSVM_FOURCLASS}", "--insist"])
     assert command.run(args) == 0
     document = json.loads((tmp_path / "report.json").read_text())
     cells = document["runs"][0]["cells"]
@@ -448,7 +550,7 @@ def test_reproduce_names_an_unreachable_scheduler_and_keeps_finished_cells(tmp_p
     pytest.importorskip("dask.distributed")
     from kernelviz import cli
 
-    monkeypatch.setattr(cli, "SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr(_dask, "SCHEDULER_TIMEOUT", "1s")
     monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
     arguments = ["reproduce", "rwm", "--table", "4", "--row", "Ripley", "--out", str(tmp_path)]
     assert command.run(_parser().parse_args(arguments)) == 0

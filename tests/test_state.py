@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 import kernelviz as kv
 from kernelviz import state
 
+from _hostile import hostile_text
+
 
 def test_defaults_encode_to_an_empty_query_and_parse_back():
     assert state.encode(state.defaults()) == {}
@@ -42,13 +44,42 @@ def test_seeds_and_changed_values_go_into_the_link():
     ("log_gamma", "abc"), ("log_gamma", "nan"), ("log_gamma", "7"), ("n_components", "0"), ("n_components", "2.5"),
     ("kernels", "rbf,unknown"), ("kernels", "rbf,rbf"), ("view", "nowhere"), ("scaling", "log"),
     ("grid_log_C", "3_1"), ("grid_log_C", "a_b"), ("gen_params", "noise"), ("gen_params", "noise:x"),
-    ("points", "1_2"), ("points", "1_a_1"), ("label_fraction", "0"),
+    ("points", "1_2"), ("points", "1_a_1"), ("label_fraction", "0"), ("grid_log_C", "nan_nan"),
+    ("grid_log_gamma", "inf_inf"), ("ref_x", "1"), ("ref_y", "-2.5"),
 ])
 def test_an_unreadable_value_falls_back_to_its_default_with_a_reason(name, raw):
     values, problems = state.parse({name: raw, "data_seed": "5"})
     assert len(problems) == 1 and name in problems[0]
     assert state._equal(values[name], state.BY_NAME[name].default)
     assert values["data_seed"] == 5  # the rest of the link still applies
+
+
+def test_a_range_that_is_not_finite_is_refused_in_our_words():
+    _, problems = state.parse({"grid_log_C": "nan_nan"})
+    assert problems == ["Ignored the link's grid_log_C: grid_log_C must be two whole numbers lo_hi; got 'nan_nan', "
+                        "which is not finite."]
+
+
+def test_a_reference_coordinate_without_the_other_is_dropped_with_a_reason():
+    values, problems = state.parse({"ref_x": "5"})
+    assert values["ref_x"] is None and "needs ref_y" in problems[0]
+    values, problems = state.parse({"ref_x": "5", "ref_y": "oops"})
+    assert values["ref_x"] is None and values["ref_y"] is None
+    assert len(problems) == 2 and "ref_y" in problems[0] and "needs ref_y" in problems[1]
+    assert state.parse({"ref_x": "5", "ref_y": "-1"}) == ({**state.defaults(), "ref_x": 5.0, "ref_y": -1.0}, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(sorted(state.BY_NAME)), raw=hostile_text)
+def test_every_link_value_is_taken_or_refused_with_a_sentence_naming_it(name, raw):
+    """Nothing a link holds is dropped silently: a value either is the setting's new value or
+    comes back as a problem that names the setting."""
+    values, problems = state.parse({name: raw})
+    if problems:
+        assert all(name in p for p in problems)
+        assert state._equal(values[name], state.BY_NAME[name].default)
+    else:
+        assert state._equal(values[name], state.validate(name, raw))
 
 
 def test_hand_typed_choices_are_read_whatever_their_case():
@@ -148,13 +179,18 @@ def _widget_values(s: state.Setting):
     return st.floats(lo, hi, allow_nan=False)
 
 
+def _pair_of(name: str) -> tuple[str, ...]:
+    """The settings the app always sets with ``name`` (the reference point's two coordinates), or itself."""
+    return next((pair for pair in state.PAIRED_SETTINGS if name in pair), (name,))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.sampled_from([s for s in state.SETTINGS if s.kind in NUMERIC_KINDS]).flatmap(
     lambda s: st.tuples(st.just(s.name), _widget_values(s))))
 def test_every_value_a_widget_can_produce_round_trips_through_the_link(name_value):
     name, value = name_value
     values = state.defaults()
-    values[name] = value
+    values.update({partner: value for partner in _pair_of(name)})
     parsed, problems = state.parse(state.encode(values))
     assert problems == []
     assert state._equal(parsed[name], value), (name, value, parsed[name])
@@ -165,7 +201,7 @@ def test_the_ends_of_every_widget_round_trip(name):
     lo, hi = state.bounds(name)
     ends = [(lo, lo), (hi, hi), (lo, hi)] if state.BY_NAME[name].kind == "range" else [lo, hi]
     for value in ends:
-        parsed, problems = state.parse(state.encode({name: value}))
+        parsed, problems = state.parse(state.encode({partner: value for partner in _pair_of(name)}))
         assert problems == [] and state._equal(parsed[name], value), (name, value)
 
 

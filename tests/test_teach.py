@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from _charts import figures
 import kernelviz as kv
 from kernelviz import figures as fg
-from kernelviz import lessons, registry
+from kernelviz import lessons, pipeline, registry
 from kernelviz import state as kvstate
 from kernelviz import views
 from kernelviz.references import PAPERS
@@ -282,8 +282,8 @@ def test_a_shipped_grid_is_used_only_for_exactly_the_steps_settings():
 def test_a_shipped_grid_equals_a_fresh_search():
     values = lessons.get("rbf-basics").step(6).applied()
     fresh, fresh_path = lesson_grids.search("rbf", values)
-    prep = lesson_grids.prepared(values)
-    shipped, path = lesson_grids.load("rbf", values, prep, lesson_grids.partition_of(values, prep))
+    prep = pipeline.prepared(values)
+    shipped, path = lesson_grids.load("rbf", values, prep, pipeline.partition_of(values, prep))
     assert np.array_equal(shipped.fold_scores, fresh.fold_scores)
     assert np.array_equal(shipped.Cs, fresh.Cs) and np.array_equal(shipped.gammas, fresh.gammas)
     # the Keerthi–Lin path rebuilt from the stored C̃ alone is the path of the full search

@@ -9,10 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_points
-
-UNLABELED = -9999
-"""Label value marking a point whose class is unknown (only inside ``Dataset.y``)."""
+from .._validation import UNLABELED, check_points, check_seed  # noqa: F401 - re-exported
 
 MAX_ROWS = 200_000
 """Most data rows :func:`read` accepts (and :func:`make` generates)."""
@@ -174,18 +171,6 @@ def require_classes(y, at_least=2):
             "label some points of another class."
         )
     return classes
-
-
-def check_seed(random_state):
-    """A seed for ``np.random.default_rng``: a non-negative int, or None for a fresh one."""
-    if random_state is None:
-        return None
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) \
-            or random_state < 0:
-        raise ValueError(
-            f"random_state must be a non-negative integer or None; got {random_state!r}."
-        )
-    return int(random_state)
 
 
 def format_label(value) -> str:

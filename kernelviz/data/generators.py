@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from .dataset import MAX_ROWS, check_seed
+from .._validation import check_seed
+from .dataset import MAX_ROWS
 
 GENERATORS = {
     "blobs": {"n_samples": 300, "noise": 0.0, "n_classes": 2, "n_features": 2,

@@ -7,8 +7,8 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_points
-from .dataset import UNLABELED, check_seed
+from .._validation import check_points, check_seed
+from .dataset import UNLABELED
 from .scaling import scale
 
 SELECTIONS = ("all", "fraction", "per_class", "dense_per_class")

@@ -10,6 +10,7 @@ command line; from Python::
 """
 from .published import TABLES
 from .report import write_report
-from .runner import Progress, Settings, run
+from .driver import run
+from .runner import Progress, Settings
 
 __all__ = ["TABLES", "Progress", "Settings", "run", "write_report"]

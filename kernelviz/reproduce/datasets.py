@@ -8,13 +8,14 @@ RWM paper cross-validates over).
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
 
 from .. import data as _data
 
-__all__ = ["GENERATORS", "resolve", "twonorm", "ringnorm", "waveform", "describe_source"]
+__all__ = ["GENERATORS", "resolve", "twonorm", "ringnorm", "waveform", "describe_source", "digest"]
 
 _TWONORM_DIM = 20
 
@@ -108,3 +109,22 @@ def describe_source(source):
     if source in _data.samples():
         return f"bundled sample {source!r}"
     return f"file {source}"
+
+
+def digest(X, y):
+    """SHA-256 (hex) of the points and labels a run uses: each array's dtype, shape and bytes.
+
+    Why the arrays and not the source's name or file: a stored result belongs to the numbers it
+    was computed on. A file edited in place, another file under the same row name, a different
+    subset or draw — each gives other arrays and so another digest, and the store never hands
+    back a result computed on other data. Labels that are not numbers (strings, objects) are
+    hashed as text, since an object array's bytes are memory addresses.
+    """
+    sha = hashlib.sha256()
+    for array in (np.asarray(X), np.asarray(y)):
+        if array.dtype.kind in "OUS":
+            array = array.astype(str)
+        array = np.ascontiguousarray(array)
+        sha.update(f"{array.dtype.str}{array.shape};".encode())
+        sha.update(array.tobytes())
+    return sha.hexdigest()

@@ -8,12 +8,18 @@ here), AUCs are as printed, win rates are fractions.
 
 Where a printed number cannot be what the paper meant, the value is kept as printed and
 a note says so (:data:`NOTES`); the report shows the note next to the cell.
+
+Beside the values: what each paper says about its data sets (:data:`DATA`: points, attributes,
+class split, from its data table), which the report compares with the data each row ran on,
+and the paper's headline claims (:data:`CLAIMS`), each with the test that decides it on a
+table's cells (:mod:`kernelviz.reproduce.claims`).
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-__all__ = ["PublishedValue", "Table", "TABLES", "NOTES", "note", "published", "table"]
+__all__ = ["PublishedValue", "Table", "TABLES", "NOTES", "note", "published", "table", "DataFacts", "DATA",
+           "data_facts", "Claim", "CLAIMS"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,41 @@ class Table:
     metric: str
     protocol: str
     values: tuple  # of PublishedValue
+
+
+@dataclass(frozen=True)
+class DataFacts:
+    """What a paper says about one of its data sets: the row's data as the paper had it."""
+
+    paper: str
+    row: str  # as the paper's tables name it
+    points: int | None  # None: not stated
+    features: int | None
+    classes: tuple | None = None  # class shares in percent, as printed (None: not stated)
+    printed: bool = True  # False: the paper prints none; from the collection it names (``note`` says which)
+    note: str = ""
+
+    def differences(self, points, features, classes):
+        """How data with ``points`` × ``features`` and class counts ``classes`` ({label: count})
+        differ from the paper's; an empty list when they agree on everything the paper states.
+
+        Class shares are compared largest first (the papers do not say which label is which)
+        and agree within half a point, since the papers print them rounded (RWM's Clouds:
+        52.2 and 50.0).
+        """
+        found, where = [], "in the paper" if self.printed else "in the paper's source"
+        if self.points is not None and points != self.points:
+            found.append(f"{points} points here, {self.points} {where}")
+        if self.features is not None and features != self.features:
+            found.append(f"{features} attributes here, {self.features} {where}")
+        if self.classes is not None:
+            total = sum(classes.values())
+            ours = sorted((100 * c / total for c in classes.values()), reverse=True)
+            theirs = sorted(self.classes, reverse=True)
+            if len(ours) != len(theirs) or any(abs(a - b) > 0.5 for a, b in zip(ours, theirs)):
+                found.append(f"class shares {' / '.join(f'{v:.1f}' for v in ours)} % here, "
+                             f"{' / '.join(f'{v:g}' for v in theirs)} % {where}")
+        return found
 
 
 # ----------------------------------------------------------------------------- CkRBF paper
@@ -258,18 +299,13 @@ Waveform 90.7 0.15 90.5 0.15 89.3 0.19 90 0.12
 Splice 88.9 0.41 88.7 0.38 88.5 0.41 88.4 0.36
 """
 
-#: Printed values that cannot be right, or rows whose data differ from ours: shown beside the cell.
+#: Printed values that cannot be right: shown beside the cell. (How a row's data differ from the
+#: paper's is computed from :data:`DATA`, not written here.)
 NOTES = {
     ("ckrbf", "4", "splice", "m4RBF"): "printed as 9.842, an accuracy above 1: presumably 0.842.",
     ("ckrbf", "5", "crashes", "C2RBF>RBF"): "printed as 23 %; with 6 windows a win rate is a multiple of "
                                              "1/6, so presumably 33 %.",
-    ("mcpm", "II", "Pima", "*"): "the paper describes its 'Pima' set as 7,400 samples with 20 attributes from "
-                                 "a multivariate normal, which is Twonorm's description; we run the 768 × 8 "
-                                 "Pima Indians diabetes data.",
-    ("cksvmnda", "1", "Breast-Cancer", "*"): "Rätsch's 'breast-cancer' is the Ljubljana recurrence data "
-                                              "(277 points), not the Wisconsin set we have (683 points).",
 }
-
 
 def _number(text):
     return None if text == "-" else float(text)
@@ -389,3 +425,151 @@ def note(value: PublishedValue) -> str:
             return text
     return ""
 
+
+# ----------------------------------------------------------------------------- data facts
+# CkRBF paper, Table 1: data set, d, then the two columns headed n- and n+. Those are the sizes
+# of the two k-means clusters the table describes, not classes: k-means (k = 2, best of 10
+# k-means++ starts) on the [0, 1]-scaled australian, breast-cancer and diabetes gives exactly
+# 329/361, 453/230 and 515/253, while their classes are 383/307, 444/239 and 500/268
+# (tests/test_reproduce_trust.py checks it). So the paper states n and d, and no class split.
+_CKRBF_DATA = """
+australian 14 329 361
+bank 4 462 910
+breast-cancer 10 453 230
+crashes 20 270 270
+diabetes 8 515 253
+fourclass 2 404 458
+heart 13 129 141
+liver-disorders 6 293 52
+splice 60 592 408
+"""
+_CKRBF_CLUSTERS_NOTE = "the paper's n-/n+ columns are its two k-means clusters' sizes, not classes"
+
+# RWM paper, Table 1: data set, points, continuous and categorical attributes ("-": none), classes,
+# class distribution in percent (as printed: Clouds' shares sum to 102.2, Glass lists 7 shares for
+# 6 classes).
+_RWM_DATA = """
+Australian 690 6 8 2 55.5,44.5
+Clouds 5000 2 - 2 52.2,50.0
+Concentric 2500 2 - 2 36.8,63.2
+Credit-A 690 6 9 2 44.5,55.5
+Credit-G 1000 7 13 2 70.0,30.0
+Ecoli 336 7 - 8 42.6,22.9,15.5,10.4,5.9,1.5,0.6,0.6
+Glass 214 9 - 6 32.7,35.5,7.9,9.6,1.4,2.1,13.6
+Heart 270 6 7 2 44.4,55.6
+Iris 150 4 - 3 33.3,33.3,33.3
+Page-Blocks 5473 10 - 5 89.8,6.0,0.5,1.6,2.1
+Phoneme 5404 5 - 2 70.7,29.3
+Pima 768 - 8 2 65.0,35.0
+Ripley 1250 2 - 2 50.0,50.0
+Satimage 6345 5 - 6 24.1,11.1,20.3,9.7,11.1,23.7
+Seeds 210 7 - 3 33.3,33.3,33.3
+Two-Moons 800 2 - 2 50,50
+Vehicle 846 18 - 4 23.5,25.7,25.8,25.0
+Vowel 528 10 - 11 9.1,9.1,9.1,9.1,9.1,9.1,9.1,9.1,9.1,9.1
+Wine 178 13 - 3 33.1,39.8,26.9
+Yeast 1484 8 - 10 16.4,28.1,31.2,2.9,2.3,3.4,10.1,2.0,1.3,0.3
+"""
+
+# CKSVMNDA paper: no data table. It takes its sets from Rätsch's benchmark collection (its
+# reference [9]); these are that collection's sizes (points, attributes), not printed in the paper.
+# Its breast-cancer is the Ljubljana recurrence data (277 × 9), not the Wisconsin set bundled here.
+_CKSVMNDA_DATA = """
+Flare-Sonar 1066 9
+Breast-Cancer 277 9
+German 1000 20
+Heart 270 13
+Banana 5300 2
+Diabetes 768 8
+Ringnorm 7400 20
+Thyroid 215 5
+Twonorm 7400 20
+Waveform 5000 21
+Splice 3175 60
+"""
+_CKSVMNDA_NOTE = ("not printed in the paper: the sizes of Rätsch's benchmark sets, the collection it names as its "
+                  "source")
+
+
+def _data_facts():
+    facts = [DataFacts("ckrbf", row, int(n_minus) + int(n_plus), int(d), note=_CKRBF_CLUSTERS_NOTE)
+             for row, d, n_minus, n_plus in _rows(_CKRBF_DATA)]
+    for row, points, continuous, categorical, _, shares in _rows(_RWM_DATA):
+        features = sum(0 if n == "-" else int(n) for n in (continuous, categorical))
+        facts.append(DataFacts("rwm", row, int(points), features, tuple(float(v) for v in shares.split(","))))
+    # The MCPM paper states one size, for Pima: 7,400 points with 20 attributes from a multivariate
+    # normal. That is how Breiman's twonorm is drawn (datasets.GENERATORS), not the 768 × 8 diabetes data.
+    facts.append(DataFacts("mcpm", "Pima", 7400, 20, note="as printed for Pima; 7,400 × 20 normal draws is "
+                                                          "the size of Breiman's twonorm"))
+    facts += [DataFacts("cksvmnda", row, int(points), int(d), printed=False, note=_CKSVMNDA_NOTE)
+              for row, points, d in _rows(_CKSVMNDA_DATA)]
+    return {(f.paper, f.row.lower()): f for f in facts}
+
+
+#: (paper, row in lower case) -> :class:`DataFacts`.
+DATA = _data_facts()
+
+
+def data_facts(paper, row):
+    """What ``paper`` says about its data set ``row`` (case-insensitive), or None when it says nothing."""
+    return DATA.get((paper, str(row).lower()))
+
+
+# ----------------------------------------------------------------------------- headline claims
+@dataclass(frozen=True)
+class Claim:
+    """One headline claim of a paper, in our words, and the test that decides it on a table's cells.
+
+    ``test`` names one of :data:`kernelviz.reproduce.claims.TESTS`; ``columns[0]`` is the claim's
+    subject and the others what it is compared with; ``need`` how many rows must agree
+    (:data:`kernelviz.reproduce.claims.NEEDS`); ``rows`` limits the claim to rows the paper names.
+    """
+
+    paper: str
+    table: str
+    text: str
+    test: str
+    columns: tuple
+    metric: str = "accuracy"
+    need: str = "every"
+    rows: tuple = ()
+    threshold: float = 0.0
+
+
+_RWM_KERNELS = ("RWM", "GMM", "RBF", "LAP")
+
+#: The papers' headline claims, in the order each report lists them.
+CLAIMS = (
+    Claim("ckrbf", "2", "C2RBF's best accuracy is above RBF's and mRBF's on australian, diabetes and breast-cancer "
+          "(the data sets the paper names)", "beats", ("C2RBF", "RBF", "mRBF"),
+          rows=("australian", "diabetes", "breast-cancer")),
+    Claim("ckrbf", "5", "C2RBF beats RBF in more than half of the γ windows on most data sets", "above",
+          ("C2RBF>RBF",), metric="win_rate", need="most", threshold=0.5),
+    Claim("ckrbf", "5", "C2RBF beats mRBF in more than half of the γ windows on most data sets", "above",
+          ("C2RBF>mRBF",), metric="win_rate", need="most", threshold=0.5),
+    Claim("ckrbf", "6", "C2RBF's area under P_f(α) is above RBF's and mRBF's on every data set", "beats",
+          ("C2RBF", "RBF", "mRBF"), metric="pf_auc"),
+    Claim("rwm", "2", "With 4 labeled points per class, RWM has the best average rank of the four kernels", "first",
+          _RWM_KERNELS),
+    Claim("rwm", "2", "With 4 labeled points per class, the average ranks order the kernels RWM, GMM, RBF, LAP "
+          "(1.375, 2.750, 2.825, 3.050 over the paper's 20 data sets)", "order", _RWM_KERNELS),
+    Claim("rwm", "3", "With 10 % of the training part labeled, RWM has the best average rank", "first", _RWM_KERNELS),
+    Claim("rwm", "3", "With 10 % of the training part labeled, LAP has the worst average rank", "last",
+          ("LAP", "RWM", "GMM", "RBF")),
+    Claim("rwm", "4", "With every training point labeled, RWM no longer has the best average rank", "not first",
+          _RWM_KERNELS),
+    Claim("rwm", "4", "With every training point labeled, LAP has the worst average rank", "last",
+          ("LAP", "RWM", "GMM", "RBF")),
+    *(claim for table_id in ("II", "III") for claim in (
+        Claim("mcpm", table_id, "SCM is more accurate with RBF-PPK than with LPPK", "beats",
+              ("SCM(RBF-PPK)", "SCM(LPPK)")),
+        Claim("mcpm", table_id, "MCPM is more accurate with RBF-PPK than with LPPK", "beats",
+              ("MCPM(RBF-PPK)", "MCPM(LPPK)")),
+        Claim("mcpm", table_id, "MCPM with RBF-PPK is about as accurate as the kernel MPM", "comparable",
+              ("MCPM(RBF-PPK)", "MPM(Kernel)")),
+        Claim("mcpm", table_id, "MCPM's worst-case bound α is above the kernel MPM's", "beats",
+              ("MCPM(RBF-PPK)", "MPM(Kernel)"), metric="alpha"),
+    )),
+    Claim("cksvmnda", "1", "CKSVMNDA is more accurate than KSVM, KNDA and KFD on almost all data sets", "beats",
+          ("CKSVMNDA", "KSVM", "KNDA", "KFD"), need="almost all"),
+)

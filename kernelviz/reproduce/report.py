@@ -1,66 +1,46 @@
-"""The reproduction report: for every cell the paper's value, kernelviz's mean ± sd, the
-protocol, a verdict, and — where they differ — a sentence on why.
+"""The reproduction report: the paper's headline claims, decided on the measured cells; then
+for every cell the paper's value, kernelviz's mean ± sd, each row's protocol and data, a
+verdict, the cell's diagnostics, and the evidence behind a difference.
 
 Verdicts: *matches* when |kernelviz − paper| is within the metric's tolerance
 (:data:`TOLERANCE`); *within x* when the gap x is larger but inside twice the combined
-spread of the two (the paper's sd and ours, where known); *differs by x* otherwise. Cells
-where libsvm fits stopped at the iteration cap are marked with the share of capped fits:
-their numbers are not trustworthy.
+spread of the two (the paper's sd and ours, where known); *differs by x* otherwise. A cell
+whose number is not the model's (a blocking diagnostic: it predicts one class, ignores its
+continuous attributes, or gives another column's very values;
+:mod:`kernelviz.reproduce.diagnostics`) gets a verdict that says so instead, however close it
+lies to the paper. Cells where libsvm fits stopped at the iteration cap are marked with the
+share of capped fits: their numbers are not trustworthy.
+
+The "why" beside a cell holds evidence only: each sentence names a check whose numbers it
+prints (a diagnostic, a check experiment of the run, the capped share, a transcription note on
+the printed value). The report once looked explanations up by (paper, table, row, model) in a
+table of sentences written in advance; they were printed whatever this run measured, and one
+("collapse to the majority class") stood beside cells that did not collapse. A sentence that
+claims a direction ("below the paper's") must agree with the sign of the gap
+(:func:`contradictions`; :func:`write_report` refuses a report with one).
 
 Figures: a PNG per table when kaleido (Plotly's image export) is importable; otherwise the
 report is tables only and says so.
+
+Every table names the data each row was run on by the SHA-256 of its points and labels (the
+digest that keys the stored cells), so a report can be told apart from one on other data
+under the same row name, and says where that data differs from what the paper states about
+its own (:data:`kernelviz.reproduce.published.DATA`). A run stopped by SIGINT or SIGTERM gets
+a report all the same, marked partial: the rows it finished, the rows it did not and how many
+of their cells are stored (without figures: whoever stops a run wants it to end soon).
 """
 from __future__ import annotations
 
 import json
-import math
+from dataclasses import asdict
 from pathlib import Path
 
 from ..references import PAPERS
+from . import claims as _claims
 from . import published as _published
+from .diagnostics import DIAGNOSTICS, TOLERANCE, blocking_verdict, diagnose, verdict
 
-__all__ = ["TOLERANCE", "EXPLANATIONS", "compare", "verdict", "write_report"]
-
-#: Largest gap still called a match, per metric (accuracy: one point; a win rate: one of six windows).
-TOLERANCE = {"accuracy": 0.01, "alpha": 0.01, "pf_auc": 0.02, "win_rate": 1 / 6}
-
-#: Why a cell may differ, from the checks recorded in issue 11; keyed by (paper, table, row, model),
-#: "*" matching any. The report adds what this run itself measured (capped fits, the Heart check).
-EXPLANATIONS = {
-    ("ckrbf", "4", "fourclass", "RBF"): "the paper's 0.731 for RBF at C = 1 is far below what RBF reaches on "
-                                        "fourclass over the stated γ range (a single RBF width separates it well "
-                                        "at C = 1); the paper's γ range for Table 4 may have been narrower.",
-    **{("ckrbf", t, "*", "*"): "the paper reports the best cell of a grid it does not state; the best of a "
-                               "grid grows with its resolution (as the paper itself notes), and CV splits differ."
-       for t in ("2", "3", "4")},
-    ("ckrbf", "5", "*", "*"): "CkRBF's paper-scale normaliser det(Σx+Σy)^(-1/2) multiplies the kernel, so C = 1 "
-                              "acts as a much larger C (about 1e6 on diabetes) and which windows CkRBF wins moves "
-                              "with that factor; where libsvm could not finish, the capped share says so.",
-    ("ckrbf", "6", "*", "*"): "the paper states neither its grid nor its α₀, and the AUC depends on both; compare "
-                              "the ordering of the columns rather than their absolute values.",
-    **{("rwm", t, "*", "LAP"): "LAP's parameters are rated partly on the hidden-label points; with few labels "
-                               "large γ values can win the rating and collapse to the majority class."
-       for t in ("2", "3")},
-    **{("rwm", t, "*", "*"): "with so few labeled points the outcome depends heavily on which points are picked; "
-                             "kernelviz's dense selection is not the paper's (which it does not fully specify)."
-       for t in ("2", "3")},
-    ("rwm", "4", "*", "*"): "fully supervised: the gap comes from the grid and the VI hyper-parameters (the "
-                            "paper tunes them by representativity, kernelviz uses its defaults).",
-    ("mcpm", "*", "*", "MCPM(RBF-PPK)"): "the paper takes a test point as a Dirac mass (Σ_z = 0), where RBF-PPK is "
-                                         "undefined; kernelviz's default blurs it by the typical cluster scale, "
-                                         "which leaves its self-product (4πs²)^(-d/2) about 2^(d/2) times a "
-                                         "cluster's, so every point lies about equally far from every cluster "
-                                         "(docs/MATH.md §4.9.1).",
-    ("mcpm", "*", "*", "SCM(RBF-PPK)"): "the same point-vs-cluster scale as MCPM(RBF-PPK) (docs/MATH.md §4.9.1).",
-    ("mcpm", "*", "*", "*"): "clusters come from k-means (15 per class) instead of the paper's TOD algorithm, "
-                             "whose cluster count for this data set the paper does not state.",
-    ("cksvmnda", "1", "*", "CKSVMNDA"): "with the kernel-PCA feature map CKSVMNDA at small η is the kernel SVM; "
-                                        "its lead over KSVM in the paper (0.1–1 point) is inside the spread of "
-                                        "random partitions.",
-    ("cksvmnda", "1", "*", "*"): "Rätsch's fixed partition files are not available; ours are random "
-                                 "partitions of the same sizes, and generated sets are fresh draws.",
-}
-
+__all__ = ["TOLERANCE", "CHECKS", "compare", "contradictions", "verdict", "write_report"]
 
 #: How the report words a check experiment (a measurement's ``variant``) next to the cell it backs,
 #: in this order when a cell has several.
@@ -82,28 +62,70 @@ CHECKS = {
 #: option changes is worth saying either way.
 ALWAYS_SHOWN = {"categorical as continuous", "unit scale, points as clusters"}
 
-
-def _explanation(paper, table, row, model):
-    for key in ((paper, table, row, model), (paper, table, row, "*"), (paper, table, "*", model),
-                (paper, "*", "*", model), (paper, table, "*", "*"), (paper, "*", "*", "*")):
-        if key in EXPLANATIONS:
-            return EXPLANATIONS[key]
-    return "not explained yet: the protocol differences listed for the table are the first suspects."
+#: The words by which a sentence claims a direction, and the sign of the gap each needs.
+DIRECTIONS = {"below the paper": -1, "above the paper": +1}
 
 
-def verdict(ours, ours_sd, paper, paper_sd, metric):
-    """('matches' | 'within x' | 'differs by x', gap) for one cell."""
-    gap = ours - paper
-    if abs(gap) <= TOLERANCE[metric] + 1e-12:
-        return "matches", gap
-    spreads = [s for s in (ours_sd, paper_sd) if s is not None and math.isfinite(s)]
-    if spreads and abs(gap) <= 2 * math.sqrt(sum(s * s for s in spreads)):
-        return f"within {abs(gap):.3f}", gap
-    return f"differs by {gap:+.3f}", gap
+def _evidence(m, cell, checks):
+    """The sentences beside one compared cell: ``{"check", "text", "explains"}`` each, where
+    ``explains`` is the direction of the gap the sentence accounts for (-1 below the paper,
+    +1 above, 0 none)."""
+    gap, paper = cell["gap"], cell["paper_value"]
+    found = []
+    if m.variant:
+        found.append({"check": "variant", "text": f"check experiment ({m.variant}), not the paper's protocol.",
+                      "explains": 0})
+    differs = cell["verdict"] != "matches"
+    if differs and cell["transcription_note"]:
+        found.append({"check": "transcription", "text": cell["transcription_note"], "explains": 0})
+    for d in cell["diagnostics"]:
+        if d["name"] == "capped":
+            continue
+        text, explains = d["text"], 0
+        if d["name"] in ("one-class", "majority-level") and gap < 0 and m.metric == "accuracy":
+            text, explains = f"{text}, below the paper's {paper:.3f}", -1
+        found.append({"check": d["name"], "text": text + ".", "explains": explains})
+    if not m.variant:
+        variants = checks.get((m.table, m.row, m.model, m.metric), {})
+        for name in (v for v in CHECKS if v in variants and (differs or v in ALWAYS_SHOWN)):
+            check = variants[name]
+            text = "Check: " + CHECKS[name].format(model=m.model, check=check.mean, ours=m.mean,
+                                                   change=m.mean - check.mean)
+            closer, explains = abs(check.mean - paper) < abs(gap), 0
+            if differs and closer:  # the option accounts for part of the gap: say how much
+                explains = -1 if gap < 0 else 1
+                text += (f" That option closes {abs(gap) - abs(check.mean - paper):.3f} of the gap "
+                         f"({'below' if gap < 0 else 'above'} the paper's {paper:.3f} by {abs(gap):.3f}).")
+            found.append({"check": f"check: {name}", "text": text, "explains": explains})
+    if m.capped_share:
+        found.append({"check": "capped", "explains": 0, "text": (
+            f"{100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap: not trustworthy"
+            + _scale_pushed(m, checks))})
+    return found
+
+
+def _scale_pushed(m, checks):
+    """The CkRBF paper scale's capped share beside the unit scale's, when the run measured the
+    unit-scale check: fewer capped fits there is the evidence that the paper's normaliser, acting
+    as a factor on C, is what the solver could not finish."""
+    check = checks.get((m.table, m.row, m.model, m.metric), {}).get("unit scale")
+    if m.variant or not _paper_scale(m) or check is None or check.capped_share is None:
+        return "."
+    if check.capped_share >= m.capped_share:
+        return f" (at CkRBF's unit scale: {100 * check.capped_share:.0f} %)."
+    return ("; the paper's kernel scale pushed the effective C past what the solver can finish (at CkRBF's unit "
+            f"scale: {100 * check.capped_share:.0f} %).")
+
+
+def _paper_scale(m):
+    """CkRBF columns of the CkRBF paper (any partition) use the paper's normaliser."""
+    return m.paper == "ckrbf" and m.model.startswith(("C", "GMM", "DPGMM"))
 
 
 def compare(result):
-    """One dict per measurement of a :class:`~kernelviz.reproduce.runner.RunResult`, paper beside kernelviz."""
+    """One dict per measurement of a :class:`~kernelviz.reproduce.runner.RunResult`, paper beside
+    kernelviz, with the cell's ``diagnostics``, ``verdict``, ``gap``, ``evidence`` and ``why``
+    (the evidence's sentences joined)."""
     index = {v.key(): v for v in _published.published(result.paper)}
     checks = {}
     for m in result.measurements:
@@ -117,43 +139,31 @@ def compare(result):
         cell["paper_sd"] = None if value is None else value.sd
         cell["paper_table"] = f"{PAPERS[m.paper].title}, Table {m.table}, row {m.row}, column {m.model}"
         cell["transcription_note"] = "" if value is None else _published.note(value)
+        cell["diagnostics"] = diagnose(m, result.measurements)
         if value is None:
-            cell["verdict"], cell["gap"], cell["why"] = "no published value", None, ""
+            cell["verdict"], cell["gap"], cell["evidence"], cell["why"] = "no published value", None, [], ""
             rows.append(cell)
             continue
         cell["verdict"], cell["gap"] = verdict(m.mean, m.sd, value.value, value.sd, m.metric)
-        why = []
-        if m.variant:
-            why.append(f"check experiment ({m.variant}), not the paper's protocol.")
-        else:
-            differs = cell["verdict"] != "matches"
-            if differs:
-                why.append(cell["transcription_note"] or _explanation(m.paper, m.table, m.row, m.model))
-            found = checks.get((m.table, m.row, m.model, m.metric), {})
-            for variant in (v for v in CHECKS if v in found and (differs or v in ALWAYS_SHOWN)):
-                check = found[variant]
-                why.append("Check: " + CHECKS[variant].format(model=m.model, check=check.mean, ours=m.mean,
-                                                               change=m.mean - check.mean))
-        if m.capped_share:
-            why.append(f"{100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap: not "
-                       "trustworthy" + ("; the paper's kernel scale pushed the effective C past what the solver "
-                                        "can finish" if _paper_scale(m) else "") + _unit_scale_capped(m, checks))
-        cell["why"] = " ".join(why)
+        cell["verdict"] = blocking_verdict(cell["diagnostics"]) or cell["verdict"]
+        cell["evidence"] = _evidence(m, cell, checks)
+        cell["why"] = " ".join(e["text"] for e in cell["evidence"])
         rows.append(cell)
     return rows
 
 
-def _unit_scale_capped(m, checks):
-    """The unit-scale check's capped share beside the paper scale's, when this run measured it."""
-    check = checks.get((m.table, m.row, m.model, m.metric), {}).get("unit scale")
-    if m.variant or check is None or check.capped_share is None:
-        return "."
-    return f" (at CkRBF's unit scale: {100 * check.capped_share:.0f} %)."
-
-
-def _paper_scale(m):
-    """CkRBF columns of the CkRBF paper (any partition) use the paper's normaliser."""
-    return m.paper == "ckrbf" and m.model.startswith(("C", "GMM", "DPGMM"))
+def contradictions(cells):
+    """The (cell, sentence) pairs whose claimed direction contradicts the sign of the cell's gap:
+    a sentence that accounts for a shortfall beside a cell above the paper, or the other way."""
+    found = []
+    for cell in cells:
+        gap = cell.get("gap")
+        for item in cell.get("evidence", []):
+            claimed = {item["explains"]} | {sign for words, sign in DIRECTIONS.items() if words in item["text"]}
+            claimed.discard(0)
+            if claimed and (gap is None or any(sign * gap <= 0 for sign in claimed)):
+                found.append((cell, item))
+    return found
 
 
 def _fmt(mean, sd):
@@ -186,44 +196,231 @@ def _figure(cells, path):
     Path(path).write_bytes(export.figure_bytes(figure, "png"))
 
 
+def _digest(info):
+    return f"sha256 {info['digest'][:16]}" if info else "not loaded"
+
+
+def _data_line(result, table_id, rows):
+    """*Data:* each row's source, size and digest (the digest that keys its stored cells)."""
+    parts = []
+    for row in rows:
+        info = result.data.get((table_id, row))
+        if info:
+            parts.append(f"{row}: {info['source']}, {info['points']} × {info['features']}, {_digest(info)}")
+    return f"*Data:* {'; '.join(parts)}." if parts else ""
+
+
+def _interrupted_lines(result):
+    """The partial report's notice, and the rows the stop left unfinished or unreached."""
+    lines = [f"**Partial report: the run was stopped by {result.interrupted}.** It covers the rows finished "
+             f"before the stop; {result.cells} finished cell(s) of this run ({result.computed} computed by it) are "
+             "kept in the result store, and running the same command again resumes from them.", ""]
+    if result.unfinished:
+        lines += ["### Not finished", ""]
+        for (table_id, row), stored in result.unfinished.items():
+            state = ("not reached" if stored is None else
+                     f"stopped in this row; {stored} of its cells are stored (re-run to finish it)")
+            info = result.data.get((table_id, row))
+            lines.append(f"- {row} (table {table_id}{f', data {_digest(info)}' if info else ''}): {state}")
+        lines.append("")
+    return lines
+
+
+def _span(values):
+    low, high = min(values), max(values)
+    return f"{low}" if low == high else f"{low}–{high}"
+
+
+def _design(cell):
+    """What a cell's per-value records say about its protocol (None when it has none): how many
+    values, how many test parts each averages, the training and test sizes."""
+    parts = cell["parts"]
+    if not parts:
+        return None
+    train = [n for p in parts for n in p["train"]]
+    test = [n for p in parts for n in p["test"]]
+    return {"values": len(parts), "test_parts": len(parts[0]["test"]), "train": [min(train), max(train)],
+            "test": [min(test), max(test)]}
+
+
+def _design_text(design):
+    if design is None:
+        return ""
+    folds = design["test_parts"]
+    what = (f"{design['values']} train/test split(s)" if folds == 1 else
+            f"{design['values']} repetition(s) of {folds}-fold CV")
+    return f"{what}, training parts of {_span(design['train'])} points, test parts of {_span(design['test'])}"
+
+
+def _protocols(cells, row):
+    """The row's protocol(s): one entry per distinct (protocol, selection, sizes), with the
+    columns that share it and the grid each searched (protocol cells only; check experiments
+    follow their row's protocol)."""
+    groups = {}
+    for c in cells:
+        if c["row"] != row or c["variant"]:
+            continue
+        design = _design(c)
+        key = (c["protocol"], c["selection"], json.dumps(design, sort_keys=True))
+        entry = groups.setdefault(key, {"columns": [], "protocol": c["protocol"], "selection": c["selection"],
+                                        "design": design, "grids": {}})
+        if c["model"] not in entry["columns"]:
+            entry["columns"].append(c["model"])
+            entry["grids"][c["model"]] = c["grid"]
+    return list(groups.values())
+
+
+def _protocol_text(entry, sizes=True):
+    design = _design_text(entry["design"]) if sizes else ""
+    return f"{entry['protocol']}{f'; {design}' if design else ''}. Selection: {entry['selection']}."
+
+
+def _protocol_lines(cells, rows):
+    """*kernelviz:* the table's protocol when every row ran the same one (with each row's sizes
+    when those differ); else each row's own, column by column where the columns differ."""
+    by_row = {row: _protocols(cells, row) for row in rows}
+    entries = [e for row_entries in by_row.values() for e in row_entries]
+    if len({_protocol_text(e, sizes=False) for e in entries}) == 1 and all(len(e) == 1 for e in by_row.values()):
+        if len({_protocol_text(e) for e in entries}) == 1:
+            return [f"*kernelviz:* {_protocol_text(entries[0])}", ""]
+        return [f"*kernelviz:* {_protocol_text(entries[0], sizes=False)}", "",
+                "*Sizes, row by row:* " + "; ".join(f"{row}: {_design_text(e['design'])}"
+                                                    for row, (e,) in by_row.items()) + ".", ""]
+    lines = ["*kernelviz, row by row:*", ""]
+    for row, row_entries in by_row.items():
+        for entry in row_entries:
+            columns = "" if len(row_entries) == 1 else f" ({', '.join(entry['columns'])})"
+            lines.append(f"- {row}{columns}: {_protocol_text(entry)}")
+    return lines + [""]
+
+
+def _against_paper(paper, row, info):
+    """(differences, facts) of the row's data against what the paper states about its own."""
+    facts = _published.data_facts(paper, row)
+    if facts is None or not info or "classes" not in info:
+        return [], facts
+    return facts.differences(info["points"], info["features"], info["classes"]), facts
+
+
+def _against_paper_line(result, table_id, rows):
+    """*Against the paper's data:* per row, where the data run differ from what the paper states;
+    rows that agree (or of which the paper says nothing) together, and each note on the paper's
+    figures once."""
+    differing, agreeing, unstated, notes = [], [], [], {}
+    for row in rows:
+        info = result.data.get((table_id, row))
+        if not info:
+            continue
+        differences, facts = _against_paper(result.paper, row, info)
+        if facts is None:
+            unstated.append(row)
+            continue
+        if differences:
+            differing.append(f"{row}: {', '.join(differences)}")
+        else:
+            agreeing.append(row)
+        if facts.note and (differences or not facts.printed):
+            notes.setdefault(facts.note, []).append(row)
+    parts = differing + ([f"{', '.join(agreeing)}: as the paper states"] if agreeing else []) + (
+        [f"{', '.join(unstated)}: the paper states nothing about its data"] if unstated else [])
+    if not parts:
+        return ""
+    said = " ".join(f"{', '.join(named)}: {note}." for note, named in notes.items())
+    return f"*Against the paper's data:* {'; '.join(parts)}." + (f" Notes on the paper's figures — {said}" if said else "")
+
+
+def _claim_lines(records):
+    lines = ["### Claims", ""]
+    for r in records:
+        line = f"- **{r['status']}** (Table {r['table']}): {r['claim']}."
+        if r["summary"]:
+            line += f" {r['summary'][0].upper()}{r['summary'][1:]}: {'; '.join(r['cells'])}."
+        if r["flagged"]:
+            line += f" Flagged cells among them: {'; '.join(r['flagged'])}."
+        if r["paper_on_these_rows"]:
+            line += f" The paper's own values on these rows: {r['paper_on_these_rows']}."
+        lines.append(line)
+    return lines + [""]
+
+
+def _row_records(result, cells):
+    """report.json's ``rows``: each (table, row) run, with its protocol(s), its data and how that
+    differs from the paper's."""
+    records = []
+    for (table_id, row), info in result.data.items():
+        differences, facts = _against_paper(result.paper, row, info)
+        records.append({"table": table_id, "row": row,
+                        "protocols": _protocols([c for c in cells if c["table"] == table_id], row),
+                        "data": info, "paper_data": None if facts is None else asdict(facts),
+                        "data_differences": differences})
+    return records
+
+
 def write_report(results, out):
-    """Write ``report.md`` and ``report.json`` for one or several runs into ``out``; returns both paths."""
+    """Write ``report.md`` and ``report.json`` for one or several runs into ``out``; returns both paths.
+
+    Raises
+    ------
+    ValueError
+        When a sentence beside a cell claims a direction the cell's gap contradicts
+        (:func:`contradictions`): a report that says so is not written.
+    """
     results = list(results) if isinstance(results, (list, tuple)) else [results]
+    compared = [compare(result) for result in results]
+    wrong = [f"{c['paper']} table {c['table']}, {c['row']}, {c['model']} (gap {c['gap']:+.3f}): {item['text']}"
+             for cells in compared for c, item in contradictions(cells)]
+    if wrong:
+        raise ValueError("a sentence contradicts the sign of its cell's gap: " + "; ".join(wrong))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     from .. import export
 
-    no_figures = export.unavailable_reason()
-    lines, document = ["# kernelviz reproduces the papers", ""], {"runs": []}
+    partial = any(r.interrupted for r in results) or not results
+    no_figures = ("this report is of an interrupted run" if partial else "") or export.unavailable_reason()
+    lines, document = ["# kernelviz reproduces the papers", ""], {"runs": [], "partial": partial}
+    if partial:
+        lines += ["**Partial report: the run was interrupted before it finished** (see each paper below).", ""]
     if no_figures:
         lines += [f"Tables only, no figures: {no_figures}", ""]
-    for result in results:
+    for result, cells in zip(results, compared):
         paper = PAPERS[result.paper]
-        cells = compare(result)
         counts = {}
         for c in cells:
-            kind = c["verdict"].split()[0]
+            kind = c["verdict"].split()[0].rstrip(":")
             counts[kind] = counts.get(kind, 0) + 1
+        claims = _claims.evaluate(result.paper, cells)
         lines += [f"## {paper.citation()}", "",
                   f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
-                  "stored by an earlier run of the same command are read, not recomputed). Verdicts: "
-                  + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + ".", ""]
+                  "stored by an earlier run of the same command on the same data are read, not recomputed). "
+                  "Verdicts: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none yet") + ".", ""]
+        if result.interrupted:
+            lines += _interrupted_lines(result)
+        lines += _claim_lines(claims)
+        seen = {d["name"] for c in cells for d in c["diagnostics"]}
+        if seen:
+            lines += ["*Diagnostics in this report:* " + "; ".join(
+                f"**{name}**: {meaning}" for name, meaning in DIAGNOSTICS.items() if name in seen) + ".", ""]
         for table_id in dict.fromkeys(c["table"] for c in cells):
             table = _published.table(result.paper, table_id)
             in_table = [c for c in cells if c["table"] == table_id]
-            lines += [f"### Table {table_id}: {table.caption}", "", f"*Paper's protocol:* {table.protocol}", "",
-                      f"*kernelviz:* {in_table[0]['protocol']}. Selection: {in_table[0]['selection']}.", ""]
+            rows = list(dict.fromkeys(c["row"] for c in in_table))
+            lines += [f"### Table {table_id}: {table.caption}", "", f"*Paper's protocol:* {table.protocol}", ""]
+            lines += _protocol_lines(in_table, rows)
+            for line in (_data_line(result, table_id, rows), _against_paper_line(result, table_id, rows)):
+                if line:
+                    lines += [line, ""]
             if not no_figures:
                 name = f"{result.paper}-table-{table_id}.png"
                 _figure(in_table, out / name)
                 lines += [f"![{result.paper} table {table_id}]({name})", ""]
-            lines += ["| data set | column | metric | paper | kernelviz (n) | verdict | capped | why |",
-                      "|---|---|---|---|---|---|---|---|"]
+            lines += ["| data set | column | metric | paper | kernelviz (n) | verdict | capped | diagnostics | why |",
+                      "|---|---|---|---|---|---|---|---|---|"]
             for c in in_table:
                 row = c["row"] + (f" ({c['variant']})" if c["variant"] else "")
                 capped = "—" if not c["capped_share"] else f"⚠ {100 * c['capped_share']:.0f} %"
+                flags = ", ".join(dict.fromkeys(d["name"] for d in c["diagnostics"] if d["name"] != "capped"))
                 lines.append(f"| {row} | {c['model']} | {c['metric']} | {_fmt(c['paper_value'], c['paper_sd'])} | "
-                             f"{_fmt(c['mean'], c['sd'])} ({c['n']}) | {c['verdict']} | {capped} | "
+                             f"{_fmt(c['mean'], c['sd'])} ({c['n']}) | {c['verdict']} | {capped} | {flags or '—'} | "
                              f"{c['why'].replace('|', '/')} |")
             lines.append("")
         if result.not_run:
@@ -235,11 +432,19 @@ def write_report(results, out):
             lines.append("")
         if result.problems:
             lines += ["### Store files skipped", ""] + [f"- {p}" for p in result.problems] + [""]
+        data_keys = ("digest", "points", "features", "source")
         document["runs"].append({
             "paper": result.paper, "citation": paper.citation(), "settings": result.settings.describe(),
-            "seconds": result.seconds, "cells": cells,
+            "seconds": result.seconds, "claims": claims, "cells": cells,
+            "data": [{"table": t, "row": row, **{k: info[k] for k in data_keys if k in info}}
+                     for (t, row), info in result.data.items()],
+            "rows": _row_records(result, cells),
             "not_run": [{"table": t, "row": row, "reason": why} for (t, row), why in result.not_run.items()],
-            "store_problems": list(result.problems)})
+            "store_problems": list(result.problems),
+            "complete": not result.interrupted, "interrupted": result.interrupted or None,
+            "cells_finished": result.cells, "cells_computed": result.computed,
+            "unfinished": [{"table": t, "row": row, "cells_stored": stored, "reached": stored is not None}
+                           for (t, row), stored in result.unfinished.items()]})
     md_path, json_path = out / "report.md", out / "report.json"
     md_path.write_text("\n".join(lines), encoding="utf-8")
     json_path.write_text(json.dumps(document, indent=1, allow_nan=True), encoding="utf-8")

@@ -1,5 +1,6 @@
-"""What every paper's runner shares: settings, progress with time estimates, measurements,
-data checks, and the entry point :func:`run`.
+"""What every paper's runner shares: settings, progress with time estimates, measurements and
+data checks. The entry point that runs a paper's tables, :func:`kernelviz.reproduce.driver.run`,
+sits above the papers' runners (it reads their registry; they read this module).
 
 A runner computes *cells* (one outer split of one model on one data set, or one whole
 (C, γ) grid where the public grid engine does the folds) through the
@@ -8,17 +9,28 @@ run, and then turns cells into :class:`Measurement` s that line up with the pape
 """
 from __future__ import annotations
 
+import dataclasses
+import json
+import signal
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from .. import _validation
 from . import datasets as _datasets
 from . import published as _published
-from .store import ResultStore
+from .store import CellKey, ResultStore
 
-__all__ = ["Settings", "Progress", "Measurement", "RunResult", "Context", "run", "require_folds"]
+__all__ = ["PaperRunners", "Settings", "Progress", "Measurement", "RunResult", "Context", "Interrupted", "require_folds",
+           "RESULT_FORMAT", "class_counts", "part"]
+
+#: The form of what runners store per cell, part of every key (:meth:`Settings.fingerprint`).
+#: Bumped when a runner stores more: format 2 added each partition's predicted and true class
+#: counts (the diagnostics need them), so a cell stored in format 1 is computed again rather than
+#: read without them.
+RESULT_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,20 @@ class Settings:
         overrides += [f"{name}={list(values)}" for name, values in self.grids.items()]
         return ("quick" if self.quick else "full") + (f" ({', '.join(overrides)})" if overrides else "")
 
+    def fingerprint(self) -> str:
+        """Every setting that shapes a result, as canonical JSON: part of every cell's key.
+
+        Runners spell the values they resolve (grids, folds, partition sizes) into their keys
+        too; this covers what they do not, so that a cell computed under other settings is never
+        read as this run's. ``n_jobs`` is left out: the workers change how fast a cell is
+        computed, not its result, and a run resumed with more workers reuses the cells.
+        """
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "n_jobs"}
+        fields["grids"] = {str(name): [float(v) for v in np.atleast_1d(values)]
+                           for name, values in sorted(self.grids.items())}
+        fields["results"] = RESULT_FORMAT
+        return json.dumps(fields, sort_keys=True, separators=(",", ":"))
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -89,12 +115,23 @@ class Progress:
                 f"{self.elapsed:.0f} s, about {left} left")
 
 
+@dataclass
+class _Tally:
+    """The cells finished (computed, or read from the store) and those computed, over a context's
+    trackers: what an interrupted run says it kept. Sets of key digests, since CkRBF's tables
+    read the same stored grids, and a cell is one file however many tables use it."""
+
+    done: set = field(default_factory=set)
+    computed: set = field(default_factory=set)
+
+
 class _Tracker:
     """Counts cells of one table on one data set; the estimate uses computed cells only (stored
     ones cost nothing)."""
 
-    def __init__(self, callback, paper, table, dataset, total):
+    def __init__(self, callback, paper, table, dataset, total, tally=None):
         self.callback, self.paper, self.table, self.dataset, self.total = callback, paper, table, dataset, total
+        self.tally = _Tally() if tally is None else tally
         self.start, self.done, self.computed, self.compute_seconds = time.perf_counter(), 0, 0, 0.0
         self._emit()
 
@@ -113,11 +150,18 @@ class _Tracker:
         """``store.get_or_compute`` that also reports progress."""
         result = store.get(key)
         if result is None:
-            started = time.perf_counter()
+            started, written = time.perf_counter(), store.written
             result = compute()
-            store.put(key, result)
+            try:
+                store.put(key, result)
+            finally:  # a stop right after the write still counts the cell it stored
+                if store.written > written:
+                    self.tally.computed.add(key.digest())
+                    self.tally.done.add(key.digest())
             self.computed += 1
             self.compute_seconds += time.perf_counter() - started
+        else:
+            self.tally.done.add(key.digest())
         self.done += 1
         self._emit()
         return result
@@ -139,6 +183,10 @@ class Measurement:
     capped_share: float | None = None  # share of libsvm fits stopped at max_iter
     variant: str = ""  # "" for the protocol run; a check experiment names itself here
     notes: list = field(default_factory=list)
+    data: str = ""  # SHA-256 of the row's points and labels (datasets.digest), set by run()
+    parts: list = field(default_factory=list)  # one record per value (see part()): sizes, majority rate,
+    #                                            predicted classes, chosen parameters
+    grid: dict = field(default_factory=dict)  # parameter -> the values searched for it
 
     @property
     def mean(self) -> float:
@@ -152,13 +200,55 @@ class Measurement:
         return {"paper": self.paper, "table": self.table, "row": self.row, "model": self.model,
                 "metric": self.metric, "variant": self.variant, "mean": self.mean, "sd": self.sd,
                 "n": len(self.values), "values": [float(v) for v in self.values], "protocol": self.protocol,
-                "selection": self.selection, "source": self.source, "capped_share": self.capped_share,
-                "notes": list(self.notes)}
+                "selection": self.selection, "source": self.source, "data_digest": self.data,
+                "capped_share": self.capped_share, "notes": list(self.notes), "parts": list(self.parts),
+                "grid": {name: [_plain(v) for v in values] for name, values in self.grid.items()}}
+
+
+def _plain(value):
+    """A grid value or a chosen one as JSON has it: an int stays an int, anything else a float."""
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)
+
+
+def class_counts(labels) -> dict:
+    """{label: count} of ``labels``, labels written as text (JSON keys): ``1``, ``-1``, ``yes``."""
+    values, counts = np.unique(np.asarray(labels), return_counts=True)
+    return {(f"{v:g}" if isinstance(v, (float, np.floating, int, np.integer)) else str(v)): int(c)
+            for v, c in zip(values, counts)}
+
+
+def part(train_sizes, test_labels, predicted=None, chosen=None) -> dict:
+    """What a runner records beside one value of a :class:`Measurement`, for the diagnostics
+    (:mod:`kernelviz.reproduce.diagnostics`) and the report's protocol of each row.
+
+    Parameters
+    ----------
+    train_sizes : list of int
+        The training part's size, one per test part the value averages (one for a train/test
+        partition, k for a k-fold CV).
+    test_labels : list of arrays
+        The true labels of each of those test parts: their sizes and the majority rate (the
+        accuracy of always predicting a test part's largest class, averaged over the parts as the
+        value averages their accuracies).
+    predicted : dict, optional
+        {label: count} of the model's predictions on the test part(s); ``None`` when the
+        runner does not see them (the grid engine keeps scores only).
+    chosen : dict, optional
+        The parameters selected for this value, by name as in :attr:`Measurement.grid`.
+    """
+    record = {"train": [int(n) for n in train_sizes], "test": [int(len(t)) for t in test_labels],
+              "majority": float(np.mean([max(class_counts(t).values()) / len(t) for t in test_labels]))}
+    if predicted is not None:
+        record["predicted"] = dict(predicted)
+    if chosen:
+        record["chosen"] = {name: _plain(v) for name, v in chosen.items()}
+    return record
 
 
 @dataclass
 class RunResult:
-    """Everything a run produced: measurements, rows not run and why, store problems."""
+    """Everything a run produced: measurements, rows not run and why, store problems, the data
+    each row was run on, and — when the run was stopped — what it finished before the stop."""
 
     paper: str
     settings: Settings
@@ -166,6 +256,31 @@ class RunResult:
     not_run: dict  # (table, row) -> reason
     problems: list
     seconds: float
+    data: dict = field(default_factory=dict)  # (table, row) -> {"digest", "points", "features", "classes", "source"}
+    interrupted: str = ""  # the signal that stopped the run ("SIGINT", "SIGTERM"); "" when it finished
+    unfinished: dict = field(default_factory=dict)  # (table, row) -> its cells stored before the stop, or None
+    #                                                 when the run did not reach the row
+    cells: int = 0  # distinct cells finished by this run: computed, or read from the store
+    computed: int = 0  # of which computed by this run
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by SIGINT (Ctrl-C) or SIGTERM.
+
+    A KeyboardInterrupt, so that whatever already lets Ctrl-C through cleanly (joblib's workers,
+    the store's atomic writes) treats SIGTERM the same way once the command turns SIGTERM into
+    this exception. :func:`run` raises it with ``result``, the :class:`RunResult` of the rows it
+    finished before the stop (``result.interrupted`` names the signal), so the caller can still
+    write their report; the finished cells are in the store either way.
+    """
+
+    def __init__(self, signum=signal.SIGINT, result=None, message=""):
+        super().__init__(message)
+        self.signum, self.result = int(signum), result
+
+    @property
+    def signal_name(self) -> str:
+        return signal.Signals(self.signum).name
 
 
 @dataclass
@@ -178,17 +293,35 @@ class Context:
     settings: Settings
     store: ResultStore
     progress: object  # callable(Progress) or None
+    data: dict = field(default_factory=dict)  # row -> {"digest", "points", "features", "classes"}, filled by load
+    tally: _Tally = field(default_factory=_Tally)
 
     def tracker(self, row, total):
-        return _Tracker(self.progress, self.paper, self.table, row, total)
+        return _Tracker(self.progress, self.paper, self.table, row, total, self.tally)
 
     def load(self, row, n_samples=None):
-        """The row's points, at most ``settings.max_points`` of them (stratified subset)."""
+        """The row's points, at most ``settings.max_points`` of them (stratified subset).
+
+        Their digest is recorded here, where every runner gets its data, so that :meth:`key`
+        keys each cell by the very arrays it is computed on.
+        """
         X, y, _ = _datasets.resolve(self.sources[row], random_state=self.settings.seed, n_samples=n_samples)
         limit = self.settings.max_points
         if limit is not None and len(y) > limit:
             X, _, y, _ = train_test_split(X, y, train_size=limit, stratify=y, random_state=self.settings.seed)
-        return np.asarray(X, dtype=float), np.asarray(y)
+        X, y = np.asarray(X, dtype=float), np.asarray(y)
+        self.data[row] = {"digest": _datasets.digest(X, y), "points": int(X.shape[0]), "features": int(X.shape[1]),
+                          "classes": class_counts(y)}
+        return X, y
+
+    def key(self, row, *, table, dataset, split, model, cell, paper=None):
+        """The :class:`CellKey` of a cell of ``row``: the runner's names, plus the digest of the
+        row's data (as :meth:`load` returned it) and the settings' fingerprint."""
+        if row not in self.data:
+            raise RuntimeError(f"{self.paper} table {self.table}: a cell of {row!r} was keyed before its data "
+                               "was loaded (Context.load), so its key could not name the data.")
+        return CellKey(paper or self.paper, table, dataset, split, model, cell, data=self.data[row]["digest"],
+                       protocol=self.settings.fingerprint())
 
     def source(self, row):
         text = _datasets.describe_source(self.sources[row])
@@ -210,66 +343,11 @@ def require_folds(y, folds, paper, table, row, what="folds"):
         )
 
 
-def run(paper, tables=None, data=None, out="reproduce-results", settings=None, progress=None, on_problem=None,
-        rows=None):
-    """Run ``paper``'s reproducible tables (or ``tables``) and return what they measured.
+@dataclass(frozen=True)
+class PaperRunners:
+    """What can be reproduced of one paper, and with which data by default."""
 
-    Parameters
-    ----------
-    paper : {"ckrbf", "rwm", "mcpm", "cksvmnda"}
-    tables : list of str, optional
-        Table ids as the paper numbers them; all runnable tables by default.
-    data : dict, optional
-        Row (data set, as the paper names it, case-insensitive) → bundled name, generator or
-        CSV / LIBSVM path; replaces or adds to the default sources.
-    out : str or Path
-        Folder of the result store; a second run with the same folder reuses finished cells.
-    settings : Settings, optional
-    progress : callable, optional
-        Called with a :class:`Progress` after every cell.
-    on_problem : callable, optional
-        Called with a line for each corrupt or foreign file in the store.
-    rows : list of str, optional
-        Only these rows (data sets as the paper names them, case-insensitive).
-
-    Raises
-    ------
-    ValueError
-        Unknown paper, table or row; a data set that does not fit a table's protocol (the
-        message names the table and the data set; cells finished before it stay stored).
-    """
-    from .papers import RUNNERS
-
-    if paper not in RUNNERS:
-        raise ValueError(f"Unknown paper {paper!r}; choose one of: {', '.join(RUNNERS)}.")
-    runners = RUNNERS[paper]
-    tables = list(runners.tables) if tables is None else [str(t) for t in tables]
-    for table_id in tables:
-        _published.table(paper, table_id)  # unknown table: ValueError naming the paper's tables
-        if table_id not in runners.tables:
-            raise ValueError(f"{paper} table {table_id} cannot be reproduced: {runners.not_reproducible[table_id]}")
-    settings = settings or Settings()
-    store = ResultStore(out, on_problem=on_problem)
-    started = time.perf_counter()
-    measurements, not_run = [], {}
-    overrides = {str(k).lower(): v for k, v in (data or {}).items()}
-    wanted = None if rows is None else {str(r).lower() for r in rows}
-    known = {v.row.lower() for t in tables for v in _published.table(paper, t).values}
-    unknown = (set(overrides) | (wanted or set())) - known
-    if unknown:
-        raise ValueError(f"{paper}: no table among {', '.join(tables)} has a row named "
-                         f"{', '.join(sorted(unknown))}; rows are the data sets as the paper names them.")
-    for table_id in tables:
-        sources = {}
-        for row in dict.fromkeys(v.row for v in _published.table(paper, table_id).values):
-            if wanted is not None and row.lower() not in wanted:
-                continue
-            source = overrides.get(row.lower(), runners.sources.get(row))
-            if source is None:
-                not_run[table_id, row] = runners.missing.get(row, "no data: give a file with --data "
-                                                                   f"'{row}=PATH'")
-            else:
-                sources[row] = source
-        context = Context(paper, table_id, sources, settings, store, progress)
-        measurements += runners.tables[table_id](context)
-    return RunResult(paper, settings, measurements, not_run, store.problems, time.perf_counter() - started)
+    tables: dict  # table id -> callable(Context) -> list[Measurement]
+    sources: dict  # row as the paper names it -> default data source
+    missing: dict  # row -> why it has no default data
+    not_reproducible: dict  # table id -> why it is not run

@@ -31,10 +31,19 @@ FORMAT = "kernelviz-reproduce-cell/1"
 
 @dataclass(frozen=True)
 class CellKey:
-    """What identifies a result: (paper, table, data set, split, model, cell).
+    """What identifies a result: (paper, table, data set, split, model, cell, data, protocol).
 
     ``split`` names the outer split and the settings that shape it (e.g. ``"cv10-seed0"``,
     ``"fold3/5-seed0"``); ``cell`` names the parameter cell or the grid within it.
+
+    ``data`` is the SHA-256 of the arrays the cell was computed on
+    (:func:`kernelviz.reproduce.datasets.digest`) and ``protocol`` the settings that shape every
+    result (:meth:`kernelviz.reproduce.runner.Settings.fingerprint`). Without them a key named
+    only the row, so a run on another file under the same row name, or with other settings the
+    split and cell names do not spell out, read the earlier run's results and reported them as
+    its own. Keys of stores written before these fields existed have them empty, and their
+    digest leaves empty fields out, so such files keep their names and still read as cells; no
+    run asks for them again, since every run's keys carry both.
     """
 
     paper: str
@@ -43,9 +52,16 @@ class CellKey:
     split: str
     model: str
     cell: str
+    data: str = ""
+    protocol: str = ""
 
     def digest(self) -> str:
-        return hashlib.sha256(_canonical(asdict(self)).encode()).hexdigest()[:32]
+        fields = {name: value for name, value in asdict(self).items() if value != "" or name not in _ADDED}
+        return hashlib.sha256(_canonical(fields).encode()).hexdigest()[:32]
+
+
+#: Fields added to CellKey after cells were first stored; left out of the digest when empty.
+_ADDED = ("data", "protocol")
 
 
 def _canonical(value) -> str:
@@ -76,6 +92,7 @@ class ResultStore:
         self.root = Path(root)
         self.on_problem = on_problem
         self.problems = []
+        self.written = 0  # cells this object has written (what an interrupted run says it kept)
 
     def _path(self, key: CellKey) -> Path:
         return self.root / _safe(key.paper) / _safe(key.table) / _safe(key.dataset) / f"{key.digest()}.json"
@@ -131,6 +148,7 @@ class ResultStore:
                 stream.flush()
                 os.fsync(stream.fileno())
             os.replace(temporary, path)
+            self.written += 1
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise

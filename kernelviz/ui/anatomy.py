@@ -15,7 +15,7 @@ import streamlit as st
 from kernelviz import anatomy
 from kernelviz import figures as fg
 from kernelviz import views as kvviews
-from kernelviz.markdown import escape
+from kernelviz.outside import message, plain
 from kernelviz.session import read_only
 from kernelviz.ui import takeaway
 
@@ -82,7 +82,7 @@ def section(prep: kvviews.Prepared, values: dict, kernels: dict, kernel_keys: di
             try:
                 buildup = anatomy.bump_buildup(svc, kernel, X_train, prep.to_model(grid.points))
             except ValueError as err:
-                st.info(escape(str(err)))
+                st.info(plain(err))
                 return
             figure = fg.buildup_figure(buildup, grid, prep.X_view[prep.train], y_train, name=name)
             takeaway.chart(figure, key="buildup_chart")

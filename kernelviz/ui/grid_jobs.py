@@ -8,7 +8,8 @@ The folds depend only on the labels and the seed, so the scores are those of one
 the whole grid (tested). After each column, :meth:`GridJob.partial` holds the finished
 cells (NaN elsewhere) for the heatmaps; :meth:`GridJob.cancel` stops before the next column
 and keeps what finished. Finished kernels go to the session's store of grid searches, so
-the Grid search and P_f views find them when the person comes back. Streamlit is imported
+the Grid search and P_f views find them when the person comes back; when the session
+disconnects, its job stops and goes (:mod:`kernelviz.ui.session_end`). Streamlit is imported
 only by :func:`show_running` (the polling fragment, drawn by :mod:`kernelviz.ui.pollers`).
 """
 
@@ -25,7 +26,7 @@ import kernelviz as kv
 from kernelviz import views as kvviews
 from kernelviz._background import BackgroundJob
 from kernelviz.session import mark_fragment_rerun
-from kernelviz.ui import pollers
+from kernelviz.ui import pollers, session_end
 
 
 class GridJob(BackgroundJob):
@@ -131,7 +132,8 @@ class GridJob(BackgroundJob):
 
 # ============================================================================ the session's job
 
-#: Where a session keeps its grid job and the store key of each of its kernels.
+#: Where a session keeps its grid job and the store key of each of its kernels (in
+#: :func:`kernelviz.ui.session_end.store`: released with the session).
 JOB_KEY = "_grid_job"
 #: How often the running grid's fragment redraws its cells.
 POLL_SECONDS = 1.0
@@ -166,6 +168,22 @@ def current(store) -> SessionJob | None:
     return store.get(JOB_KEY)
 
 
+def cancel(store) -> None:
+    """Stop the session's grid job, if any (what finished is kept)."""
+    session_job = store.get(JOB_KEY)
+    if session_job is not None:
+        session_job.job.cancel()
+
+
+def release(store) -> None:
+    """The session ended: its grid job stops and goes, with what it found."""
+    cancel(store)
+    store.pop(JOB_KEY, None)
+
+
+session_end.RELEASERS.append(release)
+
+
 def hand_over(store, keep) -> None:
     """Give each kernel the job finished (or could not search) to ``keep(key, result)``, once.
 
@@ -181,30 +199,36 @@ def hand_over(store, keep) -> None:
             session_job.handed_over.add(name)
 
 
-def show_running(session_job: SessionJob, draw) -> None:
-    """While the job runs: a Cancel button, and its progress and ``draw(grids, complete)`` of the
-    cells so far, redrawn every :data:`POLL_SECONDS` in a fragment; when it ends, the page reruns
-    to show the result."""
+def show_running(store, draw) -> None:
+    """While the session's job runs: a Cancel button, and its progress and ``draw(grids, complete)``
+    of the cells so far, redrawn every :data:`POLL_SECONDS` in a fragment; when it ends, the page
+    reruns to show the result.
+
+    The button and the fragment find the job in ``store`` rather than keep it: Streamlit keeps
+    both with a disconnected session, after the session's job and results are released
+    (:mod:`kernelviz.ui.session_end`).
+    """
     import streamlit as st
 
-    job = session_job.job
+    job = current(store).job
     # The button stays out of the polling fragment: redrawn every second, a click landing on a
     # redraw was lost. Its click reruns the page, which shows "Cancelling" until the job stops.
-    st.button("Cancel", key="grid_cancel", on_click=job.cancel, disabled=job.cancelled,
+    st.button("Cancel", key="grid_cancel", on_click=cancel, args=(store,), disabled=job.cancelled,
               help="Stop after the column being computed; what finished is kept (marked incomplete).")
     # drawn after the page's last widget (a tick sends the browser's widget values with it)
-    pollers.hold(st.empty(), _running_fragment(), session_job, draw)
+    pollers.hold(st.empty(), _running_fragment(), store, draw)
 
 
-def _running(session_job: SessionJob, draw) -> None:
+def _running(store, draw) -> None:
     import streamlit as st
 
-    job = session_job.job
-    if job.done:
+    session_job = current(store)
+    if session_job is None or session_job.job.done:  # ended, or released with the session (a reconnect)
         # a timed run: Streamlit resets the page's widgets when a fragment reruns the whole app,
         # which mark_fragment_rerun repairs (streamlit/streamlit#11266)
         mark_fragment_rerun(st.session_state)
         st.rerun()  # the finished searches belong to the page (stored, P_f, downloads)
+    job = session_job.job
     done, total = job.progress()
     st.progress(done / max(total, 1), text="Cancelling: what finished is kept …" if job.cancelled else
                 f"Grid search in the background: {done} of {total} γ columns — the other views stay usable.")

@@ -23,17 +23,11 @@ from typing import Any, Mapping
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import lessons
+from kernelviz import lessons, pipeline
 from kernelviz import views as kvviews
 
 STORE = Path(__file__).with_name("lesson_grids.npz")
 
-#: The settings a grid search's scores depend on (besides the kernel's partition and scale).
-DATA_SETTINGS = ("source", "generator", "gen_params", "data_seed", "sample", "label_how", "label_fraction",
-                 "label_per_class", "label_seed", "scaling", "fit_on", "test_fraction")
-PARTITION_SETTINGS = ("partition", "n_components", "partition_seed", "vi_prior_type", "vi_alpha0", "vi_beta0",
-                      "vi_w0")
-GRID_SETTINGS = ("grid_log_C", "grid_log_gamma", "grid_steps", "cv", "cv_seed")
 #: The fields of a ``kv.evaluation.GridResult`` that are stored; the rest are rebuilt on load.
 FIELDS = ("Cs", "gammas", "fold_scores", "capped_folds")
 #: The Keerthi–Lin path is rebuilt from its linear SVM's best C̃ alone (stored as ``KEY/C_tilde``,
@@ -46,8 +40,9 @@ def store_key(name: str, values: Mapping[str, Any]) -> str | None:
     """What identifies kernel ``name``'s search under these settings; None for uploaded or drawn data."""
     if values["source"] not in ("generator", "sample"):
         return None
-    relevant = DATA_SETTINGS + GRID_SETTINGS
-    relevant += PARTITION_SETTINGS if name in kvviews.PARTITION_KERNELS else ()
+    # the stages' settings in kernelviz.pipeline's order: the shipped searches' keys depend on it
+    relevant = pipeline.STAGES["data"] + pipeline.STAGES["grid"]
+    relevant += pipeline.STAGES["partition"] if name in kvviews.PARTITION_KERNELS else ()
     relevant += ("normalize",) if name in kvviews.SCALED_KERNELS else ()
     described = [name] + [[setting, _plain(values[setting])] for setting in relevant]
     return hashlib.sha1(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
@@ -91,7 +86,7 @@ def load(name: str, values: Mapping[str, Any], prep: kvviews.Prepared, partition
     result = kv.evaluation.GridResult(
         kernel=name, **arrays, cv=values["cv"], random_state=values["cv_seed"],
         max_iter=kv.evaluation.DEFAULT_MAX_ITER, kernel_params=params,
-        fitted_kernel=kvviews.fit_kernel(name, prep.X_model, partition, values["normalize"]))
+        fitted_kernel=pipeline.fit_kernel(pipeline.KernelSpec.from_settings(name, values), prep, partition))
     if C_tilde is None:
         return result, None  # as views.grid_search: the line misses this grid
     X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
@@ -100,38 +95,12 @@ def load(name: str, values: Mapping[str, Any], prep: kvviews.Prepared, partition
     return result, path
 
 
-def prepared(values: Mapping[str, Any]) -> kvviews.Prepared:
-    """The data as the app prepares them for a step's settings (generated or bundled data only)."""
-    if values["source"] == "generator":
-        X, y = kv.data.make(values["generator"], random_state=values["data_seed"], **values["gen_params"])
-        ds = kv.data.Dataset(X, y, name=values["generator"])
-    else:
-        ds = kvviews.bundled_dataset(values["sample"])
-    label_value = values["label_fraction"] if values["label_how"] == "fraction" else values["label_per_class"]
-    return kvviews.prepare(ds, "lesson", values["scaling"], values["fit_on"], values["label_how"], float(label_value),
-                           values["label_seed"], values["test_fraction"])
-
-
-def partition_of(values: Mapping[str, Any], prep: kvviews.Prepared):
-    """The partition the app fits for these settings."""
-    params = ()
-    if values["partition"] == "vi":
-        params = (("weight_concentration_prior_type", values["vi_prior_type"]),
-                  ("weight_concentration_prior", values["vi_alpha0"]), ("mean_precision_prior", values["vi_beta0"]))
-        if values["vi_w0"] > 0:
-            params += (("covariance_prior", values["vi_w0"]),)
-    return kvviews.fit_partition(prep.X_model, values["partition"], values["n_components"], values["partition_seed"],
-                                 params)
-
-
 def search(name: str, values: Mapping[str, Any]):
     """Kernel ``name``'s grid search under ``values`` as the app runs it: (result, Keerthi–Lin path or None)."""
-    prep = prepared(values)
-    partition = partition_of(values, prep)
-    log_Cs = kvviews.grid_axis(values["grid_log_C"], values["grid_steps"])
-    log_gammas = kvviews.grid_axis(values["grid_log_gamma"], values["grid_steps"])
-    params = kvviews.kernel_params(name, partition, values["normalize"])
-    return kvviews.grid_search(name, prep, log_Cs, log_gammas, values["cv"], values["cv_seed"], params)
+    prep = pipeline.prepared(values)
+    partition = pipeline.partition_of(values, prep)
+    return pipeline.grid_search(pipeline.KernelSpec.from_settings(name, values), pipeline.GridSpec.from_settings(values),
+                                prep, partition)
 
 
 def precompute(store: Path = STORE) -> dict[str, np.ndarray]:

@@ -10,7 +10,8 @@ fits) in one run of the view's body (the app draws it as a fragment), whose Plot
 the committed one.
 
 Which lattices exist is decided by :class:`LiveLattices`, which knows nothing of Streamlit
-(a ``dict`` stands in for ``st.session_state`` in the tests): per session, per view kind,
+(a ``dict`` stands in for the session's :func:`kernelviz.ui.session_end.store` in the tests,
+which releases the lattices when the session disconnects): per session, per view kind,
 the lattice of the committed values and at most one finished older one of the same data
 and kernels (shown, its out-of-date axis labelled by the component, until the new one is
 ready); anything of other data, kernels or grid is cancelled and dropped at once.
@@ -23,14 +24,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Hashable, MutableMapping
 
-from kernelviz.markdown import escape
+from kernelviz.outside import message, plain
 from kernelviz.session import mark_fragment_rerun
-from kernelviz.ui import pollers
+from kernelviz.ui import pollers, session_end
 
 if TYPE_CHECKING:  # the lattice imports scikit-learn: first needed when a view scrubs, not at the app's start
     from kernelviz.lattice import Lattice, LatticeJob
 
-#: Where a session keeps its lattices (in ``st.session_state``; dropped with the session).
+#: Where a session keeps its lattices (in :func:`kernelviz.ui.session_end.store`; released with the session).
 STORE_KEY = "_live_lattices"
 #: Jobs requested during a run, started when the run has drawn the page.
 PENDING_KEY = "_live_pending"
@@ -152,8 +153,24 @@ class LiveLattices:
         for key in [k for k, job in self.jobs.items() if k[0] != kind and not _finished(job)]:
             self._drop(key)
 
+    def release(self) -> None:
+        """The session ended: every job stops, and no lattice or request is kept."""
+        for job in self.jobs.values():
+            job.cancel()
+        self.jobs.clear()
+        self.pending.clear()
+
+    def previous(self, kind: str, context: Hashable) -> Lattice | None:
+        """The newest finished lattice of ``kind`` and ``context`` (what a new lattice of the
+        same data and kernels can reuse), or None."""
+        finished = [job for key, job in self.jobs.items() if key[:2] == (kind, context) and _finished(job)]
+        return finished[-1].lattice if finished else None
+
     def _drop(self, key) -> None:
         self.jobs.pop(key).cancel()
+
+
+session_end.RELEASERS.append(lambda computed: LiveLattices(computed).release())
 
 
 def _finished(job: LatticeJob) -> bool:
@@ -282,17 +299,19 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
                 else Lattice.similarity(list(kernels), grid, log_gamma, reference))
 
     def start() -> LatticeJob:
-        lattice = empty()
-        if state.lattice is not None:  # the older lattice of this context: what still holds is not computed again
-            lattice.reuse(state.lattice)
+        # The older lattice is looked up, not kept: this function stays with the status fragment,
+        # which Streamlit keeps with a disconnected session after its lattices are released.
+        lattice, previous = empty(), live.previous(kind, context)
+        if previous is not None:  # the older lattice of this context: what still holds is not computed again
+            lattice.reuse(previous)
         return LatticeJob(lattice, kernels, prep, delay=START_DELAY)
 
-    live = LiveLattices(st.session_state)
+    live = LiveLattices(session_end.store())
     # the job starts from the status fragment's first tick, once this run has painted the page
     state = live.request(kind, context, committed, start, begin=False)
     if state.error is not None:
-        st.warning(f"No live preview: {type(state.error).__name__}: {escape(str(state.error))}. "
-                   "The sliders in the sidebar still set γ and C.")
+        st.warning(message("No live preview: {kind}: {error}. The sliders in the sidebar still set γ and C.",
+                           kind=type(state.error).__name__, error=state.error))
         return
     lattice = state.lattice if state.lattice is not None else empty()
     scrub(lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}",
@@ -326,7 +345,7 @@ def _commit(value: dict, rerun: Callable[[], None] | None = None) -> None:
 def _stop(kind: str) -> None:
     import streamlit as st
 
-    LiveLattices(st.session_state).stop(kind)
+    LiveLattices(session_end.store()).stop(kind)
     st.session_state[STOPPED_KEY] = True
 
 
@@ -348,7 +367,7 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
         if value is not None and st.session_state.get(axis) != value:
             st.session_state[axis] = value
     stop_clicked = st.session_state.pop(STOPPED_KEY, False)
-    live = LiveLattices(st.session_state)
+    live = LiveLattices(session_end.store())
     job = live.jobs.get((kind, context, committed))
     inline = st.session_state.pop(INLINE_KEY, False)
     if job is None and not stop_clicked:

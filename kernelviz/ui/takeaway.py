@@ -21,7 +21,7 @@ import streamlit as st
 
 from kernelviz import codegen, export, state
 from kernelviz.components import plot
-from kernelviz.markdown import escape
+from kernelviz.outside import file_name, message, plain
 
 #: How much the projector enlarges a figure's text and markers.
 PROJECTOR_FONT = 1.5
@@ -268,10 +268,10 @@ def downloads(fig: go.Figure, name: str) -> None:
     columns[0].caption("Download the figure:")
     for column, fmt in zip(columns[1:], formats):
         column.download_button(FORMAT_LABELS[fmt], lambda fmt=fmt: export.figure_bytes(fig, fmt),
-                               file_name=f"{name}.{fmt}", mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}",
+                               file_name=file_name(name, fmt), mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}",
                                on_click="ignore", width="stretch")
     if reason:
-        st.caption(escape(reason))
+        st.caption(plain(reason))
 
 
 #: Session key of the "Python code" expander's open state.
@@ -296,6 +296,6 @@ def code_box(values: dict, prep) -> None:
     with box:
         if data_file:
             st.caption("Your data cannot be written into the code: the script reads this file.")
-            st.download_button(f"Download {data_file}", text, file_name=data_file, mime="text/csv",
+            st.download_button(message("Download {name}", name=data_file), text, file_name=data_file, mime="text/csv",
                                key="code_data", on_click="ignore")
         st.code(script, language="python")

@@ -18,7 +18,7 @@ import streamlit as st
 from kernelviz import codegen, lessons, registry
 from kernelviz import figures as fg
 from kernelviz import state as kvstate
-from kernelviz.markdown import escape
+from kernelviz.outside import message, plain
 from kernelviz.references import PAPERS
 
 #: Session keys (not settings: no widget, never in the settings table).
@@ -221,7 +221,7 @@ def explain(placeholder) -> None:
     try:
         sentence = step.explain(results)
     except ValueError as err:
-        placeholder.caption(escape(str(err)))
+        placeholder.caption(plain(err))
         return
     placeholder.info(f"**On this page:** {sentence}")
 
@@ -230,7 +230,8 @@ def explain(placeholder) -> None:
 
 def citations_markdown() -> str:
     """Every source paper, cited (the Theory view's list)."""
-    return "\n".join(f"- {escape(p.citation())} — *{p.contributes}*" for p in PAPERS.values())
+    return "\n".join(message("- {citation} — *{contributes}*", citation=p.citation(), contributes=p.contributes)
+                     for p in PAPERS.values())
 
 
 # ============================================================================ share box

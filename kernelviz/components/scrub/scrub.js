@@ -345,8 +345,11 @@ function drawField(view, panel, codes, lattice) {
   const toX = (gx) => (gx + 0.5) * W / nx;
   const toY = (gy) => H - (gy + 0.5) * H / ny;
   const ratio = window.devicePixelRatio || 1;
-  const span = codec.hi - codec.lo;
-  const codeOf = (value) => (value - codec.lo) / span * codec.top;
+  // codes are buckets of equal width decoded at their middles (kernelviz.lattice.Codec): a level's
+  // place among the codes is its distance from lo in buckets, less half a bucket; f = 0 falls
+  // between the codes of the negative and the positive values
+  const step = (codec.hi - codec.lo) / (codec.top + 1);
+  const codeOf = (value) => (value - codec.lo) / step - 0.5;
   if (lattice.kind === "decision") {
     // Margins thin rather than dashed: marching squares gives one short segment per cell,
     // and a dash pattern restarts on every segment.

@@ -1,25 +1,8 @@
 """One runner module per paper; :data:`RUNNERS` is the registry :func:`kernelviz.reproduce.run` reads."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from . import ckrbf, cksvmnda, mcpm, rwm
 
-__all__ = ["PaperRunners", "RUNNERS"]
+__all__ = ["RUNNERS"]
 
-
-@dataclass(frozen=True)
-class PaperRunners:
-    """What can be reproduced of one paper, and with which data by default."""
-
-    tables: dict  # table id -> callable(Context) -> list[Measurement]
-    sources: dict  # row as the paper names it -> default data source
-    missing: dict  # row -> why it has no default data
-    not_reproducible: dict  # table id -> why it is not run
-
-
-def _registry():
-    from . import ckrbf, cksvmnda, mcpm, rwm
-
-    return {module.PAPER: module.RUNNERS for module in (ckrbf, rwm, mcpm, cksvmnda)}
-
-
-RUNNERS = _registry()
+RUNNERS = {module.PAPER: module.RUNNERS for module in (ckrbf, rwm, mcpm, cksvmnda)}

@@ -9,8 +9,7 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, StratifiedShuffleSplit
 
 from ... import data as _data
-from ..runner import Measurement, require_folds
-from ..store import CellKey
+from ..runner import Measurement, class_counts, part, require_folds
 
 
 @dataclass(frozen=True)
@@ -36,11 +35,19 @@ def _fit_and_score(column, X, y, train, test, inner_folds, seed, n_jobs):
         chosen = {k: (v.item() if hasattr(v, "item") else v) for k, v in search.best_params_.items()}
     else:
         model, chosen = clone(column.estimator).fit(Xs[train], y[train]), {}
-    result = {"accuracy": float(np.mean(model.predict(Xs[test]) == y[test])), "chosen": chosen,
+    predicted = model.predict(Xs[test])
+    result = {"accuracy": float(np.mean(predicted == y[test])), "chosen": chosen, "predicted": class_counts(predicted),
               "capped_fits": int(np.any(getattr(model, "max_iter_reached_", False))), "fits": 1}
     if hasattr(model, "alpha_"):
         result["alpha"] = float(model.alpha_)
     return result
+
+
+def _estimator(column):
+    """The column's estimator and its parameters, for the cell key: a changed parameter (clusters
+    per class, a kernel's scale) is another protocol, whose cells are not this one's."""
+    params = column.estimator.get_params(deep=False)
+    return f"{type(column.estimator).__name__}({', '.join(f'{k}={params[k]!r}' for k in sorted(params))})"
 
 
 def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_folds, protocol, selection,
@@ -54,17 +61,20 @@ def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_f
     for name, column in columns.items():
         cells = []
         for r, (train, test) in enumerate(splits):
-            key = CellKey(paper, table_id, row + (f"[{variant}]" if variant else ""), f"partition{r}/{len(splits)}-n{len(train)}+{len(test)}-seed{seed}",
-                          name, repr(sorted((k, list(map(float, v))) for k, v in column.grid.items()))
-                          + f"|inner={inner_folds}")
+            key = context.key(row, paper=paper, table=table_id, dataset=row + (f"[{variant}]" if variant else ""),
+                              split=f"partition{r}/{len(splits)}-n{len(train)}+{len(test)}-seed{seed}", model=name,
+                              cell=repr(sorted((k, list(map(float, v))) for k, v in column.grid.items()))
+                              + f"|inner={inner_folds}|{_estimator(column)}")
             cells.append(tracker.cell(context.store, key, lambda train=train, test=test, column=column:
                                       _fit_and_score(column, X, y, train, test, inner_folds, seed,
                                                      context.settings.n_jobs)))
         capped = sum(c["capped_fits"] for c in cells) / sum(c["fits"] for c in cells)
         metrics = ["accuracy"] + (["alpha"] if "alpha" in cells[0] else [])
+        parts = [part([len(train)], [y[test]], c["predicted"], c["chosen"]) for (train, test), c in zip(splits, cells)]
         for metric in metrics:
             out.append(Measurement(paper, table_id, row, name, metric, [c[metric] for c in cells], protocol,
-                                   selection, context.source(row), capped, variant=variant, notes=list(notes)))
+                                   selection, context.source(row), capped, variant=variant, notes=list(notes),
+                                   parts=parts, grid={k: list(v) for k, v in column.grid.items()}))
     return out
 
 

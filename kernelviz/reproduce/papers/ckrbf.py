@@ -23,9 +23,7 @@ from sklearn.model_selection import StratifiedKFold
 from ... import data as _data
 from ... import evaluation as _evaluation
 from ... import models as _models
-from ..runner import Measurement, require_folds
-from ..store import CellKey
-from . import PaperRunners
+from ..runner import Measurement, PaperRunners, part, require_folds
 from ._selection import fmt
 
 PAPER = "ckrbf"
@@ -85,8 +83,9 @@ def _kernel_grid(context, tracker, row, X, y, column, seed, unit_scale=False):
     max_iter = _max_iter(context)
     # the default cap keeps the keys cells were stored under before the cap was a setting
     cap = "" if max_iter == _evaluation.DEFAULT_MAX_ITER else f"|max_iter={max_iter}"
-    key = CellKey(PAPER, "grid", row, f"cv{folds}-seed{seed}", column + (f"[{UNIT_SCALE}]" if unit_scale else ""),
-                  f"C={Cs.tolist()}|gamma={gammas.tolist()}{cap}")
+    key = context.key(row, table="grid", dataset=row, split=f"cv{folds}-seed{seed}",
+                      model=column + (f"[{UNIT_SCALE}]" if unit_scale else ""),
+                      cell=f"C={Cs.tolist()}|gamma={gammas.tolist()}{cap}")
 
     def compute():
         result = _evaluation.grid_search(kernel, X, y, Cs, gammas, cv=folds, random_state=seed,
@@ -105,7 +104,8 @@ def _mk_grid(context, tracker, row, X, y, column, seed):
     capped = fits = 0
     for i, C in enumerate(Cs):
         for j, gamma in enumerate(gammas):
-            key = CellKey(PAPER, "grid", row, f"cv{folds}-seed{seed}", column, f"C={float(C)!r}|gamma={float(gamma)!r}")
+            key = context.key(row, table="grid", dataset=row, split=f"cv{folds}-seed{seed}", model=column,
+                              cell=f"C={float(C)!r}|gamma={float(gamma)!r}")
 
             def compute(C=C, gamma=gamma):
                 accuracies, hit_cap = [], 0
@@ -137,7 +137,7 @@ def _columns(context, table_id):
 
 
 def _grids_for(context, table_id, row, unit_scale=False):
-    """{column: [grid per repetition]} for the row, computed or read from the store.
+    """({column: [grid per repetition]}, the row's labels) for the row, computed or read from the store.
 
     ``unit_scale``: the CkRBF columns with ``normalize="unit"`` (the check of Tables 4 and 5);
     the other columns do not depend on CkRBF's scale and come from the store unchanged.
@@ -155,7 +155,7 @@ def _grids_for(context, table_id, row, unit_scale=False):
         compute = _mk_grid if column in MK_COLUMNS else partial(_kernel_grid, unit_scale=rescaled)
         grids[column] = [compute(context, tracker, row, X, y, column, context.settings.seed + r)
                          for r in range(repetitions)]
-    return grids
+    return grids, y
 
 
 def _variants(table_id):
@@ -174,10 +174,26 @@ def _one_index(values, target):
     return int(matches[0]) if len(matches) else None
 
 
-def _measure(context, table_id, row, column, values, cells, notes=(), variant=""):
+def _measure(context, table_id, row, column, values, cells, y, chosen=None, notes=(), variant=""):
+    """The table's measurement of ``column``; ``chosen``: per repetition, the grid cell its value is
+    read from (Tables 2–4), which the grid-edge diagnostic looks at."""
+    Cs, gammas, folds, repetitions = _grid(context)
+    grid = {"C": list(Cs), "gamma": list(gammas)} if table_id in ("2", "3", "6") else {"gamma": list(gammas)}
+    parts = []
+    for r in range(repetitions):  # the grid engine's folds, whose test parts the CV accuracies average
+        splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=context.settings.seed + r).split(y, y)
+        train, test = zip(*splits)
+        parts.append(part([len(t) for t in train], [y[t] for t in test], chosen=None if chosen is None else chosen[r]))
     return Measurement(PAPER, table_id, row, column, _METRICS[table_id], values, _protocol(context),
                        _SELECTION[table_id], context.source(row), _capped_share(cells), variant=variant,
-                       notes=list(notes))
+                       notes=list(notes), parts=parts, grid=grid)
+
+
+def _best_cell(context, scores):
+    """{"C", "gamma"} of the grid's best cell, ties broken as the selection rule breaks them."""
+    Cs, gammas, _, _ = _grid(context)
+    i, j = _evaluation.select_cell(np.asarray(scores))
+    return {"C": float(Cs[i]), "gamma": float(gammas[j])}
 
 
 _METRICS = {"2": "accuracy", "3": "accuracy", "4": "accuracy", "5": "win_rate", "6": "pf_auc"}
@@ -186,24 +202,28 @@ _METRICS = {"2": "accuracy", "3": "accuracy", "4": "accuracy", "5": "win_rate", 
 def _best_table(context, table_id):
     out = []
     for row in context.sources:
-        for column, cells in _grids_for(context, table_id, row).items():
-            out.append(_measure(context, table_id, row, column, [float(np.max(c["scores"])) for c in cells], cells))
+        grids, y = _grids_for(context, table_id, row)
+        for column, cells in grids.items():
+            out.append(_measure(context, table_id, row, column, [float(np.max(c["scores"])) for c in cells], cells, y,
+                                chosen=[_best_cell(context, c["scores"]) for c in cells]))
     return out
 
 
 def _c_one_table(context):
-    Cs, _, _, _ = _grid(context)
+    Cs, gammas, _, _ = _grid(context)
     i = _one_index(Cs, 1.0)
     if i is None:
         raise ValueError("ckrbf table 4 needs C = 1 in the C grid.")
     out = []
     for row in context.sources:
         for variant in _variants("4"):
-            for column, cells in _grids_for(context, "4", row, unit_scale=bool(variant)).items():
+            grids, y = _grids_for(context, "4", row, unit_scale=bool(variant))
+            for column, cells in grids.items():
                 if variant and KERNEL_COLUMNS.get(column, ("",))[0] != "ckrbf":
                     continue
-                out.append(_measure(context, "4", row, column,
-                                    [float(np.max(np.asarray(c["scores"])[i])) for c in cells], cells,
+                at_one = [np.asarray(c["scores"])[i] for c in cells]
+                out.append(_measure(context, "4", row, column, [float(np.max(s)) for s in at_one], cells, y,
+                                    chosen=[{"gamma": float(gammas[int(np.argmax(s))])} for s in at_one],
                                     variant=variant))
     return out
 
@@ -228,7 +248,7 @@ def _win_table(context):
     out = []
     for row in context.sources:
         for variant in _variants("5"):
-            grids = _grids_for(context, "5", row, unit_scale=bool(variant))
+            grids, y = _grids_for(context, "5", row, unit_scale=bool(variant))
             for k in (2, 3, 4):
                 ck = grids[f"C{k}RBF"]
                 for other in ("RBF", "mRBF"):
@@ -236,8 +256,8 @@ def _win_table(context):
                     for mine, theirs in zip(ck, grids[other]):
                         a, b = np.asarray(mine["scores"])[i], np.asarray(theirs["scores"])[i]
                         rates.append(float(np.mean([a[w].max() > b[w].max() for w in windows])))
-                    out.append(_measure(context, "5", row, f"C{k}RBF>{other}", rates, ck + grids[other],
-                                        [f"{len(windows)} of the paper's 6 windows are in the grid"]
+                    out.append(_measure(context, "5", row, f"C{k}RBF>{other}", rates, ck + grids[other], y,
+                                        notes=[f"{len(windows)} of the paper's 6 windows are in the grid"]
                                         if len(windows) < 6 else [], variant=variant))
     return out
 
@@ -245,7 +265,7 @@ def _win_table(context):
 def _auc_table(context):
     out = []
     for row in context.sources:
-        grids = _grids_for(context, "6", row)
+        grids, y = _grids_for(context, "6", row)
         repetitions = len(next(iter(grids.values())))
         aucs = {column: [] for column in grids}
         for r in range(repetitions):
@@ -253,8 +273,8 @@ def _auc_table(context):
             for column in grids:
                 aucs[column].append(table[column]["auc"])
         for column, cells in grids.items():
-            out.append(_measure(context, "6", row, column, aucs[column], cells,
-                                ["α₀ is the worst score of the columns run on this data set"]))
+            out.append(_measure(context, "6", row, column, aucs[column], cells, y,
+                                notes=["α₀ is the worst score of the columns run on this data set"]))
     return out
 
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from ... import models as _models
-from . import PaperRunners
+from ..runner import PaperRunners
 from ._selection import Column, fmt, partitions, run_partitions
 
 PAPER = "cksvmnda"
 TRAIN_SIZE = {"Heart": 170, "Diabetes": 468, "Breast-Cancer": 200, "Twonorm": 400, "Ringnorm": 400,
               "Waveform": 400}
-_DATA_NOTES = {"Breast-Cancer": "Rätsch's breast-cancer is the Ljubljana recurrence data; ours is Wisconsin "
-                                "(a much easier problem), so the numbers are not comparable."}
 
 
 def _columns(s):
@@ -52,8 +50,7 @@ def _table(context):
         protocol = (f"{repetitions} stratified random partitions, {n_train} training / {len(y) - n_train} test; "
                     f"z-scores from the training part; {grids}")
         selection = f"{inner}-fold CV on the training part (GridSearchCV)"
-        notes = [_DATA_NOTES[row]] if row in _DATA_NOTES else []
-        out += run_partitions(context, PAPER, "1", row, X, y, columns, splits, inner, protocol, selection, notes)
+        out += run_partitions(context, PAPER, "1", row, X, y, columns, splits, inner, protocol, selection)
     return out
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ... import models as _models
-from . import PaperRunners
+from ..runner import PaperRunners
 from ._selection import Column, fmt, partitions, run_partitions
 
 PAPER = "mcpm"

@@ -36,9 +36,7 @@ from ... import evaluation as _evaluation
 from ... import kernels as _kernels
 from itertools import product
 
-from ..runner import Measurement, require_folds
-from ..store import CellKey
-from . import PaperRunners
+from ..runner import Measurement, PaperRunners, class_counts, part, require_folds
 from ._selection import fmt
 
 PAPER = "rwm"
@@ -134,10 +132,10 @@ def _fold_cell(context, table_id, row, X, y, train, test, column, seed, inner_fo
                     **params}
     kernel.set_params(**{k: v for k, v in best.items() if k not in ("rating", "C")})
     svc = _svm.fit_svm(kernel(Xs[lab]), y[lab], C=best["C"], max_iter=_evaluation.DEFAULT_MAX_ITER)
-    accuracy = float(np.mean(svc.predict(kernel(Xs[test], Xs[lab])) == y[test]))
+    predicted = svc.predict(kernel(Xs[test], Xs[lab]))
     capped, fits = capped + int(_svm.reached_iteration_cap(svc)), fits + 1
-    return {**best, "accuracy": accuracy, "n_sv": int(len(svc.support_)), "n_labeled": int(len(lab)),
-            "capped_fits": capped, "fits": fits}
+    return {**best, "accuracy": float(np.mean(predicted == y[test])), "predicted": class_counts(predicted),
+            "n_sv": int(len(svc.support_)), "n_labeled": int(len(lab)), "capped_fits": capped, "fits": fits}
 
 
 def _run_row(context, table_id, row, X, y, variant, categorical=()):
@@ -150,12 +148,12 @@ def _run_row(context, table_id, row, X, y, variant, categorical=()):
     for column in COLUMNS:
         cells = []
         for f, (train, test) in enumerate(splits):
-            key = CellKey(PAPER, table_id, row + (f"[{variant}]" if variant else ""),
-                          f"fold{f}/{opts['folds']}-seed{seed}", column,
-                          f"C={opts['Cs'].tolist()}|gamma={opts['gammas'].tolist()}|ratio={opts['ratios'].tolist()}"
-                          f"|inner={opts['inner']}"
-                          + (f"|categorical={list(categorical)}|weights={opts['weights'].tolist()}"
-                             if len(categorical) else ""))
+            key = context.key(row, table=table_id, dataset=row + (f"[{variant}]" if variant else ""),
+                              split=f"fold{f}/{opts['folds']}-seed{seed}", model=column,
+                              cell=f"C={opts['Cs'].tolist()}|gamma={opts['gammas'].tolist()}"
+                                   f"|ratio={opts['ratios'].tolist()}|inner={opts['inner']}"
+                                   + (f"|categorical={list(categorical)}|weights={opts['weights'].tolist()}"
+                                      if len(categorical) else ""))
             cells.append(tracker.cell(context.store, key, lambda train=train, test=test:
                                       _fold_cell(context, table_id, row, X, y, train, test, column, seed,
                                                  opts["inner"], categorical)))
@@ -173,9 +171,16 @@ def _run_row(context, table_id, row, X, y, variant, categorical=()):
                     + (f"; on {row}, categorical columns {', '.join(str(c + 1) for c in categorical)} (1-based) "
                        f"weighted apart (§3.4), α, β ∈ {fmt(opts['weights'])} chosen with C and γ"
                        if len(categorical) else ""))
+        grid = {"C": list(opts["Cs"]), "gamma": list(opts["gammas"])}
+        if column == "LAP":
+            grid["lap_ratio"] = list(opts["ratios"])
+        if len(categorical):
+            grid["continuous_weight"] = grid["categorical_weight"] = list(opts["weights"])
+        parts = [part([len(train)], [y[test]], c["predicted"], {name: c[name] for name in grid})
+                 for (train, test), c in zip(splits, cells)]
         out.append(Measurement(PAPER, table_id, row, column, "accuracy", [c["accuracy"] for c in cells], protocol,
                                _SELECTION, context.source(row), sum(c["capped_fits"] for c in cells) / fits,
-                               variant=variant, notes=notes))
+                               variant=variant, notes=notes, parts=parts, grid=grid))
     return out
 
 

@@ -1,0 +1,322 @@
+"""Sessions that end (issue 17): many browser sessions come and go; the server keeps up and gives their memory back.
+
+The app server starts fresh (``streamlit run app.py`` of this checkout, or of ``--checkout``
+with this checkout's Python environment). Then, in ``--batches`` batches (default 2), it
+opens ``--sessions`` headless Chromium contexts at once (default 8), each on Decision
+boundaries (``?view=boundaries``), and for ``--seconds`` (default 120) each session keeps
+doing one of three things at random: drag the scrub γ slider a few lattice steps and
+release it (a commit), step γ with an arrow key (a commit), or switch between Similarity
+and Decision boundaries; after each action it waits for the page to be idle again
+(``[data-testid="stApp"][data-test-script-state="notRunning"]``). Then the batch's
+contexts close, and the server gets ``--settle`` seconds before its memory is read.
+
+Budgets (PASS/FAIL):
+
+* no session stuck: every page is idle again within :data:`STUCK_SECONDS` of each of its
+  actions, the last one included (in one run of the issue's, a session stayed "running" for
+  over 10 minutes, its γ slider gone);
+* the health endpoint ``/_stcore/health``, polled every :data:`HEALTH_EVERY` s from the
+  server's start to the last reading, answers within :data:`HEALTH_BUDGET` s every time;
+* the server's RSS (``VmRSS`` of /proc/PID/status) after the last batch closed is at most
+  :data:`RSS_RATIO` × its RSS after the first batch closed: closed sessions' memory is
+  reused, not added to.
+
+Printed beside them: the RSS at start, after every batch (and its peak), the actions
+done, the slowest action's time to idle, and the load average. ``--repeats N`` runs the
+whole thing N times (a fresh server each) and prints the spread.
+
+Usage: ``.venv/bin/python benchmarks/bench_sessions.py [--seconds 120] [--sessions 8] [--batches 2]
+[--settle 15] [--repeats 1] [--checkout PATH]``; a smoke test: ``--seconds 20 --sessions 2``.
+Exits non-zero when a budget is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+SCRUB_GAMMA = '.kv-scrub .kv-scrub-control[data-axis="log_gamma"] input'
+#: A page not idle this long after an action is stuck.
+STUCK_SECONDS = 60.0
+HEALTH_BUDGET = 1.0
+HEALTH_EVERY = 0.5
+RSS_RATIO = 1.5
+SERVER_START_SECONDS = 90.0
+#: Before waiting for idle after an action: its run has started by then (a wait at once can
+#: find the page still idle from before the action).
+ACTION_SETTLE_MS = 300
+VIEWS = {"boundaries": ("Decision boundaries", "Decision boundaries at"),
+         "similarity": ("Similarity", "reference point")}
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of process ``pid`` in MB (VmRSS of /proc/PID/status)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+class Server:
+    """``streamlit run app.py`` of ``checkout`` on a free port, and a thread polling its health
+    endpoint (latencies kept) and its RSS (peak kept) from the start."""
+
+    def __init__(self, checkout: Path):
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.url = f"http://localhost:{port}"
+        self.log = tempfile.TemporaryFile()
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(checkout)}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(checkout / "app.py"), "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "localhost", "--browser.gatherUsageStats", "false"],
+            cwd=checkout, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        self.health: list[tuple[float, float]] = []   # (time, seconds to answer; inf: no answer)
+        self.peak = 0.0
+        self._stop = threading.Event()
+        deadline = time.monotonic() + SERVER_START_SECONDS
+        while not self._healthy():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                output = self.output()
+                self.close()
+                raise RuntimeError("the server did not start:\n" + output)
+            time.sleep(0.3)
+        self.health.clear()
+        self._poller = threading.Thread(target=self._poll, daemon=True)
+        self._poller.start()
+
+    def _healthy(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            start = time.monotonic()
+            ok = self._healthy()
+            self.health.append((start, time.monotonic() - start if ok else float("inf")))
+            self.peak = max(self.peak, self.rss())
+            self._stop.wait(HEALTH_EVERY)
+
+    def rss(self) -> float:
+        return rss_mb(self.proc.pid)
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    def close(self) -> None:
+        self._stop.set()
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+async def idle_after(page, started: float) -> float:
+    """Seconds from ``started`` until the page is idle (at most :data:`STUCK_SECONDS`; raises after)."""
+    await page.wait_for_timeout(ACTION_SETTLE_MS)
+    await page.wait_for_selector(IDLE, timeout=STUCK_SECONDS * 1000)
+    return time.monotonic() - started
+
+
+async def drag_gamma(page, rng: random.Random) -> None:
+    """Press the γ thumb, move it a few lattice steps, release: a commit at the new value."""
+    handle = page.locator(SCRUB_GAMMA)
+    box = await handle.bounding_box()
+    top, value = int(await handle.get_attribute("max")), int(await handle.input_value())
+    half = 8  # half Chromium's range thumb: its centre runs from this far inside the track's ends
+
+    def x(index):
+        return box["x"] + half + (box["width"] - 2 * half) * index / top
+
+    target = min(max(value + rng.choice([-4, -3, -2, 2, 3, 4]), 0), top)
+    y = box["y"] + box["height"] / 2
+    await page.mouse.move(x(value), y)
+    await page.mouse.down()
+    for index in range(value, target, 1 if target > value else -1):
+        await page.mouse.move(x(index), y)
+        await page.wait_for_timeout(40)
+    await page.mouse.move(x(target), y)
+    await page.mouse.up()
+
+
+async def step_gamma(page, rng: random.Random) -> None:
+    handle = page.locator(SCRUB_GAMMA)
+    value, top = int(await handle.input_value()), int(await handle.get_attribute("max"))
+    key = "ArrowLeft" if value == top or (value > 0 and rng.random() < 0.5) else "ArrowRight"
+    await handle.focus()
+    await page.keyboard.press(key)
+
+
+async def switch_view(page, view: str) -> None:
+    await page.locator('[data-testid="stButtonGroup"] button', has_text=VIEWS[view][0]).first.click()
+
+
+async def drive(browser, url: str, seconds: float, seed: int) -> dict:
+    """One session: open Decision boundaries, act at random until ``seconds`` have passed, wait for idle.
+
+    Returns the context (closed by the caller, with its batch), the actions done, each
+    action's time to idle, and, for a session stuck, what it was doing and how the page looked.
+    """
+    rng = random.Random(seed)
+    context = await browser.new_context(viewport={"width": 1440, "height": 900})
+    page = await context.new_page()
+    page.set_default_timeout(STUCK_SECONDS * 1000)
+    out = {"context": context, "actions": [], "idle": [], "stuck": None}
+    view, action = "boundaries", "open"
+    started = time.monotonic()
+    try:
+        await page.goto(f"{url}/?view=boundaries")
+        await page.locator(SCRUB_GAMMA).wait_for()
+        out["idle"].append(await idle_after(page, started))
+        deadline = started + seconds
+        while time.monotonic() < deadline:
+            action = rng.choice(["drag", "step", "switch"])
+            started = time.monotonic()
+            if action == "switch":
+                view = "similarity" if view == "boundaries" else "boundaries"
+                await switch_view(page, view)
+                await page.wait_for_function(
+                    "(t) => [...document.querySelectorAll('.gtitle')].some((e) => e.textContent.includes(t))",
+                    arg=VIEWS[view][1])
+            else:
+                await page.locator(SCRUB_GAMMA).wait_for()
+                await (drag_gamma if action == "drag" else step_gamma)(page, rng)
+            out["idle"].append(await idle_after(page, started))
+            out["actions"].append(action)
+    except Exception as err:  # noqa: BLE001 - a session that hangs or loses its slider is what is measured
+        out["stuck"] = (f"{action} (to {view}) after {time.monotonic() - started:.0f} s: {type(err).__name__}: "
+                        f"{str(err).splitlines()[0]}; page {await _looks(page)}")
+    return out
+
+
+async def _looks(page) -> str:
+    """How a stuck page looks: its script state, whether the γ scrub slider is there, its address."""
+    try:
+        state = await page.get_attribute('[data-testid="stApp"]', "data-test-script-state", timeout=5000)
+        sliders = await page.locator(SCRUB_GAMMA).count()
+        return f"script state {state}, γ scrub sliders {sliders}, {page.url}"
+    except Exception as err:  # noqa: BLE001 - the page may be gone
+        return f"unreadable ({type(err).__name__})"
+
+
+async def batch(url: str, sessions: int, seconds: float, first_seed: int) -> list[dict]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        results = await asyncio.gather(*(drive(browser, url, seconds, first_seed + i) for i in range(sessions)))
+        for result in results:
+            await result.pop("context").close()
+        await browser.close()
+    return results
+
+
+def run(args, checkout: Path) -> dict:
+    """One fresh server through every batch; its readings."""
+    server = Server(checkout)
+    try:
+        out = {"start": server.rss(), "batches": []}
+        for b in range(args.batches):
+            results = asyncio.run(batch(server.url, args.sessions, args.seconds, first_seed=1000 * b))
+            time.sleep(args.settle)
+            out["batches"].append({"rss": server.rss(), "peak": server.peak, "sessions": results,
+                                   "load": os.getloadavg()})
+        out["health"] = [latency for _, latency in server.health]
+        return out
+    finally:
+        server.close()
+
+
+def report(out: dict) -> bool:
+    ok = True
+    print(f"Server RSS at start: {out['start']:.0f} MB")
+    for i, b in enumerate(out["batches"], 1):
+        sessions = b["sessions"]
+        actions = sum(len(s["actions"]) for s in sessions)
+        idle = [t for s in sessions for t in s["idle"]]
+        print(f"  batch {i}: {len(sessions)} sessions, {actions} actions; time to idle median "
+              f"{statistics.median(idle):.2f} s, max {max(idle):.2f} s; RSS after close {b['rss']:.0f} MB "
+              f"({b['rss'] / out['start']:.1f}× the start; peak so far {b['peak']:.0f} MB); load average "
+              f"{', '.join(f'{x:.2f}' for x in b['load'])}")
+    stuck = [s["stuck"] for b in out["batches"] for s in b["sessions"] if s["stuck"]]
+    print(f"Sessions stuck (not idle within {STUCK_SECONDS:g} s of an action): {len(stuck)}  "
+          f"[{verdict(not stuck)} = 0]")
+    for line in stuck:
+        print(f"    {line}")
+    ok &= not stuck
+    health = out["health"]
+    worst = max(health) if health else float("nan")
+    print(f"Health endpoint: {len(health)} polls, median {statistics.median(health):.3f} s, max {worst:.3f} s, "
+          f"{sum(h > HEALTH_BUDGET for h in health)} over {HEALTH_BUDGET:g} s  [{verdict(worst <= HEALTH_BUDGET)} "
+          f"≤ {HEALTH_BUDGET:g} s]")
+    ok &= worst <= HEALTH_BUDGET
+    first, last = out["batches"][0]["rss"], out["batches"][-1]["rss"]
+    ratio = last / first
+    print(f"RSS after the last batch closed / after the first: {last:.0f} / {first:.0f} MB = {ratio:.2f}  "
+          f"[{verdict(ratio <= RSS_RATIO)} ≤ {RSS_RATIO:g}]")
+    ok &= ratio <= RSS_RATIO
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=120.0, help="how long each batch's sessions act (120)")
+    parser.add_argument("--sessions", type=int, default=8, help="browser sessions per batch, at once (8)")
+    parser.add_argument("--batches", type=int, default=2, help="batches, one after the other (2)")
+    parser.add_argument("--settle", type=float, default=15.0, help="seconds between a batch's close and its RSS (15)")
+    parser.add_argument("--repeats", type=int, default=1, help="fresh servers, one after the other (1)")
+    parser.add_argument("--checkout", type=Path, default=ROOT,
+                        help="the checkout whose app.py and kernelviz to serve (this one)")
+    args = parser.parse_args()
+    if not os.path.exists(CHROMIUM):
+        print(f"{CHROMIUM} missing: cannot open browser sessions")
+        return 1
+    print(f"{args.batches} batches of {args.sessions} sessions × {args.seconds:g} s, {args.settle:g} s settle, "
+          f"{args.checkout.resolve()}; load average at start "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    ok, ratios = True, []
+    for r in range(args.repeats):
+        if args.repeats > 1:
+            print(f"— repeat {r + 1} of {args.repeats}")
+        out = run(args, args.checkout.resolve())
+        ok &= report(out)
+        ratios.append(out["batches"][-1]["rss"] / out["batches"][0]["rss"])
+    if len(ratios) > 1:
+        print(f"RSS ratio over {len(ratios)} repeats: median {statistics.median(ratios):.2f}, "
+              f"spread {min(ratios):.2f}–{max(ratios):.2f}")
+    print(f"load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""Signs, computed from what a runner recorded per partition, that a reproduced cell does not
+measure what the paper's number measures.
+
+A cell that agrees with the paper can still be empty: a model that predicts the majority class
+on every test part scores the class balance, and lands "within" the paper's spread on a data
+set whose paper value is near that balance (the MCPM paper's Pima). Each diagnostic here is
+decided by numbers the report prints beside it; three of them (:data:`BLOCKING`) mean the cell's
+number does not measure the model the paper's column names, and such a cell never gets a verdict
+"matches" or "within" (:func:`kernelviz.reproduce.report.compare`): its verdict says what happened instead.
+
+The records come from :func:`kernelviz.reproduce.runner.part`: per value of a measurement, its
+training and test sizes, the test parts' majority rate, the predicted class counts (where the
+runner sees the predictions) and the chosen parameters; :attr:`Measurement.grid` holds the
+values searched.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["DIAGNOSTICS", "BLOCKING", "BOUNDED", "MAJORITY_TOLERANCE", "TOLERANCE", "diagnose", "blocking_verdict",
+           "verdict"]
+
+#: Every diagnostic, and what it means when a cell carries it.
+DIAGNOSTICS = {
+    "one-class": "the model predicts a single class on a test part: it learned nothing there",
+    "majority-level": "the mean is within one point of the test parts' majority rate (what predicting the "
+                      "largest class scores) or below it",
+    "grid-edge": "a chosen parameter sits at its grid's edge for more than half the cell's values (partitions, "
+                 "folds or repetitions): the best value may lie outside the grid",
+    "capped": "libsvm fits stopped at the iteration cap: their solutions are not the optimum",
+    "continuous-unused": "α = 0 (the continuous attributes' weight) was chosen in more than half the folds: "
+                         "the kernel ignores the continuous attributes",
+    "identical-to": "every per-partition value equals another column's: the cell cannot tell the two models "
+                    "apart",
+}
+
+#: Diagnostics whose cell gets this verdict instead of "matches" / "within", in this order of precedence.
+#: Identical values are not called degenerate: on Twonorm the linear MPM, the kernel MPM and MCPM with
+#: LPPK make the same predictions (each one the Bayes boundary), which is no fault of theirs, but the
+#: cell then cannot tell the models apart as the paper's column does.
+BLOCKING = {
+    "one-class": "degenerate: predicts one class",
+    "continuous-unused": "degenerate: ignores the continuous attributes",
+    "identical-to": "identical to {other}",
+}
+
+#: Parameters whose grid spans their whole range (RWM's attribute weights α, β ∈ [0, 1]): a choice at
+#: its end is no sign that the search stopped short, so grid-edge leaves them out.
+BOUNDED = ("continuous_weight", "categorical_weight")
+
+#: "Within one point" of the majority rate, for accuracies.
+MAJORITY_TOLERANCE = 0.01
+
+
+def _one_class(m, measurements):
+    recorded = [p["predicted"] for p in m.parts if "predicted" in p]
+    single = [next(iter(counts)) for counts in recorded if len(counts) == 1]
+    if not single:
+        return None
+    labels = ", ".join(dict.fromkeys(single))
+    return {"text": f"one-class: predicts only class {labels} on {len(single)} of {len(recorded)} test parts",
+            "parts": len(single), "of": len(recorded)}
+
+
+def _majority_level(m, measurements):
+    """The mean no more than one point above the test parts' majority rate: within one point of it,
+    or below it (worse than always predicting the largest class is no better a sign)."""
+    if m.metric != "accuracy" or not m.parts or not m.values:
+        return None
+    majority = float(np.mean([p["majority"] for p in m.parts]))
+    if m.mean - majority > MAJORITY_TOLERANCE + 1e-12:
+        return None
+    relation = ("=" if f"{m.mean:.3f}" == f"{majority:.3f}" else
+                "within 0.01 of" if majority - m.mean <= MAJORITY_TOLERANCE + 1e-12 else "below")
+    return {"text": f"majority-level: mean {m.mean:.3f} {relation} majority rate {majority:.3f} of the test parts",
+            "mean": m.mean, "majority": majority}
+
+
+def _grid_edge(m, measurements):
+    found = []
+    chosen = [p.get("chosen", {}) for p in m.parts]
+    for name, values in m.grid.items():
+        grid = np.unique(np.asarray(values, dtype=float))
+        picks = [c[name] for c in chosen if name in c]
+        if name in BOUNDED or len(grid) < 3 or not picks:  # two values: every choice is an edge
+            continue
+        edges = [v for v in picks if np.isclose(v, grid[0]) or np.isclose(v, grid[-1])]
+        if len(edges) > len(chosen) / 2:
+            counts = ", ".join(f"{v:g} ×{edges.count(v)}" for v in dict.fromkeys(edges))
+            found.append({"text": f"grid-edge: {name} at its grid's edge ({grid[0]:g} or {grid[-1]:g}) for "
+                                  f"{len(edges)} of {len(chosen)} values ({counts})",
+                          "parameter": name, "parts": len(edges), "of": len(chosen)})
+    return found
+
+
+def _capped(m, measurements):
+    if not m.capped_share:
+        return None
+    return {"text": f"capped: {100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap",
+            "share": m.capped_share}
+
+
+def _continuous_unused(m, measurements):
+    weights = [p["chosen"]["continuous_weight"] for p in m.parts if "continuous_weight" in p.get("chosen", {})]
+    unused = sum(1 for w in weights if w == 0)
+    if not weights or unused <= len(m.parts) / 2:
+        return None
+    return {"text": f"continuous-unused: α = 0 chosen in {unused} of {len(weights)} folds, so {m.model} ignores the "
+                    "continuous attributes", "parts": unused, "of": len(weights)}
+
+
+def _predictions(m):
+    return [p.get("predicted") for p in m.parts]
+
+
+def _identical(m, measurements):
+    """Other columns of the row (same table, variant and metric) with exactly m's values. Needs two
+    values at least (one equal mean is common by chance) and not all perfect (two perfect models
+    agree without being one). Where both recorded their predicted class counts, the text says in
+    how many partitions those differ: equal accuracies from other predictions."""
+    if len(m.values) < 2 or all(v == 1.0 for v in m.values):
+        return None
+    same = [o for o in measurements
+            if o is not m and (o.paper, o.table, o.row, o.variant, o.metric) == (m.paper, m.table, m.row, m.variant,
+                                                                                 m.metric)
+            and [float(v) for v in o.values] == [float(v) for v in m.values]]
+    if not same:
+        return None
+    text = f"identical-to: the same {len(m.values)} per-partition values as {', '.join(o.model for o in same)}"
+    for o in same:
+        differ = sum(a is not None and b is not None and a != b for a, b in zip(_predictions(o), _predictions(m)))
+        if differ:
+            text += f" (predicted class counts differ from {o.model}'s in {differ} of {len(m.values)})"
+    return {"text": text, "other": [o.model for o in same]}
+
+
+#: How each diagnostic is decided: ``(measurement, the run's measurements) -> record(s) or None``.
+_DECIDE = {"one-class": _one_class, "majority-level": _majority_level, "grid-edge": _grid_edge, "capped": _capped,
+           "continuous-unused": _continuous_unused, "identical-to": _identical}
+
+
+def diagnose(m, measurements=()):
+    """The diagnostics of measurement ``m`` (among ``measurements``, the run's others, for
+    identical-to): a list of ``{"name", "text", ...numbers}``, in :data:`DIAGNOSTICS` order."""
+    found = []
+    for name in DIAGNOSTICS:
+        result = _DECIDE[name](m, measurements)
+        for record in (result if isinstance(result, list) else [result] if result else []):
+            found.append({"name": name, **record})
+    return found
+
+
+#: Largest gap still called a match, per metric (accuracy: one point; a win rate: one of six windows).
+TOLERANCE = {"accuracy": 0.01, "alpha": 0.01, "pf_auc": 0.02, "win_rate": 1 / 6}
+
+def verdict(ours, ours_sd, paper, paper_sd, metric):
+    """('matches' | 'within x' | 'differs by x', gap) for one cell."""
+    gap = ours - paper
+    if abs(gap) <= TOLERANCE[metric] + 1e-12:
+        return "matches", gap
+    spreads = [s for s in (ours_sd, paper_sd) if s is not None and math.isfinite(s)]
+    if spreads and abs(gap) <= 2 * math.sqrt(sum(s * s for s in spreads)):
+        return f"within {abs(gap):.3f}", gap
+    return f"differs by {gap:+.3f}", gap
+
+
+def blocking_verdict(diagnostics):
+    """The verdict a cell with a blocking diagnostic gets instead of its comparison's, or ''."""
+    for name, verdict in BLOCKING.items():
+        for d in diagnostics:
+            if d["name"] == name:
+                return verdict.format(other=", ".join(d.get("other", ())))
+    return ""

@@ -1,0 +1,206 @@
+"""Sessions that end: a closed browser session's lattices, grid searches and jobs are released.
+
+Streamlit keeps a disconnected session for two minutes or more (kernelviz.ui.session_end), so
+the test runs the app's real server and counts, inside it, what is still alive after the
+browsers close. Run as a script, this file is that server: ``streamlit run`` with a thread
+that, when the test writes the file ``ask`` into ``$KERNELVIZ_COUNTS``, answers in
+``counts.json`` (after a garbage collection) how many lattices, lattice jobs, grid jobs and
+grid results exist, how many of the app's background threads run, and how many sessions are
+connected.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
+import live_drag  # noqa: E402  (a helper beside the test apps, shared with benchmarks/bench_live.py)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+COUNTS_VARIABLE = "KERNELVIZ_COUNTS"
+SMALL = "gen_params=n_samples:120&kernels=rbf,ckrbf"
+#: Seconds the server gets to release a closed session (Streamlit keeps one for ≥ 120 s).
+RELEASE_SECONDS = 30
+
+
+def count_alive() -> dict:
+    """What the test counts, in the server's process."""
+    import gc
+    import threading
+
+    from kernelviz import evaluation, lattice
+    from kernelviz.ui import grid_jobs
+
+    gc.collect()
+    kinds = {"lattices": lattice.Lattice, "lattice jobs": lattice.LatticeJob, "grid jobs": grid_jobs.GridJob,
+             "grid results": evaluation.GridResult}
+    counts = dict.fromkeys(kinds, 0)
+    for obj in gc.get_objects():
+        for name, kind in kinds.items():
+            if isinstance(obj, kind):
+                counts[name] += 1
+    counts["running jobs"] = sum(t.name.startswith("kernelviz-") and t.name != "kernelviz-export"
+                                 for t in threading.enumerate())
+    counts["connected sessions"] = _connected_sessions()
+    return counts
+
+
+def _connected_sessions() -> int:
+    # Streamlit's private session manager: only this test's server reads it
+    from streamlit.runtime import Runtime
+
+    return len(Runtime.instance()._session_mgr.list_active_sessions())
+
+
+def _answer(folder: Path) -> None:
+    ask = folder / "ask"
+    while True:
+        if ask.exists():
+            ask.unlink()
+            (folder / "counts.tmp").write_text(json.dumps(count_alive()))
+            (folder / "counts.tmp").replace(folder / "counts.json")
+        time.sleep(0.1)
+
+
+class CountingServer:
+    """The app's server run by this file (see the module's notes), on a free port."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        port = live_drag.free_port()
+        self.url = f"http://localhost:{port}"
+        self.log = open(folder / "server.log", "wb")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT), COUNTS_VARIABLE: str(folder)}
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "run", str(ROOT / "app.py"), "--server.headless", "true", "--server.port",
+             str(port), "--server.address", "localhost", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                if time.time() > deadline or self.proc.poll() is not None:
+                    self.close()
+                    pytest.fail("the counting server did not start:\n" + (folder / "server.log").read_text())
+                time.sleep(0.3)
+
+    def counts(self) -> dict:
+        answer = self.folder / "counts.json"
+        answer.unlink(missing_ok=True)
+        (self.folder / "ask").touch()
+        deadline = time.time() + 60
+        while not answer.exists():
+            assert time.time() < deadline, "the server did not answer"
+            time.sleep(0.1)
+        return json.loads(answer.read_text())
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+@pytest.fixture
+def counting_server(tmp_path):
+    server = CountingServer(tmp_path)
+    yield server
+    server.close()
+
+
+class StandInJob:
+    """A background job's ``cancel``."""
+
+    def __init__(self):
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+@pytest.mark.unit
+def test_release_stops_the_sessions_jobs_and_empties_what_it_computed():
+    from kernelviz.session import Session
+    from kernelviz.ui import grid_jobs, live, session_end
+
+    computed = session_end.Computed()
+    session = Session({}, is_setting=lambda key: False, always_drawn=(), computed=computed)
+    session.store_grid("key", "a finished search")
+    lattice_jobs = [StandInJob(), StandInJob()]
+    computed[live.STORE_KEY] = {("decision", "data", (0.0, 0.0)): lattice_jobs[0],
+                                ("decision", "data", (0.5, 0.0)): lattice_jobs[1]}
+    grid_job = StandInJob()
+    computed[grid_jobs.JOB_KEY] = grid_jobs.SessionJob(grid_job, {"rbf": "key"})
+    jobs = computed[live.STORE_KEY]
+    session_end.release(computed)
+    assert all(job.cancelled for job in lattice_jobs) and grid_job.cancelled
+    assert not computed and not jobs  # emptied in place: the page's last fragments still hold the containers
+    assert session.stored_grid("key") is None
+
+
+def open_session(browser, address: str):
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    page.goto(address)
+    return context, page
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_closed_sessions_release_their_lattices_grid_searches_and_jobs(counting_server, browser):
+    url = counting_server.url
+    # Decision boundaries: its lattice, then a committed γ, whose lattice is computed in the background
+    scrubbing, page = open_session(browser, f"{url}/?view=boundaries&{SMALL}")
+    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    live_drag.commit_gamma_step(page, "γ = 1.78,")
+    # a finished grid search, kept by its session
+    searched, page = open_session(browser, f"{url}/?view=grid&{SMALL}&grid_steps=3&cv=2")
+    page.get_by_role("button", name="Run grid search").click()
+    live_drag.grid_search_finished(page)
+    # a long grid search, running when its session closes
+    searching, page = open_session(browser, f"{url}/?view=grid&{SMALL}&grid_steps=15&cv=10")
+    page.get_by_role("button", name="Run grid search").click()
+    page.get_by_role("button", name="Cancel").wait_for()
+
+    before = counting_server.counts()
+    assert before["connected sessions"] == 3
+    assert before["lattices"] >= 1 and before["grid results"] >= 1 and before["grid jobs"] >= 2, before
+    assert before["running jobs"] >= 1, before  # the long grid search
+    for context in (scrubbing, searched, searching):
+        context.close()
+
+    deadline = time.time() + RELEASE_SECONDS
+    while True:
+        after = counting_server.counts()
+        released = after["connected sessions"] == 0 and not any(
+            after[name] for name in ("lattices", "lattice jobs", "grid jobs", "grid results", "running jobs"))
+        if released or time.time() > deadline:
+            break
+        time.sleep(1)
+    assert released, f"{RELEASE_SECONDS} s after the sessions closed, still alive: {after} (before: {before})"
+
+
+if __name__ == "__main__":  # the counting server (see the module's notes)
+    import threading
+
+    from streamlit.web import cli
+
+    threading.Thread(target=_answer, args=(Path(os.environ[COUNTS_VARIABLE]),), daemon=True).start()
+    sys.argv = ["streamlit"] + sys.argv[1:]
+    sys.exit(cli.main())
