@@ -250,13 +250,18 @@ class _MixedAttributeKernel(Kernel):
         continuous, categorical = self._columns(X.shape[1])
         return X[:, continuous] if len(categorical) else X
 
-    def _attribute_distance(self, X, Y, same, continuous_distance):
-        """α·continuous_distance(X', Y', same) + β·mismatches(X'', Y'')."""
+    def _attribute_weights(self, n_features):
+        """α, β, the count per mismatch (:data:`CATEGORICAL_CODINGS`), and the (continuous,
+        categorical) column numbers, all checked."""
         alpha = check_unit_interval(self.continuous_weight, "continuous_weight")
         beta = check_unit_interval(self.categorical_weight, "categorical_weight")
         per_mismatch = CATEGORICAL_CODINGS[check_choice(self.categorical_coding, "categorical_coding",
                                                         tuple(CATEGORICAL_CODINGS))]
-        continuous, categorical = self._columns(X.shape[1])
+        return (alpha, beta, per_mismatch, *self._columns(n_features))
+
+    def _attribute_distance(self, X, Y, same, continuous_distance):
+        """α·continuous_distance(X', Y', same) + β·mismatches(X'', Y'')."""
+        alpha, beta, per_mismatch, continuous, categorical = self._attribute_weights(X.shape[1])
         if not len(categorical):
             D = continuous_distance(X, Y, same)
         else:
@@ -504,6 +509,37 @@ class CkRBFRadial(_ClusterCovarianceKernel):
 
 
 # ----------------------------------------------------------------------------- mixture distances
+#: Values in one block of a mixture-distance Gram (512 KB; see ``_distance_blocks``): its passes
+#: stay in cache, and each block's product stays small enough for OpenBLAS to run it on one
+#: thread (4× larger blocks went multi-threaded and, on a loaded 2-core machine, ran several
+#: times slower, waiting for the second thread).
+_BLOCK_VALUES = 1 << 16
+
+
+def _distance_lift(A, B):
+    """Features (rows (n, d + 2), cols (d + 2, m)) whose product is ‖A_i − B_j‖² expanded,
+    −2 A_i·B_j + ‖A_i‖² + ‖B_j‖², in that order: one matrix product then rounds as the
+    product A Bᵀ scaled by −2 and the two norms added after it would."""
+    rows = np.column_stack([A, np.einsum("ij,ij->i", A, A), np.ones(len(A))])
+    cols = np.vstack([-2.0 * B.T, np.ones(len(B)), np.einsum("ij,ij->i", B, B)])
+    return rows, cols
+
+
+def _store_strip(out, strip, start, same):
+    """Write ``strip``, rows start:start + len(strip) of a Gram from column ``start`` on for a
+    self-Gram (``same``: the strip right of the diagonal, its leading square the diagonal
+    block), from column 0 otherwise. A self-Gram's strip also goes, transposed, to the
+    columns below it, and its diagonal block is made symmetric from its upper triangle."""
+    stop = start + len(strip)
+    if not same:
+        out[start:stop] = strip
+        return
+    corner = strip[:, :stop - start]
+    np.copyto(corner, corner.T, where=np.tri(stop - start, k=-1, dtype=bool))
+    out[start:stop, start:] = strip
+    out[stop:, start:stop] = strip[:, stop - start:].T
+
+
 #: Below this typical squared mixture distance Δ² between data points, exp(−γΔ²) is within
 #: 1e-6·γ of one for every pair: the kernel no longer tells points apart.
 _DEGENERATE_DISTANCE = 1e-6
@@ -590,49 +626,82 @@ class _MixtureDistanceKernel(_MixedAttributeKernel):
         return np.stack(out)
 
     def _pair_weights(self, X, Y, same):
-        """Row and column weights a_k(x), b_k(y) with Δ = Σ_k (a_k(x) + b_k(y)) Δ_k(x, y)."""
+        """Row and column weights a (len X, K), b (len Y, K) with Δ = Σ_k (a_k(x) + b_k(y)) Δ_k(x, y);
+        or, when every pair weighs the components alike, the weights w (K,) of Δ = Σ_k w_k Δ_k
+        and ``None``."""
         raise NotImplementedError
 
-    def _mixture_distance(self, X, Y, same):
-        """Δ(x, y) on continuous columns."""
+    def _distance_blocks(self, X, Y, same, gamma):
+        """D = α Δ² + β·mismatches (the categorical part, when there is one), or exp(−γ D) for a
+        ``gamma``, built row block by row block.
+
+        Small blocks (:data:`_BLOCK_VALUES`), accumulated in contiguous scratch arrays, keep
+        every pass in cache: the kernel is memory-bound (per component a product, |·|, √, the
+        weight and a sum), and whole-matrix passes would cost K × (several) trips to RAM;
+        squaring, weighting and exp are done on the block while it is still there, and the
+        block is stored once (:func:`_store_strip`). Each component's squared distance comes
+        out of one product of lifted features (:func:`_distance_lift`), with the same products
+        and sums in the same order as the separate passes it replaces. |·| stands in for
+        max(·, 0) at less than half its cost (NumPy's maximum also handles NaN): the expanded
+        square is negative only by rounding, about machine ε × the squared norms, where √ of
+        either is that rounding noise. A self-Gram computes the strip right of its diagonal
+        only and mirrors it, so it is exactly symmetric at half the cost; its diagonal is
+        exactly D = 0.
+        """
+        alpha, beta, per_mismatch, continuous, categorical = self._attribute_weights(X.shape[1])
+        mismatched = len(categorical) and beta > 0.0
+        if len(categorical):
+            X_cat, Y_cat = X[:, categorical], Y[:, categorical]
+            X, Y = X[:, continuous], Y[:, continuous]
         a, b = self._pair_weights(X, Y, same)
-        whitened = []
+        if b is not None:                    # per component, contiguous: read along the rows of a block
+            a, b = np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)
+        lifts = []
         for W in self._whiteners:
             A = (X - self._center) @ W.T
-            B = A if same else (Y - self._center) @ W.T
-            whitened.append((A, np.einsum("ij,ij->i", A, A), B.T.copy(), np.einsum("ij,ij->i", B, B)))
+            lifts.append(_distance_lift(A, A if same else (Y - self._center) @ W.T))
         n, m = len(X), len(Y)
         out = np.empty((n, m))
-        # Row chunks of about 1 MB keep every per-component pass in cache: the kernel is
-        # memory-bound, and whole-matrix passes would cost K × (several) trips to RAM.
-        rows = max(8, (1 << 17) // max(m, 1))
-        dist = np.empty((rows, m))
-        weight = np.empty((rows, m))
-        for start in range(0, n, rows):
-            stop = min(start + rows, n)
-            block = out[start:stop]
-            block[:] = 0.0
-            G, Wt = dist[:stop - start], weight[:stop - start]
-            for k, (A, na, Bt, nb) in enumerate(whitened):
-                np.matmul(A[start:stop], Bt, out=G)
-                G *= -2.0
-                G += na[start:stop, None]
-                G += nb[None, :]
-                np.maximum(G, 0.0, out=G)
+        scratch = np.empty((3, max(8 * m, _BLOCK_VALUES)))
+        start = 0
+        while start < n:
+            first = start if same else 0
+            width = m - first
+            stop = min(n, start + max(8, _BLOCK_VALUES // width))
+            block, G, weight = (buffer[:(stop - start) * width].reshape(stop - start, width)
+                                for buffer in scratch)
+            for k, (rows, cols) in enumerate(lifts):
+                np.matmul(rows[start:stop], cols[:, first:], out=G)
+                np.abs(G, out=G)
                 np.sqrt(G, out=G)
-                np.add(a[start:stop, k, None], b[None, :, k], out=Wt)
-                G *= Wt
-                block += G
-        if same:
-            np.fill_diagonal(out, 0.0)
+                if b is not None:
+                    np.add(a[k, start:stop, None], b[k, None, first:], out=weight)
+                np.multiply(G, a[k] if b is None else weight, out=block if k == 0 else G)
+                if k > 0:
+                    block += G
+            if same:
+                np.fill_diagonal(block, 0.0)
+            np.square(block, out=block)
+            if alpha != 1.0:
+                block *= alpha
+            if mismatched:
+                block += beta * categorical_mismatches(X_cat[start:stop], Y_cat[first:], per_mismatch)
+            if gamma is not None:
+                block *= -gamma
+                np.exp(block, out=block)
+            _store_strip(out, block, start, same)
+            start = stop
         return out
 
-    def _squared_mixture_distance(self, X, Y, same):
-        Delta = self._mixture_distance(X, Y, same)
-        return np.square(Delta, out=Delta)
-
     def _gamma_family(self, X, Y, same):
-        return GammaFamily(self._attribute_distance(X, Y, same, self._squared_mixture_distance))
+        return GammaFamily(self._distance_blocks(X, Y, same, None))
+
+    def __call__(self, X, Y=None):
+        """Gram matrix K(X, Y) = exp(−γ D), the exp taken block by block with D (see
+        :meth:`_distance_blocks`): the same values as ``gamma_family(X, Y).gram(gamma)``."""
+        gamma = check_positive(self.gamma, "gamma")
+        X, Y, same = self._prepare(X, Y)
+        return self._distance_blocks(X, Y, same, gamma)
 
     def describe(self):
         return {**super().describe(), "partition": self.partition_.method,
@@ -645,8 +714,7 @@ class GMMDistance(_MixtureDistanceKernel):
     name = "gmm"
 
     def _pair_weights(self, X, Y, same):
-        half = 0.5 * self.partition_.weights_
-        return np.broadcast_to(half, (len(X), len(half))), np.broadcast_to(half, (len(Y), len(half)))
+        return self.partition_.weights_, None
 
 
 class RWM(_MixtureDistanceKernel):
@@ -666,6 +734,10 @@ class RWM(_MixtureDistanceKernel):
 
 
 # ----------------------------------------------------------------------------- Laplacian
+#: Settings (γ, γ_I/γ_A, weights) whose LU factors a fitted Laplacian kernel keeps.
+_CACHED_FACTORISATIONS = 3
+
+
 class Laplacian(_MixedAttributeKernel):
     """The RBF kernel deformed by a k-NN graph Laplacian (Sindhwani, Niyogi & Belkin 2005).
 
@@ -728,6 +800,7 @@ class Laplacian(_MixedAttributeKernel):
         # Sparse: the graph has about k·n edges, so L^p stays cheap for small p.
         self.laplacian_ = (L ** self.laplacian_power).tocsr() if self.laplacian_power > 1 else L.tocsr()
         self.points_ = X
+        self._point_rows = {point.tobytes(): i for i, point in enumerate(X)}
         self._deformation = {}
         self._projection = {}
 
@@ -740,14 +813,29 @@ class Laplacian(_MixedAttributeKernel):
         """The squared distance inside the base RBF kernel K."""
         return self._attribute_distance(A, B, same, _sq_dists)
 
+    def _base_kernel(self, A, B, same, gamma):
+        """The base RBF kernel K(A, B) = exp(−γ · base distance)."""
+        K = self._base_distance(A, B, same)
+        K *= -gamma
+        return np.exp(K, out=K)
+
+    def _fitted_rows(self, X):
+        """For every row of X, its index among the fitted points Z, or −1 if it is not one of them."""
+        return np.array([self._point_rows.get(point.tobytes(), -1) for point in X], dtype=np.intp)
+
     def _factorised_operator(self, gamma):
-        """LU factors of C = I + M K_ZZ, cached per γ (O(n³) time).
+        """LU factors of C = I + M K_ZZ (O(n³) time), kept for the last
+        :data:`_CACHED_FACTORISATIONS` settings.
 
         C is built column block by column block, so K_ZZ never exists whole, and it is
         factorised in place (Fortran order): one n × n array is all the memory it takes.
+        The factors live in a dict that shallow copies of the fitted kernel share: the grid
+        engine evaluates each γ on such a copy, and the final fit at the γ it chose then
+        finds that γ's factors made.
         """
         key = self._operator_key(gamma)
-        if key not in self._deformation:
+        factors = self._deformation.get(key)
+        if factors is None:
             Z = self.points_
             n = len(Z)
             M = self.lap_ratio * self.laplacian_
@@ -759,41 +847,88 @@ class Laplacian(_MixedAttributeKernel):
                 np.exp(G, out=G)
                 C[:, start:start + step] = M @ G
             C[np.diag_indices(n)] += 1.0
-            self._deformation = {key: linalg.lu_factor(C, overwrite_a=True, check_finite=False)}
-            self._projection = {}
-        return self._deformation[key]
+            factors = linalg.lu_factor(C, overwrite_a=True, check_finite=False)
+            self._deformation[key] = factors
+            for stale in list(self._deformation)[:-_CACHED_FACTORISATIONS]:
+                self._deformation.pop(stale, None)
+        return factors
 
-    def _projected_targets(self, Y, gamma):
-        """B = A K(Z, Y) with A = (I + M K_ZZ)⁻¹ M = C⁻¹ M, cached for the last Y: evaluating
-        K̃(x, Y) for many chunks of x then costs one product per chunk. Built column block
-        by column block."""
+    def _targets(self, Y, gamma):
+        """[V, B]: V = K̃(Z, Y) = C⁻ᵀ K(Z, Y), cached for the last Y, with B = M V once a call
+        has needed all of it (None until then).
+
+        K̃(x, Y) = K(x, Y) − K(x, Z) B for any x needs B = (I + M K_ZZ)⁻¹ M K(Z, Y); as M and
+        K_ZZ are symmetric, (I + M K_ZZ)⁻¹ M = M (I + K_ZZ M)⁻¹ = M C⁻ᵀ, so B = M V, a sparse
+        product (:meth:`_projected`). One solve with the transposed factors thus gives both
+        the deformed kernel between the fitted points and Y, which rows of x that are fitted
+        points read instead of computing (K(z, Z) B would be an n × n × m product), and the
+        projection that every other x needs: evaluating many chunks of x against one Y then
+        costs one product per chunk.
+        """
         key = (self._operator_key(gamma), Y.shape, hash(Y.tobytes()))
         if key not in self._projection:
             lu = self._factorised_operator(gamma)
             Z = self.points_
-            M = self.lap_ratio * self.laplacian_
-            B = np.empty((len(Z), len(Y)))
+            V = np.empty((len(Z), len(Y)), order="F")
             step = max(1, (1 << 22) // max(len(Z), 1))
-            for start in range(0, len(Y), step):
-                KZY = np.exp(-gamma * self._base_distance(Z, Y[start:start + step], False))
-                B[:, start:start + step] = linalg.lu_solve(lu, np.asfortranarray(M @ KZY), check_finite=False)
-            self._projection = {key: B}
+            for start in range(0, len(Y), step):       # K(Z, Y) column block by column block
+                V[:, start:start + step] = self._base_kernel(Y[start:start + step], Z, False, gamma).T
+            self._projection = {key: [linalg.lu_solve(lu, V, trans=1, overwrite_b=True, check_finite=False), None]}
         return self._projection[key]
 
+    def _projected(self, V, columns=None):
+        """M V[:, columns] (all of them when None), built column block by column block."""
+        V = V if columns is None else V[:, columns]
+        M = self.lap_ratio * self.laplacian_
+        B = np.empty(V.shape)
+        step = max(1, (1 << 22) // max(len(V), 1))
+        for start in range(0, V.shape[1], step):
+            B[:, start:start + step] = M @ V[:, start:start + step]
+        return B
+
     def _gram(self, X, Y, same, gamma):
+        """K̃(X, Y): the rows of fitted points read from V = K̃(Z, Y) (:meth:`_targets`), the
+        other rows K(x, Y) − K(x, Z) M V. A self-Gram (the grid engine's, of all points with the
+        fitted ones among them) takes its block between the other points and the fitted ones
+        by symmetry, and is symmetrised."""
         Z = self.points_
-        KXZ = np.exp(-gamma * self._base_distance(X, Z, False))
         if not same and Y.shape == Z.shape and np.array_equal(Y, Z):
             # Against the fitted points the deformation collapses:
             # K̃(x, Z) = K_xZ − K_xZ C⁻¹ M K_ZZ = K_xZ C⁻¹ (C − M K_ZZ) = K_xZ C⁻¹,
             # one triangular solve per chunk and no n × m projection to keep.
             lu = self._factorised_operator(gamma)
+            KXZ = self._base_kernel(X, Z, False, gamma)
             return linalg.lu_solve(lu, KXZ.T, trans=1, overwrite_b=True, check_finite=False).T
-        B = self._projected_targets(Y, gamma)
-        K = np.exp(-gamma * self._base_distance(X, Y, same))
-        K -= KXZ @ B
+        targets = self._targets(Y, gamma)
+        Vt = targets[0].T                    # K̃(Y, Z), rows contiguous
+
+        def projection():
+            if targets[1] is None:
+                targets[1] = self._projected(targets[0])
+            return targets[1]
+
+        fitted = self._fitted_rows(X)
+        inside, outside = np.flatnonzero(fitted >= 0), np.flatnonzero(fitted < 0)
+        if not len(inside):
+            K = self._base_kernel(X, Y, same, gamma)
+            K -= self._base_kernel(X, Z, False, gamma) @ projection()
+        elif same:
+            # K̃(x, z) for every x and fitted z, read from V; then the block of the other points
+            K = np.take(Vt, np.where(fitted >= 0, fitted, 0), axis=1)
+            if len(outside):
+                K[np.ix_(inside, outside)] = K[np.ix_(outside, inside)].T
+                rest = self._base_kernel(X[outside], X[outside], True, gamma)
+                rest -= self._base_kernel(X[outside], Z, False, gamma) @ self._projected(targets[0], outside)
+                K[np.ix_(outside, outside)] = rest
+        else:
+            K = np.empty((len(X), len(Y)))
+            K[inside] = np.take(Vt, fitted[inside], axis=1).T
+            if len(outside):
+                rest = self._base_kernel(X[outside], Y, False, gamma)
+                rest -= self._base_kernel(X[outside], Z, False, gamma) @ projection()
+                K[outside] = rest
         if same:
-            K = 0.5 * (K + K.T)
+            _pairs.symmetrize(K)
         return K
 
 

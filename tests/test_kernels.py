@@ -861,3 +861,215 @@ def test_lap_ratio_changed_after_a_call_is_not_served_from_the_cached_factors():
     fresh = kv.kernels.make("lap", gamma=0.5, lap_ratio=50.0).fit(X)
     np.testing.assert_allclose(kernel(X), fresh(X), atol=1e-12)
     np.testing.assert_allclose(kernel(X[:4], X[4:9]), fresh(X[:4], X[4:9]), atol=1e-12)
+
+
+# ------------------------------------------------------------------ the previous implementations, as references
+# Issue 20 (item 7) made the mixture-distance Grams and the Laplacian kernel faster: the values
+# must not move. These are the implementations they replaced, kept verbatim in their arithmetic,
+# and the plain formulas of docs/MATH.md §2, computed without any of the shortcuts.
+def _previous_mixture_distance(kernel, X, Y, same):
+    """Δ(x, y) as kernelviz computed it before issue 20: whole rows, every component's pass in turn."""
+    if kernel.name == "gmm":
+        half = 0.5 * kernel.partition_.weights_
+        a, b = np.broadcast_to(half, (len(X), len(half))), np.broadcast_to(half, (len(Y), len(half)))
+    else:
+        rx = kernel.partition_.predict_proba(X)
+        a, b = 0.5 * rx, 0.5 * (rx if same else kernel.partition_.predict_proba(Y))
+    out = np.zeros((len(X), len(Y)))
+    for k, W in enumerate(kernel._whiteners):
+        A = (X - kernel._center) @ W.T
+        B = A if same else (Y - kernel._center) @ W.T
+        G = A @ B.T
+        G *= -2.0
+        G += np.einsum("ij,ij->i", A, A)[:, None]
+        G += np.einsum("ij,ij->i", B, B)[None, :]
+        np.maximum(G, 0.0, out=G)
+        np.sqrt(G, out=G)
+        G *= a[:, k, None] + b[None, :, k]
+        out += G
+    if same:
+        np.fill_diagonal(out, 0.0)
+    return out
+
+
+def _mixture_gram_by_formula(kernel, X, Y, gamma):
+    """exp(−γ Δ²), Δ = Σ_k w_k(x, y) √((x−y)ᵀ Σ_k⁻¹ (x−y)), from the differences themselves."""
+    mixture = kernel.partition_
+    diff = X[:, None, :] - Y[None, :, :]
+    if kernel.name == "gmm":
+        weights = np.broadcast_to(mixture.weights_, (len(X), len(Y), len(mixture.weights_)))
+    else:
+        weights = 0.5 * (_responsibilities(mixture, X)[:, None, :] + _responsibilities(mixture, Y)[None, :, :])
+    Delta = sum(weights[..., k] * np.sqrt(np.einsum("ija,ab,ijb->ij", diff, np.linalg.inv(S), diff))
+                for k, S in enumerate(mixture.covariances_))
+    return np.exp(-gamma * Delta**2)
+
+
+@pytest.mark.parametrize("block_values", [None, 64])          # one block per call, or many strips
+@pytest.mark.parametrize("partition", ["vi", "gmm", "kmeans"])
+@pytest.mark.parametrize("n_components, d", [(1, 2), (3, 1), (3, 5), (6, 2)])
+@pytest.mark.parametrize("name", ["gmm", "rwm"])
+def test_mixture_grams_equal_the_previous_implementation(name, n_components, d, partition, block_values, monkeypatch):
+    if block_values is not None:
+        monkeypatch.setattr(kv.kernels, "_BLOCK_VALUES", block_values)
+    rng = np.random.default_rng(20 + d + n_components)
+    X = kv.data.scale(_blobs(rng, 90, d), "zscore")
+    Y = rng.normal(size=(13, d))
+    kernel = kv.kernels.make(name, n_components=n_components, partition=partition, random_state=1).fit(X)
+    for gamma in (1e-3, 1.0, 100.0):
+        kernel.set_params(gamma=gamma)
+        for A, B in ((X, None), (X, Y), (Y, X[:40])):
+            same = B is None
+            expected = np.exp(-gamma * _previous_mixture_distance(kernel, A, A if same else B, same) ** 2)
+            gram = kernel(A, B)
+            assert np.max(np.abs(gram - expected)) <= 1e-12
+            np.testing.assert_array_equal(kernel.gamma_family(A, B).gram(gamma), gram)
+    K = kernel(X)
+    np.testing.assert_array_equal(K, K.T)                 # a self-Gram is exactly symmetric
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+
+
+@pytest.mark.parametrize("n_components, d", [(1, 2), (3, 1), (3, 5), (6, 2), (6, 3)])
+@pytest.mark.parametrize("name", ["gmm", "rwm"])
+def test_mixture_grams_match_the_formula(name, n_components, d, monkeypatch):
+    monkeypatch.setattr(kv.kernels, "_BLOCK_VALUES", 128)
+    rng = np.random.default_rng(40 + d + n_components)
+    # enough points per component for well-conditioned covariances: the formula inverts them
+    X = kv.data.scale(_blobs(rng, 150, d), "zscore")
+    Y = rng.normal(size=(9, d))
+    kernel = kv.kernels.make(name, n_components=n_components, partition="gmm", random_state=0).fit(X)
+    for gamma in (0.01, 1.0, 10.0):
+        kernel.set_params(gamma=gamma)
+        assert np.max(np.abs(kernel(X) - _mixture_gram_by_formula(kernel, X, X, gamma))) <= 1e-12
+        assert np.max(np.abs(kernel(X, Y) - _mixture_gram_by_formula(kernel, X, Y, gamma))) <= 1e-12
+
+
+def _previous_laplacian_gram(kernel, X, Y=None):
+    """K̃(X, Y) as kernelviz computed it before issue 20: B = C⁻¹ M K_ZY by an LU solve, then
+    K_XY − K_XZ B for every row (the fitted points Y = Z: K_XZ C⁻¹)."""
+    from scipy import linalg
+    gamma, Z = kernel.gamma, kernel.points_
+    same = Y is None
+    Y = X if same else Y
+    M = kernel.lap_ratio * kernel.laplacian_
+    lu = linalg.lu_factor(np.eye(len(Z)) + M @ rbf_kernel(Z, gamma=gamma))
+    KXZ = rbf_kernel(X, Z, gamma=gamma)
+    if not same and Y.shape == Z.shape and np.array_equal(Y, Z):
+        return linalg.lu_solve(lu, KXZ.T, trans=1).T
+    K = rbf_kernel(X, gamma=gamma) if same else rbf_kernel(X, Y, gamma=gamma)
+    K -= KXZ @ linalg.lu_solve(lu, M @ rbf_kernel(Z, Y, gamma=gamma))
+    return 0.5 * (K + K.T) if same else K
+
+
+def _laplacian_calls(rng, X, Z):
+    """The ways a Laplacian kernel fitted on Z is called: the reproduction's Gram of all points
+    (Z among them, shuffled), the fitted points, new points, against labeled fitted points, and
+    mixtures with repeated fitted points."""
+    new = X[len(Z):]
+    labeled = Z[rng.choice(len(Z), 6, replace=False)]
+    everything = X[rng.permutation(len(X))]
+    repeated = np.vstack([Z[:3], Z[:3], new[:2]])
+    return [(everything, None), (Z, None), (new, None), (labeled, None), (everything, labeled), (new, labeled),
+            (X[::3], X[::2]), (repeated, None), (repeated, everything), (new, Z)]
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+@pytest.mark.parametrize("gamma, ratio", [(0.1, 0.01), (0.1, 1.0), (1.0, 1.0), (1.0, 10.0), (10.0, 100.0)])
+def test_laplacian_gram_equals_the_previous_implementation(gamma, ratio, normalized):
+    """To 1e-12 wherever the Gram itself is good to better than that (moderate γ and γ_I/γ_A);
+    elsewhere any other order of operations moves it more: see the ill-conditioned test."""
+    rng = np.random.default_rng(3)
+    X = kv.data.scale(_blobs(rng, 150, 3), "zscore")
+    Z = X[:120]
+    kernel = kv.kernels.make("lap", gamma=gamma, lap_ratio=ratio, normalized_laplacian=normalized).fit(Z)
+    for A, B in _laplacian_calls(rng, X, Z):
+        assert np.max(np.abs(kernel(A, B) - _previous_laplacian_gram(kernel, A, B))) <= 1e-12
+    K = kernel(X)
+    np.testing.assert_array_equal(K, K.T)
+
+
+@pytest.mark.parametrize("gamma, ratio", [(0.1, 1.0), (1.0, 1.0), (1.0, 100.0)])
+def test_laplacian_gram_of_points_among_the_fitted_ones_matches_the_formula(gamma, ratio):
+    """K̃ = K_XY − K_XZ (I + M K_ZZ)⁻¹ M K_ZY by np.linalg.solve, for calls whose rows are
+    partly fitted points (read from the solve against Y rather than computed)."""
+    rng = np.random.default_rng(8)
+    X = kv.data.scale(_blobs(rng, 140, 2), "zscore")
+    Z = X[:100]
+    kernel = kv.kernels.make("lap", gamma=gamma, lap_ratio=ratio).fit(Z)
+    M = ratio * kernel.laplacian_.toarray()
+    C = np.eye(len(Z)) + M @ rbf_kernel(Z, gamma=gamma)
+    for A, B in _laplacian_calls(rng, X, Z):
+        B_ = A if B is None else B
+        expected = rbf_kernel(A, B_, gamma=gamma) - rbf_kernel(A, Z, gamma=gamma) @ np.linalg.solve(
+            C, M @ rbf_kernel(Z, B_, gamma=gamma))
+        assert np.max(np.abs(kernel(A, B) - expected)) <= 1e-12
+
+
+def _solve_extended(A, B):
+    """A⁻¹ B by Gaussian elimination with partial pivoting, in np.longdouble."""
+    A, B = A.copy(), B.copy()
+    for k in range(len(A)):
+        p = k + int(np.argmax(np.abs(A[k:, k])))
+        A[[k, p]], B[[k, p]] = A[[p, k]], B[[p, k]]
+        factors = A[k + 1:, k] / A[k, k]
+        A[k + 1:, k:] -= factors[:, None] * A[k, k:]
+        B[k + 1:] -= factors[:, None] * B[k]
+    out = np.zeros_like(B)
+    for k in range(len(A) - 1, -1, -1):
+        out[k] = (B[k] - A[k, k + 1:] @ out[k + 1:]) / A[k, k]
+    return out
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).eps > 1e-18, reason="needs 80-bit long double")
+@pytest.mark.parametrize("gamma, ratio", [(0.001, 100.0), (0.01, 1000.0)])
+def test_ill_conditioned_laplacian_gram_is_as_accurate_as_the_previous_one(gamma, ratio):
+    """Where the correction K_XZ C⁻¹ M K_ZY nearly cancels K (small γ: K ≈ 1 for every pair) or
+    C = I + M K_ZZ is ill-conditioned (a large γ_I/γ_A), the Gram is good to ~1e-11 only, in
+    any order of operations: the previous implementation is as far from the exact value as the
+    new one, both measured against the formula in extended precision."""
+    rng = np.random.default_rng(3)
+    X = kv.data.scale(_blobs(rng, 100, 3), "zscore")
+    Z = X[:80]
+    kernel = kv.kernels.make("lap", gamma=gamma, lap_ratio=ratio).fit(Z)
+
+    def base(A, B):
+        A, B = A.astype(np.longdouble), B.astype(np.longdouble)
+        return np.exp(-np.longdouble(gamma) * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+    M = (ratio * kernel.laplacian_.toarray()).astype(np.longdouble)
+    exact = base(X, X) - base(X, Z) @ _solve_extended(np.eye(len(Z), dtype=np.longdouble) + M @ base(Z, Z),
+                                                      M @ base(Z, X))
+    exact = 0.5 * (exact + exact.T)
+    new_error = np.max(np.abs(kernel(X) - exact))
+    previous_error = np.max(np.abs(_previous_laplacian_gram(kernel, X) - exact))
+    assert previous_error > 1e-12                      # a case where 1e-12 is below the rounding
+    assert new_error <= 2.0 * previous_error
+
+
+def test_laplacian_factors_made_on_copies_serve_the_original(monkeypatch):
+    """The grid engine evaluates each γ on a shallow copy of the fitted kernel; the final fit at
+    the chosen γ must then find that γ's LU factors (the last three settings are kept) and give
+    the values of a fresh kernel."""
+    import copy
+
+    from scipy import linalg
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(40, 2))
+    kernel = kv.kernels.make("lap", lap_ratio=2.0).fit(X)
+    factorised = []
+    lu_factor = linalg.lu_factor
+    monkeypatch.setattr(linalg, "lu_factor", lambda *a, **k: factorised.append(1) or lu_factor(*a, **k))
+    gammas = [0.1, 0.5, 1.0, 2.0]
+    for gamma in gammas:
+        copy.copy(kernel).set_params(gamma=gamma)(X)
+    assert len(factorised) == 4
+    for gamma in gammas[1:]:
+        kernel.set_params(gamma=gamma)
+        np.testing.assert_allclose(kernel(X[:6]), kv.kernels.make("lap", gamma=gamma, lap_ratio=2.0).fit(X)(X[:6]),
+                                   rtol=0, atol=1e-14)
+    assert len(factorised) == 4 + 3                    # only the three fresh kernels factorised
+    kernel.set_params(gamma=gammas[0])(X[:6])
+    assert len(factorised) == 4 + 3 + 1                # the oldest setting was dropped
+    kernel.fit(X[::-1])                                # a new fit starts without factors
+    fresh = kv.kernels.make("lap", gamma=gammas[0], lap_ratio=2.0).fit(X[::-1])
+    np.testing.assert_allclose(kernel(X[:6]), fresh(X[:6]), rtol=0, atol=1e-14)
