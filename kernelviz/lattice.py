@@ -77,7 +77,7 @@ class Codec:
         middle = (self.lo + self.hi) / 2
         with np.errstate(invalid="ignore"):
             buckets = np.clip(np.floor((values - middle) / self.step) + (TOP_CODE + 1) // 2, 0, TOP_CODE)
-        return np.where(np.isfinite(values) | np.isinf(values), np.nan_to_num(buckets), UNDEFINED_CODE).astype(np.uint8)
+        return np.where(np.isnan(values), UNDEFINED_CODE, np.nan_to_num(buckets)).astype(np.uint8)
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         codes = np.asarray(codes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
@@ -167,6 +168,17 @@ def bury(processes: set[tuple[int, int]]) -> None:
                 pass
 
 
+def timed_render(exporter, outcome: dict) -> None:
+    """Render a small PNG; put the error it raised (if any) and the seconds it took in ``outcome``
+    (run in a thread while the test hangs the browser)."""
+    start = time.perf_counter()
+    try:
+        exporter.render(small_figure(), PNG_OPTS)
+    except BaseException as err:  # noqa: BLE001 - the test looks at it
+        outcome["error"] = err
+    outcome["elapsed"] = time.perf_counter() - start
+
+
 def warm_exporter() -> tuple[export._WarmExporter, int, set[tuple[int, int]]]:
     """A private exporter with a running browser, its wrapper's pid and all the browser's processes."""
     exporter = export._WarmExporter()
@@ -208,14 +220,7 @@ def test_a_hung_browser_is_killed_whole_and_the_next_export_starts_a_fresh_one(m
 def test_an_export_behind_a_hung_one_gives_up_within_its_own_timeout(monkeypatch):
     exporter, leader, hung = warm_exporter()
     first = {}
-
-    def hung_export():
-        start = time.perf_counter()
-        try:
-            exporter.render(small_figure(), PNG_OPTS)
-        except BaseException as err:  # noqa: BLE001 - the test looks at it below
-            first["error"] = err
-        first["elapsed"] = time.perf_counter() - start
+    hung_export = functools.partial(timed_render, exporter, first)
 
     try:
         for pid, _ in hung:
@@ -252,14 +257,7 @@ def test_a_browser_that_never_answers_at_start_is_killed_with_its_children(monke
     before = wrapper_children()
     exporter = export._WarmExporter()
     outcome = {}
-
-    def export_png():
-        start = time.perf_counter()
-        try:
-            exporter.render(small_figure(), PNG_OPTS)
-        except BaseException as err:  # noqa: BLE001 - the test looks at it below
-            outcome["error"] = err
-        outcome["elapsed"] = time.perf_counter() - start
+    export_png = functools.partial(timed_render, exporter, outcome)
 
     thread = threading.Thread(target=export_png)
     thread.start()
