@@ -38,7 +38,6 @@ PAGE_STYLE = f"""<style>
 st.markdown(PAGE_STYLE, unsafe_allow_html=True)
 
 import numpy as np  # noqa: E402
-from streamlit.errors import StreamlitAPIException  # noqa: E402
 
 # pandas (0.7 s to import) is imported by the views that make tables, not at the start: the
 # first page, the Data view, has none.
@@ -64,6 +63,8 @@ DRAW_LABELS = {"class +1": 1.0, "class −1": -1.0, "unlabeled": 0.0}
 #: Bumped when the app changes the drawn points itself (Undo, Clear): the canvas's own list
 #: then gives way (kernelviz.components.draw).
 DRAW_GENERATION_KEY = "_draw_generation"
+#: The lists of points Clear took, the latest last (Undo brings them back).
+DRAW_CLEARED_KEY = "_draw_cleared"
 
 
 # ============================================================================ state and URL
@@ -97,8 +98,11 @@ def session() -> Session:
     # a control the teacher's link hides is not drawn, so its value must be carried over like any other
     hide = st.session_state.get("hide") or ()
     always_drawn = frozenset() if "sidebar" in hide or any(h.startswith("sidebar.") for h in hide) else ALWAYS_DRAWN
-    # the sidebar's γ and C give way to a scrub view's own sliders (see gamma_c_sliders)
-    scrubbed = {"log_gamma", "log_C"} if st.session_state.get("view") in live.VIEW_KINDS else set()
+    # the sidebar's γ and C give way to a scrub view's own sliders (see gamma_c_sliders); and the
+    # browser forgets a slider the last page did not draw, so the run that draws them again sends
+    # their values — else they came back at their minimum, which the next click sent back
+    scrubbed = ({"log_gamma", "log_C"} if st.session_state.get("view") in live.VIEW_KINDS
+                or not st.session_state.get(SIDEBAR_GAMMA_C, True) else set())
     return Session(st.session_state, is_setting=is_setting,
                    always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()) - scrubbed,
                    computed=session_end.store())
@@ -512,19 +516,14 @@ def gamma_c_sliders() -> None:
     st.session_state[SIDEBAR_GAMMA_C] = shown
     if not shown:
         # no values here: a commit reruns the view's body, not the sidebar
-        st.caption("γ and C: the sliders above the panels.")
+        above = [name for name, setting in (("γ", "log_gamma"), ("C", "log_C")) if not teach.hidden(setting)]
+        if above:
+            st.caption(f"{' and '.join(above)}: the slider{'s' if len(above) > 1 else ''} above the panels.")
         return
     slider("log₁₀ γ", "log_gamma", step=0.1, format="%.1f")
     st.caption(f"γ = {10 ** st.session_state['log_gamma']:.3g}")
     slider("log₁₀ C", "log_C", step=0.1, format="%.1f")
     st.caption(f"C = {10 ** st.session_state['log_C']:.3g}")
-
-
-def commit_rerun() -> None:
-    """After the scrub commits γ or C (its callback): the view's body reruns — the whole page
-    while a lesson is open (its sentence, above the view, comes from the view's numbers)."""
-    if teach.lesson_open():
-        rerun_page()
 
 
 # ============================================================================ views
@@ -571,7 +570,7 @@ def view_data(prep: Prepared, values: dict) -> None:
                    + f"; hidden labels are written as unlabeled ({kv.data.UNLABELED}).")
     with main:
         if values["source"] == "drawn":
-            draw_canvas_fragment(values)
+            draw_canvas(values)
         else:
             fig = fg.data_figure(prep.X_view, prep.y, prep.labeled, classes=prep.legend_classes,
                                  axis_titles=tuple(map(plotly_text, prep.axis_titles)),
@@ -582,47 +581,53 @@ def view_data(prep: Prepared, values: dict) -> None:
 
 
 def draw_canvas(values: dict) -> None:
-    """The drawing canvas: the browser paints a click's point at once (kernelviz.components.draw)."""
+    """The drawing canvas: the browser paints a click's point at once (kernelviz.components.draw),
+    and the click reruns the page, so that the summary beside it, the link and the code follow."""
     c1, c2, c3 = st.columns([3, 1, 1])
     c1.segmented_control("Click adds a point of", tuple(DRAW_LABELS), key="draw_class", default="class +1",
                          required=True)
-    points = np.asarray(st.session_state["points"], dtype=float).reshape(-1, 3)
-    if c2.button("Undo", disabled=len(points) == 0, width="stretch"):
-        drawn_points_changed(points[:-1])
-    if c3.button("Clear", disabled=len(points) == 0, width="stretch"):
-        drawn_points_changed(np.zeros((0, 3)))
+    points = drawn_points()
+    c2.button("Undo", disabled=len(points) == 0 and not st.session_state.get(DRAW_CLEARED_KEY), width="stretch",
+              on_click=undo_drawn, help="Take back the last point, or the last Clear.")
+    c3.button("Clear", disabled=len(points) == 0, width="stretch", on_click=clear_drawn)
     lo = min(DRAW_RANGE[0], float(points[:, :2].min()) - 0.5) if len(points) else DRAW_RANGE[0]
     hi = max(DRAW_RANGE[1], float(points[:, :2].max()) + 0.5) if len(points) else DRAW_RANGE[1]
-    st.markdown("**Click anywhere to add a point**")
+    st.markdown("**Click anywhere on the canvas to add a point**")
     draw.draw_canvas(points, value_range=(lo, hi), label=DRAW_LABELS[st.session_state.get("draw_class") or "class +1"],
                      generation=st.session_state.setdefault(DRAW_GENERATION_KEY, 0), on_change=points_drawn)
     st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. "
                + live.drawn_coordinates_note(points, st.session_state["scaling"]))
 
 
-#: The canvas beside the data summary: a click reruns the canvas alone.
-draw_canvas_fragment = st.fragment(draw_canvas)
+def drawn_points() -> np.ndarray:
+    return np.asarray(st.session_state["points"], dtype=float).reshape(-1, 3)
 
 
 def points_drawn(points: np.ndarray) -> None:
-    """The canvas's list after a click (its callback, before the fragment reruns): keep it, link it."""
+    """The canvas's list after a click (its callback, before the page reruns)."""
     st.session_state["points"] = points
-    write_url(current_settings())
+
+
+def undo_drawn() -> None:
+    """Undo (its callback): the last point goes; with none left since the last Clear, the points that
+    Clear took come back. (The checks are for a second click on a button drawn enabled.)"""
+    points, cleared = drawn_points(), st.session_state.get(DRAW_CLEARED_KEY)
+    if len(points) or cleared:
+        drawn_points_changed(points[:-1] if len(points) else cleared.pop())
+
+
+def clear_drawn() -> None:
+    """Clear (its callback): the points go, kept for Undo."""
+    points = drawn_points()
+    if len(points):
+        st.session_state.setdefault(DRAW_CLEARED_KEY, []).append(points)
+        drawn_points_changed(np.zeros((0, 3)))
 
 
 def drawn_points_changed(points: np.ndarray) -> None:
-    """Undo / Clear: keep the new points and redraw the canvas alone when it is the fragment
-    (the summary beside it follows at the next run of the page), else the page.
-
-    Never the page from the fragment: Streamlit resets the page's widgets when a run started
-    by a widget inside a fragment reruns the whole app (streamlit/streamlit#11266).
-    """
+    """Undo / Clear: the app changes the points itself, so the canvas's own list gives way."""
     st.session_state[DRAW_GENERATION_KEY] = st.session_state.get(DRAW_GENERATION_KEY, 0) + 1
     points_drawn(points)
-    try:
-        st.rerun(scope="fragment")
-    except StreamlitAPIException:
-        st.rerun()  # the canvas was drawn by the page (a link opened, a test)
 
 
 def selected_points(event) -> list[dict]:
@@ -685,16 +690,26 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     return list(panels.values())
 
 
-def scrub_live(kind: str, prep: Prepared, values: dict, partition, panels, reference=None) -> None:
-    """The live γ / C sliders over the kernels that drew a committed panel (kernelviz.ui.live)."""
+def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, grid: fg.Grid,
+                 reference=None) -> live.Preview | None:
+    """What makes the view's figure its own live preview: the lattice of the kernels that drew a
+    panel, on the figure's own grid (kernelviz.ui.live)."""
     names = [p.name for p in panels if p.name in values["kernels"]]
     kernels = {name: get_kernel(name, prep, values, partition) for name in names}
-    grid = fg.grid_over(prep.X_view, live.RESOLUTION, extra=None if reference is None else np.array([reference]))
     context = (prep.key, tuple((name, kernel_cache_key(name, values)) for name in names),
                evaluation_grid_key(grid), reference)
-    live.scrub_section(kind, prep=prep, kernels=kernels, grid=grid, context=context, log_gamma=values["log_gamma"],
-                       log_C=values["log_C"] if kind == "decision" else None, reference=reference,
-                       rerun=commit_rerun)
+    return live.live_preview(kind, prep=prep, kernels=kernels, grid=grid, context=context,
+                             log_gamma=values["log_gamma"], log_C=values["log_C"] if kind == "decision" else None,
+                             reference=reference, axes={p.name: fg.panel_axes(i) for i, p in enumerate(panels)},
+                             locked=st.session_state.get("hide") or ())
+
+
+def commit_live(value: dict) -> None:
+    """A release of a slider above a figure: the value becomes the setting, and the view's body reruns
+    (the whole page while a lesson is open: its sentence, above the view, comes from the view's numbers)."""
+    live.commit(value)
+    if teach.lesson_open():
+        rerun_page()
 
 
 def explain_regularised(panels) -> None:
@@ -728,11 +743,14 @@ def view_similarity(prep: Prepared, values: dict, partition) -> None:
 
     with st.spinner("Evaluating the kernels around the reference point …"):
         panels = show_panels(names, panel)
-    scrub_live("similarity", prep, values, partition, panels, reference=reference)
+    preview = live_preview("similarity", prep, values, partition, panels, grid, reference=reference)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.legend_classes)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = takeaway.chart(fig, key="similarity_chart", selectable=True, points_on_canvas=True)
+    event = takeaway.chart(fig, key="similarity_chart", selectable=True, points_on_canvas=True,
+                           live=preview and preview.payload, on_commit=commit_live)
+    if preview:
+        preview.status()
     explain_regularised(panels)
     clicked = selected_points(event)
     if clicked:
@@ -811,7 +829,7 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
         tagged = [("kernel", n) for n in names] + [("model", n) for n in values["models"]]
         panels = show_panels(tagged, lambda t: (kernel_panel if t[0] == "kernel" else other_panel)(t[1]),
                              label=lambda t: fg.kernel_label(t[1]))
-    scrub_live("decision", prep, values, partition, panels)
+    preview = live_preview("decision", prep, values, partition, panels, grid)
     truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
                              title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
@@ -819,7 +837,10 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
                              support_vectors=values["show_support"], margins=values["show_margins"],
                              test_points=values["show_test"], class_names=prep.class_names)
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = takeaway.chart(fig, key="boundary_chart", selectable=True, points_on_canvas=True)
+    event = takeaway.chart(fig, key="boundary_chart", selectable=True, points_on_canvas=True,
+                           live=preview and preview.payload, on_commit=commit_live)
+    if preview:
+        preview.status()
     reference_from_click(event)
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)
@@ -838,8 +859,8 @@ def view_boundaries(prep: Prepared, values: dict, partition) -> None:
     st.dataframe(pd.DataFrame(columns), hide_index=True, width="stretch",
         column_config={name: st.column_config.NumberColumn(format="percent")
                        for name in ("train accuracy", "test accuracy", "accuracy on hidden labels")})
-    st.caption("Solid line: the decision boundary f = 0; dashed: the margins f = ±1. Rings mark support vectors, "
-               "larger for larger |α|; hollow markers are held-out test points. Small points are unlabeled: only "
+    st.caption("Solid line: the decision boundary f = 0; dashed: the margins f = ±1. Support vectors are ringed, or "
+               "boxed when α is at its bound C, larger for larger |α|; hollow markers are held-out test points. Small points are unlabeled: only "
                "the kernels' unsupervised parts see them; they are tinted faintly by their hidden class when "
                "the data have one, and *accuracy on hidden labels* is the accuracy on them — the semi-supervised score. "
                "Fit time: Gram matrix plus libsvm.")
@@ -1039,7 +1060,9 @@ def view_pf(prep: Prepared, values: dict, partition) -> None:
     scores.update({other_scale_label(name, other): result.scores for name, (result, _) in other_grids.items()})
     table, alpha0, alphas, curves = kvviews.pf_curves(scores)
     teach.report(table)
-    fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()})
+    lines = {**{name: fg.scale_line(name, values["normalize"]) for name in scaled},
+             **{other_scale_label(name, other): fg.scale_line(name, other) for name in other_grids}}
+    fig = fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()}, lines=lines)
     takeaway.chart(fig, key="pf_chart")
     st.dataframe(pd.DataFrame([{"kernel": fg.kernel_label(n), "AUC": t["auc"], "AUC / (1 − α₀)": t["normalized_auc"],
                                 "best accuracy": t["best"]} for n, t in table.items()]),
@@ -1214,6 +1237,7 @@ def main() -> None:
     pollers.forget()
     start_session()
     session().begin_run()
+    teach.follow_history(apply_values)
     handle_upload()
     shown = session().messages()
     for shown_message in shown:

@@ -1,24 +1,26 @@
-"""Live exploration (issue 9): the lattice's ready time and the browser's redraw rate while scrubbing.
+"""Live exploration (issues 9 and 19): the lattice's ready time and the browser's redraw rate while a
+figure previews γ in place (one picture per panel: its field, contours, points and support vectors).
 
 1. Lattice ready: for the default view (moons, n = 500, RBF / Mahalanobis RBF / CkRBF / RWM,
-   80 × 80 field) the decision lattice over ≥ 25 γ and 25 C values, packed for the browser,
+   the figure's 70-cell field) the decision lattice over ≥ 25 γ and 25 C values, packed for the browser,
    in ≤ 5 s — from fitted kernels (what the app holds after its first paint); 3 repeats,
    median and spread. CPU time is printed beside the wall time: on a machine shared with
    other work the wall time measures the neighbours too.
-2. Scrubbing in headless Chromium (the demo app tests/apps/scrub_demo.py): a mouse drag of
+2. Dragging in headless Chromium (the demo app tests/apps/live_demo.py, the boundary figure
+   with its points and support vectors as its own preview): a mouse drag of
    the γ slider through 24 moves — script reruns during it (= 0) and the time from each move
    to its redraw — then the same 24 moves at one per animation frame: redraws of all four
-   panels per second (≥ 15). (A Playwright mouse move is a round trip to the driver, tens
+   panels per second (≥ 30). (A Playwright mouse move is a round trip to the driver, tens
    of ms on a busy machine, so the mouse drag's rate measures the driver, not the page.)
 3. Baseline in the same run: the same lattice as Plotly ``frames`` (heatmap + zero contour
    + points per panel), switched with ``Plotly.animate`` as a Plotly slider does, 24 switches.
 
 4. The app itself (``--app``, headless Chromium, 1440 × 900): cold start to the first chart
-   against a one-chart Streamlit app (tests/apps/one_chart.py) in the same run (≤ 1.3×);
-   scrubbing γ in Decision boundaries (script runs during the drag = 0); a committed γ step
-   (→ or ← on the scrub slider, eight steps) until the committed figure shows it (≤ 0.5 s); a drawn point
-   until it is on the canvas (≤ 0.3 s); a switch between Similarity and Decision boundaries
-   on a warm session (≤ 1 s). Medians of a few repeats; each server starts fresh.
+   against a one-chart Streamlit app (tests/apps/one_chart.py) in the same run (≤ 1.2×);
+   dragging γ in Decision boundaries (script runs during the drag = 0); a committed γ step
+   (→ or ← on the γ slider above the figure, eight steps) until the figure shows it (≤ 0.3 s); a drawn
+   point until it is on the canvas (≤ 0.3 s); a switch between Similarity and Decision boundaries
+   on a warm session (≤ 0.5 s). Medians of a few repeats; each server starts fresh.
 
 5. A/B of the committed step (``--against CHECKOUT``): the eight committed γ steps of item 4 on
    this checkout and on another one (e.g. a clone of an earlier commit, run with this checkout's
@@ -48,14 +50,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "apps"))
 
 from kernelviz import lattice as kvlattice  # noqa: E402
-from kernelviz.components import scrub as kvscrub  # noqa: E402
+from kernelviz import figures as fg  # noqa: E402
+from kernelviz.components import plot  # noqa: E402
+from kernelviz.ui import live  # noqa: E402
 
 READY_BUDGET = 5.0
-REDRAW_BUDGET = 15.0
-COMMIT_BUDGET = 0.5
+REDRAW_BUDGET = 30.0
+COMMIT_BUDGET = 0.3
 DRAWN_POINT_BUDGET = 0.3
-VIEW_SWITCH_BUDGET = 1.0
-COLD_START_RATIO = 1.3
+VIEW_SWITCH_BUDGET = 0.5
+COLD_START_RATIO = 1.2
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
@@ -80,7 +84,9 @@ def lattice_ready(repeats: int = 3):
         lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0)
         for item in kvlattice.decision_fields(lattice, kernels, prep):
             lattice.add(item)
-        kvscrub.browser_data(lattice, prep, log_gamma=0.0, log_C=0.0)
+        axes = {name: fg.panel_axes(i) for i, name in enumerate(kernels)}
+        plot.payload({"data": [], "layout": {}}, config={}, selectable=False,
+                     live=live.preview_payload(lattice, 0.0, 0.0, axes))
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
     return walls, cpus, lattice, prep
@@ -144,7 +150,7 @@ def browser_figures(lattice, prep) -> dict:
         page.set_default_timeout(300_000)
         with live_drag.serve() as url:
             page.goto(url)
-            page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+            page.locator(live_drag.READY).wait_for()
             page.wait_for_selector(live_drag.IDLE)
             result = live_drag.drag(page, "log_gamma", MOVES)
             live_drag.release(page)
@@ -191,7 +197,7 @@ def app_figures(repeats: int = 3) -> dict:
         with live_drag.serve(live_drag.APP) as url:
             page = new_page()
             page.goto(f"{url}/?view=boundaries")
-            page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+            page.locator(live_drag.READY).wait_for()
             page.wait_for_selector(live_drag.IDLE)
             drag = live_drag.drag(page, "log_gamma", MOVES)
             out["drag_runs"] = drag["runs"]
@@ -229,7 +235,7 @@ def report_app(figures: dict) -> bool:
     print(f"Script runs while dragging γ in the app's Decision boundaries: {figures['drag_runs']}  "
           f"[{verdict(figures['drag_runs'] == 0)} = 0]")
     ok &= figures["drag_runs"] == 0
-    ok &= line("Committed γ step (→ or ← on the scrub slider) until the committed figure shows it", figures["commit"],
+    ok &= line("Committed γ step (→ or ← on the γ slider above the figure) until the figure shows it", figures["commit"],
                COMMIT_BUDGET)
     ok &= line("Drawn point until it is on the canvas", figures["point"], DRAWN_POINT_BUDGET)
     ok &= line("Switch Similarity → Decision boundaries, warm", figures["switch"], VIEW_SWITCH_BUDGET)
@@ -260,7 +266,7 @@ def commit_ab(other: Path, rounds: int = 3) -> dict:
                     page = browser.new_page(viewport={"width": 1440, "height": 900})
                     page.set_default_timeout(300_000)
                     page.goto(f"{url}/?view=boundaries&log_gamma=1")
-                    page.locator(f'{ld.SCRUB}[data-state="live"]').wait_for()
+                    page.locator(ld.READY).wait_for()
                     page.wait_for_selector(ld.IDLE)
                     out[name].append(statistics.median(ld.commit_gamma_step(page, expected, key)
                                                        for key, expected in COMMIT_STEPS))

@@ -4,7 +4,7 @@ The app server starts fresh (``streamlit run app.py`` of this checkout, or of ``
 with this checkout's Python environment). Then, in ``--batches`` batches (default 2), it
 opens ``--sessions`` headless Chromium contexts at once (default 8), each on Decision
 boundaries (``?view=boundaries``), and for ``--seconds`` (default 120) each session keeps
-doing one of three things at random: drag the scrub γ slider a few lattice steps and
+doing one of three things at random: drag the γ slider above the figure a few lattice steps and
 release it (a commit), step γ with an arrow key (a commit), or switch between Similarity
 and Decision boundaries; after each action it waits for the page to be idle again
 (``[data-testid="stApp"][data-test-script-state="notRunning"]``). Then the batch's
@@ -51,7 +51,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-SCRUB_GAMMA = '.kv-scrub .kv-scrub-control[data-axis="log_gamma"] input'
+LIVE_GAMMA = '.kv-live .kv-live-control[data-axis="log_gamma"] input'
 #: A page not idle this long after an action is stuck.
 STUCK_SECONDS = 60.0
 HEALTH_BUDGET = 1.0
@@ -150,7 +150,7 @@ async def idle_after(page, started: float) -> float:
 
 async def drag_gamma(page, rng: random.Random) -> None:
     """Press the γ thumb, move it a few lattice steps, release: a commit at the new value."""
-    handle = page.locator(SCRUB_GAMMA)
+    handle = page.locator(LIVE_GAMMA)
     box = await handle.bounding_box()
     top, value = int(await handle.get_attribute("max")), int(await handle.input_value())
     half = 8  # half Chromium's range thumb: its centre runs from this far inside the track's ends
@@ -170,7 +170,7 @@ async def drag_gamma(page, rng: random.Random) -> None:
 
 
 async def step_gamma(page, rng: random.Random) -> None:
-    handle = page.locator(SCRUB_GAMMA)
+    handle = page.locator(LIVE_GAMMA)
     value, top = int(await handle.input_value()), int(await handle.get_attribute("max"))
     key = "ArrowLeft" if value == top or (value > 0 and rng.random() < 0.5) else "ArrowRight"
     await handle.focus()
@@ -196,7 +196,7 @@ async def drive(browser, url: str, seconds: float, seed: int) -> dict:
     started = time.monotonic()
     try:
         await page.goto(f"{url}/?view=boundaries")
-        await page.locator(SCRUB_GAMMA).wait_for()
+        await page.locator(LIVE_GAMMA).wait_for()
         out["idle"].append(await idle_after(page, started))
         deadline = started + seconds
         while time.monotonic() < deadline:
@@ -209,7 +209,7 @@ async def drive(browser, url: str, seconds: float, seed: int) -> dict:
                     "(t) => [...document.querySelectorAll('.gtitle')].some((e) => e.textContent.includes(t))",
                     arg=VIEWS[view][1])
             else:
-                await page.locator(SCRUB_GAMMA).wait_for()
+                await page.locator(LIVE_GAMMA).wait_for()
                 await (drag_gamma if action == "drag" else step_gamma)(page, rng)
             out["idle"].append(await idle_after(page, started))
             out["actions"].append(action)
@@ -220,11 +220,11 @@ async def drive(browser, url: str, seconds: float, seed: int) -> dict:
 
 
 async def _looks(page) -> str:
-    """How a stuck page looks: its script state, whether the γ scrub slider is there, its address."""
+    """How a stuck page looks: its script state, whether the γ slider above the figure is there, its address."""
     try:
         state = await page.get_attribute('[data-testid="stApp"]', "data-test-script-state", timeout=5000)
-        sliders = await page.locator(SCRUB_GAMMA).count()
-        return f"script state {state}, γ scrub sliders {sliders}, {page.url}"
+        sliders = await page.locator(LIVE_GAMMA).count()
+        return f"script state {state}, γ sliders {sliders}, {page.url}"
     except Exception as err:  # noqa: BLE001 - the page may be gone
         return f"unreadable ({type(err).__name__})"
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import textwrap
 import os
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -256,6 +257,12 @@ def _axis_names(i: int) -> tuple[str, str, str, str]:
     return f"xaxis{suffix}", f"yaxis{suffix}", f"x{suffix}", f"y{suffix}"
 
 
+def panel_axes(index: int) -> dict:
+    """The trace axis references (``{"xaxis", "yaxis"}``) of the 0-based small multiple ``index``."""
+    _, _, xref, yref = _axis_names(index + 1)
+    return {"xaxis": xref, "yaxis": yref}
+
+
 def _panels(layout: dict, titles: Sequence[str], hspace: float = 0.05, vspace: float = 0.12,
             share: bool = True) -> list[dict]:
     """Lay out small multiples in ``layout``; return each panel's trace axis references.
@@ -280,7 +287,7 @@ def _panels(layout: dict, titles: Sequence[str], hspace: float = 0.05, vspace: f
             layout[ykey]["matches"] = "y"
         notes.append({"text": titles[i], "x": x0 + width / 2, "y": y1, "xref": "paper", "yref": "paper",
                       "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}})
-        refs.append({"xaxis": xref, "yaxis": yref})
+        refs.append(panel_axes(i))
     layout["annotations"] = layout.get("annotations", []) + notes
     return refs
 
@@ -708,20 +715,26 @@ class GramPanel:
 def gram_figure(panels: Sequence[GramPanel], title: str = "") -> go.Figure:
     """Heatmaps of the Gram matrices (rows and columns ordered by cluster, then class),
     each scaled to its own range with its own colour scale, with lines where one cluster ends and the next begins."""
-    titles = [f"<b>{kernel_label(p.name)}</b>" + (f"<br><span style='font-size:12px'>{p.verdict}</span>" if p.verdict else "")
+    # a verdict in short lines: four panels across leave ~200 px each at 1440 px, and one long line
+    # ran into the next panel's
+    titles = [f"<b>{kernel_label(p.name)}</b>"
+              + "".join(f"<br><span style='font-size:12px'>{line}</span>" for line in textwrap.wrap(p.verdict, 30))
               for p in panels]
     rows, _ = _panel_grid(len(panels))
-    layout = _layout(title, height=400 * rows + 90, top=115)
-    refs = _panels(layout, titles, vspace=0.16, share=False)
+    layout = _layout(title, height=400 * rows + 110, top=130)
+    layout["margin"]["b"] = 80  # the last row's colour bars
+    refs = _panels(layout, titles, vspace=0.22, share=False)
     traces, shapes = [], []
     for i, (p, ref) in enumerate(zip(panels, refs)):
         K = np.asarray(p.K, dtype=float)
         n = len(K)
         xkey, ykey, xref, _ = _axis_names(i + 1)
         x_domain, y_domain = layout[xkey].get("domain", [0, 1]), layout[ykey].get("domain", [0, 1])
-        # each panel has its own range (CkRBF's values are ~30× RBF's), so each gets its own scale
-        colorbar = {"x": x_domain[1] + 0.005, "xanchor": "left", "y": (y_domain[0] + y_domain[1]) / 2,
-                    "len": 0.9 * (y_domain[1] - y_domain[0]), "thickness": 10, "tickformat": ".3g",
+        # each panel has its own range (CkRBF's values are ~30× RBF's), so each gets its own scale,
+        # under it: beside it, its tick labels ran over the next panel's heatmap
+        colorbar = {"orientation": "h", "x": (x_domain[0] + x_domain[1]) / 2, "xanchor": "center",
+                    "y": y_domain[0] - 0.03, "yanchor": "top", "len": 0.8 * (x_domain[1] - x_domain[0]),
+                    "thickness": 10, "tickformat": ".3~g", "nticks": 4, "tickangle": 0,
                     "title": {"text": "K", "side": "right"}}
         traces.append({"type": "heatmap", "z": K, "colorscale": _named_colorscale("Viridis"), "showscale": True,
                        "colorbar": colorbar, "hovertemplate": "row %{y}, column %{x}<br>K = %{z:.4g}<extra></extra>",
@@ -853,14 +866,25 @@ def _step(values) -> float:
     return float(values[1] - values[0]) if len(values) > 1 else 1.0
 
 
+def scale_line(name: str, scale: str) -> dict:
+    """The line of scaled kernel ``name``'s curve at ``scale`` ("paper" or "unit"): the kernel's colour at
+    the paper's scale, a lighter dashed one at the unit scale — so each scale keeps its look whichever
+    of the two the sidebar sets (its curve is then the one named after the kernel alone)."""
+    color = kernel_color(name)
+    return {"color": color} if scale == "paper" else {"color": lighten(color, 0.4), "dash": "dash"}
+
+
 def pf_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], alpha0: float | None = None,
-              aucs: Mapping[str, float] | None = None, title: str = "") -> go.Figure:
-    """P_f(α) step curves of several kernels on one plot, with α₀ marked."""
+              aucs: Mapping[str, float] | None = None, title: str = "",
+              lines: Mapping[str, dict] | None = None) -> go.Figure:
+    """P_f(α) step curves of several kernels on one plot, with α₀ marked. ``lines`` gives a curve its own
+    line (colour, dash) where its name does not fix it: a scaled kernel's, :func:`scale_line`."""
     traces = []
     for j, (name, (alphas, pf)) in enumerate(curves.items()):
         label = kernel_label(name) + (f" (AUC {aucs[name]:.3f})" if aucs and name in aucs else "")
+        line = {"shape": "hv", "color": kernel_color(name, j), "width": 3, **(lines or {}).get(name, {})}
         traces.append({"type": "scatter", "x": np.asarray(alphas), "y": np.asarray(pf), "mode": "lines",
-                       "line": {"shape": "hv", "color": kernel_color(name, j), "width": 3}, "name": label,
+                       "line": line, "name": label,
                        "hovertemplate": "α = %{x:.3f}<br>P<sub>f</sub> = %{y:.2f}<extra>" + kernel_label(name) + "</extra>"})
     layout = _layout(title or "P<sub>f</sub>(α): share of the (C, γ) grid scoring at least α", height=500)
     layout["xaxis"] = {"title": {"text": "accuracy α"}, "range": [alpha0 - 0.01 if alpha0 is not None else 0, 1.0]}
@@ -1071,14 +1095,18 @@ HIGHLIGHT_COLOR = "#E8710A"
 
 def highlight_panel(figure: go.Figure, index: int) -> go.Figure:
     """A copy of a small-multiples figure with a frame around panel ``index`` (0-based) — the panel
-    a lesson step points at. The frame follows the panel's axis domains, in paper coordinates."""
-    x_key, y_key, _, _ = _axis_names(index + 1)
-    x_domain, y_domain = figure.layout[x_key].domain, figure.layout[y_key].domain
-    if x_domain is None or y_domain is None:
+    a lesson step points at.
+
+    The frame lies just inside the panel's plot area, placed on its axes' domains as drawn (an equal
+    aspect narrows one of them): a frame around the domains in paper coordinates crossed the panel's
+    title, which sits on the domain's top edge, and the tick labels beside it.
+    """
+    x_key, y_key, x_ref, y_ref = _axis_names(index + 1)
+    if figure.layout[x_key].domain is None or figure.layout[y_key].domain is None:
         raise ValueError(f"The figure has no panel {index + 1}: highlight one of its panels.")
     framed = go.Figure(figure)
-    pad = 0.01
-    framed.add_shape(type="rect", xref="paper", yref="paper", x0=x_domain[0] - pad, x1=x_domain[1] + pad,
-                     y0=y_domain[0] - pad, y1=y_domain[1] + 3 * pad, layer="above",
-                     line={"color": HIGHLIGHT_COLOR, "width": 4}, fillcolor="rgba(0,0,0,0)")
+    inset = 0.01  # at least half the line's width on a panel of 200 px or more: the line stays inside
+    framed.add_shape(type="rect", xref=f"{x_ref} domain", yref=f"{y_ref} domain", x0=inset, x1=1 - inset,
+                     y0=inset, y1=1 - inset, layer="above", line={"color": HIGHLIGHT_COLOR, "width": 4},
+                     fillcolor="rgba(0,0,0,0)")
     return framed

@@ -27,9 +27,16 @@ code ≤ 126 and decodes negative, every f ≥ 0 code ≥ 127 and decodes positi
 keeps the sign of the smallest decision value, and the zero contour lies between codes 126 and
 127 (a rounding codec with a bucket centred on 0 drew |f| < 0.012 as exactly 0 and lost the
 boundary at small γ and C). The ±1 margins are exact to half a step (≈ 0.012 in f). Beyond ±3
-the tints saturate, as in the committed figures. Similarity fields store the
-normalised similarity k(r, y)/√(k(r, r) k(y, y)) in [0, 1]; their level curves are the
-level curves of the dissimilarity √(−ln s / γ) at that γ.
+the tints saturate, as in the committed figures.
+
+Similarity fields store the dissimilarity d = √(−ln s / γ) of the normalised similarity
+s = k(r, y)/√(k(r, r) k(y, y)), as a share of the field's largest d (its ``scale``, one per
+field): the Similarity view draws either d's level curves or s = exp(−γ d²) shaded, and both
+come from d. Storing s instead lost every far level curve at large γ (at γ = 100, s < 1/254 —
+code 0 — beyond d ≈ 0.24), where d keeps 254 steps over the whole field at every γ.
+
+With more than two classes a decision field is the class libsvm's one-vs-one vote predicts in
+each cell, its index among the training classes as the code (as the committed panel draws it).
 """
 
 from __future__ import annotations
@@ -84,6 +91,7 @@ class Codec:
         return np.where(codes == UNDEFINED_CODE, np.nan, self.lo + (codes.astype(float) + 0.5) * self.step)
 
 
+#: Decision fields are f itself; similarity fields d / scale (see the module notes).
 CODECS = {"decision": Codec(-DECISION_RANGE, DECISION_RANGE), "similarity": Codec(0.0, 1.0)}
 
 
@@ -118,12 +126,14 @@ def lattice_axis(setting: str, current: float, step: float = LATTICE_STEP) -> np
 
 @dataclass(frozen=True)
 class Field:
-    """One panel's field at one lattice value: ``codes`` is an (ny, nx) uint8 image, row 0 at ``grid.ys[0]``."""
+    """One panel's field at one lattice value: ``codes`` is an (ny, nx) uint8 image, row 0 at ``grid.ys[0]``;
+    ``scale`` the largest dissimilarity of a similarity field (its codes are d / scale)."""
 
     name: str
     axis: str
     index: int
     codes: np.ndarray
+    scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -150,16 +160,19 @@ class Lattice:
     log_C: float | None
     axes: dict
     reference: tuple | None = None
+    classes: int = 2    # decision lattices: training classes (codes are class indices above two)
     codes: dict = field(default_factory=dict)
+    scales: dict = field(default_factory=dict)
     failed: dict = field(default_factory=dict)
     filled: dict = field(default_factory=dict)
 
     @classmethod
     def decision(cls, names: Sequence[str], grid: fg.Grid, log_gamma: float, log_C: float,
-                 step: float = LATTICE_STEP) -> "Lattice":
-        """Decision fields over γ at ``log_C`` and over C at ``log_gamma``."""
+                 step: float = LATTICE_STEP, classes: int = 2) -> "Lattice":
+        """Decision fields over γ at ``log_C`` and over C at ``log_gamma``, for data of ``classes``
+        training classes (:func:`training_classes`)."""
         axes = {"log_gamma": lattice_axis("log_gamma", log_gamma, step), "log_C": lattice_axis("log_C", log_C, step)}
-        return cls("decision", tuple(names), grid, float(log_gamma), float(log_C), axes)
+        return cls("decision", tuple(names), grid, float(log_gamma), float(log_C), axes, classes=int(classes))
 
     @classmethod
     def similarity(cls, names: Sequence[str], grid: fg.Grid, log_gamma: float, reference: tuple[float, float],
@@ -182,7 +195,9 @@ class Lattice:
         if key not in self.codes:
             self.codes[key] = np.full((len(self.axes[item.axis]),) + self.grid.shape, UNDEFINED_CODE, np.uint8)
             self.filled[key] = np.zeros(len(self.axes[item.axis]), dtype=bool)
+            self.scales[key] = np.ones(len(self.axes[item.axis]))
         self.codes[key][item.index] = item.codes
+        self.scales[key][item.index] = item.scale
         self.filled[key][item.index] = True
 
     def reuse(self, previous: "Lattice") -> None:
@@ -208,7 +223,7 @@ class Lattice:
             for i, value in enumerate(self.axes[axis]):
                 j = position.get(float(value))
                 if j is not None and filled[j]:
-                    self.add(Field(name, axis, i, previous.codes[(name, axis)][j]))
+                    self.add(Field(name, axis, i, previous.codes[(name, axis)][j], previous.scales[(name, axis)][j]))
 
     def has(self, name: str, axis: str, index: int) -> bool:
         """Whether the field of ``name`` at ``axis[index]`` is in the lattice already."""
@@ -229,8 +244,8 @@ class Lattice:
 
         Each ready kernel's lattice along each axis is one uint8 array of shape
         ``(len(axis), ny, nx)`` (C order: lattice value, row from ``ys[0]`` upwards, column),
-        the stored codes themselves, not a copy; kernels not ready carry ``None`` and, when
-        failed, the reason. Everything else is plain JSON.
+        the stored codes themselves, not a copy, with each field's ``scale`` (similarity fields);
+        kernels not ready carry ``None`` and, when failed, the reason. Everything else is plain JSON.
         """
         kernels = []
         for name in self.names:
@@ -238,6 +253,7 @@ class Lattice:
             kernels.append({
                 "name": name, "label": fg.kernel_label(name), "failed": self.failed.get(name),
                 "fields": {axis: self.codes[(name, axis)] for axis in self.axes} if ready else None,
+                "scales": {axis: [float(v) for v in self.scales[(name, axis)]] for axis in self.axes} if ready else None,
             })
         return {
             "kind": self.kind, "nx": len(self.grid.xs), "ny": len(self.grid.ys),
@@ -246,7 +262,7 @@ class Lattice:
             "codec": {"lo": self.codec.lo, "hi": self.codec.hi, "top": TOP_CODE, "undefined": UNDEFINED_CODE},
             "axes": {axis: [float(v) for v in values] for axis, values in self.axes.items()},
             "log_gamma": self.log_gamma, "log_C": self.log_C, "reference": self.reference,
-            "complete": self.complete, "kernels": kernels,
+            "classes": self.classes, "complete": self.complete, "kernels": kernels,
         }
 
 
@@ -391,13 +407,15 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
     check_inputs(lattice, kernels, prep, kind="decision")
     y_train = prep.y[prep.train]
     classes = np.unique(y_train)
+    if len(classes) != lattice.classes:
+        raise ValueError(f"The lattice was made for {lattice.classes} classes, but the training points hold "
+                         f"{len(classes)}: make it with classes=training_classes(prep).")
     grid_model = prep.to_model(lattice.grid.points)
+    if len(classes) > 2:
+        yield from _class_fields(lattice, kernels, prep, grid_model, cancel)
+        return
     codec = lattice.codec
     for name in lattice.names:
-        if len(classes) > 2:
-            yield Failure(name, f"scrubbing draws two-class decision fields; with {len(classes)} classes this panel "
-                                "follows the committed γ and C only")
-            continue
         todo = {axis: [i for i in range(len(values)) if not lattice.has(name, axis, i)]
                 for axis, values in lattice.axes.items()}
         if not any(todo.values()):
@@ -419,6 +437,52 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
                     return
                 values = _svm_decision(K_train, y_train, 10.0 ** lattice.axes["log_C"][i], decision_now)
                 yield Field(name, "log_C", i, lattice.grid.reshape(codec.encode(values)))
+        except ValueError as err:
+            yield Failure(name, _failure_sentence(err))
+
+
+def training_classes(prep: kvviews.Prepared) -> int:
+    """How many classes the SVMs of a decision lattice train on."""
+    return len(np.unique(prep.y[prep.train]))
+
+
+def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared, grid_model: np.ndarray,
+                  cancel: threading.Event | None) -> Iterator[Field | Failure]:
+    """:func:`decision_fields` for more than two classes: each cell's predicted class (one-vs-one
+    vote, as :func:`kernelviz.views.boundary_panel`), its index among the training classes."""
+    from kernelviz import _svm
+
+    y_train = prep.y[prep.train]
+    classes = np.unique(y_train)
+    everyone = np.arange(len(y_train))
+
+    def predicted(K_train: np.ndarray, C: float, grid_against) -> np.ndarray:
+        clf = fit_svm(K_train, y_train, C=C, max_iter=kvviews.SVM_MAX_ITER)
+        labels = _svm.predict(clf, grid_against(clf.support_))
+        return lattice.grid.reshape(np.searchsorted(classes, labels).astype(np.uint8))
+
+    for name in lattice.names:
+        todo = {axis: [i for i in range(len(values)) if not lattice.has(name, axis, i)]
+                for axis, values in lattice.axes.items()}
+        if not any(todo.values()):
+            continue
+        try:
+            grams = _Grams(kernels[name], prep, grid_model)
+            exact = np.float64 if grams.grid_families else None  # classes from float64 kernel values, as the panel's
+            for i in todo["log_gamma"]:
+                if cancel is not None and cancel.is_set():
+                    return
+                gamma = 10.0 ** lattice.axes["log_gamma"][i]
+                yield Field(name, "log_gamma", i, predicted(grams.train(gamma), 10.0 ** lattice.log_C,
+                                                            lambda sv, g=gamma: grams._columns(g, sv, exact)))
+            if todo["log_C"]:
+                gamma_now = 10.0 ** lattice.log_gamma
+                K_train, full = grams.train(gamma_now), grams._columns(gamma_now, everyone, exact)
+            for i in todo["log_C"]:
+                if cancel is not None and cancel.is_set():
+                    return
+                yield Field(name, "log_C", i, predicted(K_train, 10.0 ** lattice.axes["log_C"][i],
+                                                        lambda sv: full[:, sv]))
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))
 
@@ -470,7 +534,7 @@ def _diagonal_family(kernel, points: np.ndarray, block: int = 256) -> kv.kernels
 
 def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
                       cancel: threading.Event | None = None) -> Iterator[Field | Failure]:
-    """Each kernel's normalised similarity to the lattice's reference point, over the γ lattice.
+    """Each kernel's dissimilarity from the lattice's reference point, over the γ lattice (module notes).
 
     The same numbers as :func:`kernelviz.views.similarity_panel` at each γ; γ-convertible
     kernels compute D and log n (grid against reference, and the grid's diagonal) once.
@@ -514,10 +578,25 @@ def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvv
                     k = kvviews.at_gamma(kernel, gamma)
                     k_gr = kv.kernels.apply_in_chunks(k, grid_model, reference, lambda K: K[:, 0])
                     k_rr, k_gg = float(k(reference)[0, 0]), kvviews.kernel_diagonal(k, grid_model)
-                _, similarity = kvviews.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)  # NaN where undefined
-                yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(similarity)))
+                dissimilarity, _ = kvviews.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)  # NaN where undefined
+                scale = dissimilarity_scale(dissimilarity)
+                yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(dissimilarity / scale)), scale)
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))
+
+
+def dissimilarity_scale(dissimilarity: np.ndarray) -> float:
+    """The largest finite dissimilarity of a field (1 when there is none): what its codes are shares of."""
+    finite = dissimilarity[np.isfinite(dissimilarity)]
+    largest = float(finite.max()) if finite.size else 0.0
+    return largest if largest > 0 else 1.0
+
+
+def similarity_of(codes: np.ndarray, scale: float, gamma: float) -> np.ndarray:
+    """The normalised similarity exp(−γ d²) a similarity field's codes give (0 where d is undefined,
+    as the shaded panel clips a negative similarity to 0)."""
+    dissimilarity = CODECS["similarity"].decode(codes) * scale
+    return np.where(np.isnan(dissimilarity), 0.0, np.exp(-gamma * np.nan_to_num(dissimilarity) ** 2))
 
 
 # ============================================================================ in a background thread

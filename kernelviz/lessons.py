@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from kernelviz import state
+from kernelviz import registry, state
 from kernelviz.figures import kernel_label
 from kernelviz.references import PAPERS
 
@@ -63,6 +63,12 @@ class LookAt:
 
     target: str
     sentence: str
+
+    @property
+    def label(self) -> str:
+        """The target as the page names it: a panel by its title ("RWM", not "rwm"), a value by its own name."""
+        panel = self.target in registry.KERNELS or self.target in registry.MODELS
+        return kernel_label(self.target) if panel else self.target
 
 
 @dataclass(frozen=True)
@@ -284,14 +290,24 @@ def worst_case_bound(name: str) -> Callable[[Results], str]:
     return explain
 
 
+#: Kernels positive semi-definite on any points by a theorem: inner products of Gaussians (RBF, Mahalanobis
+#: RBF, CkRBF and its radial variant, LPPK) and an RBF of a distance in LPPK's feature space (RBF-PPK). For
+#: the others (GMM distance, RWM, LAP) the app promises nothing and the Kernel matrix view looks.
+PSD_BY_THEOREM = frozenset({"rbf", "mrbf", "ckrbf", "ckrbf-radial", "lppk", "rbf-ppk"})
+
+
 def psd_verdict(name: str) -> Callable[[Results], str]:
-    """An ``explain`` reading the Kernel matrix view's verdict on a kernel's positive semi-definiteness."""
+    """An ``explain`` reading the Kernel matrix view's verdict on a kernel's positive semi-definiteness
+    (and, when the view finds it PSD, whether a theorem said so beforehand: :data:`PSD_BY_THEOREM`)."""
 
     def explain(results: Results) -> str:
         smallest = _measure(results, name, "min_eigenvalue")
         if _value(results, name, "psd"):
-            return (f"{kernel_label(name)}'s Gram matrix has no negative eigenvalue beyond rounding (smallest "
-                    f"{smallest:.2g}): positive semi-definite on these points, though no theorem promises it.")
+            found = (f"{kernel_label(name)}'s Gram matrix has no negative eigenvalue beyond rounding (smallest "
+                     f"{smallest:.2g})")
+            if name in PSD_BY_THEOREM:
+                return f"{found}, as a theorem guarantees: it is positive semi-definite on any points."
+            return f"{found}: positive semi-definite on these points, though no theorem promises it."
         count = _measure(results, name, "negative_eigenvalues")
         return (f"{kernel_label(name)}'s Gram matrix has {count:.0f} negative eigenvalue{'s' if count != 1 else ''}, "
                 f"the smallest {smallest:.2g}: it is not positive semi-definite on these points, so the SVM's "
@@ -351,12 +367,16 @@ RBF_BASICS = Lesson(
         ),
         Step(
             "Small C: mistakes are cheap",
-            "C is the price of a training point on the wrong side of its margin. With C = 0.01 mistakes cost "
-            "little, so the SVM keeps the margin wide and lets many points inside it; every such point is a "
-            "support vector (a ring).",
+            "C is the price of a training point on the wrong side of its margin. With C ≈ 0.3 (log₁₀ C = −0.5) "
+            "mistakes cost little, so the SVM keeps the margin wide and lets many points inside it. Every such "
+            "point is a support vector whose weight α has reached its cap C, drawn as a square; the support "
+            "vectors exactly on the margin have a smaller α and are drawn as rings.",
             "boundaries",
-            {**_MOONS_NOISY, "log_gamma": 0.0, "log_C": -2.0},
-            LookAt("rbf", "The dashed margins f = ±1 and the number of rings."),
+            # not smaller: at C = 0.01 the whole picture lies inside the margin (|f| < 1 everywhere), so
+            # no dashed line is drawn and every training point is a square
+            {**_MOONS_NOISY, "log_gamma": 0.0, "log_C": -0.5},
+            LookAt("rbf", "The dashed margins f = ±1 around each class, the squares inside them and the rings on "
+                          "them, and the support-vector count."),
             support_share("rbf"),
         ),
         Step(
@@ -481,8 +501,8 @@ RWM = Lesson(
             "the 798 points whose labels were hidden.",
             "boundaries",
             _FIG1,
-            LookAt("accuracy on hidden labels", "The ring RWM closes around the tight class, and the table's "
-                                                "accuracy on hidden labels."),
+            LookAt("accuracy on hidden labels", "The closed boundary RWM draws around the tight class, and the "
+                                                "table's accuracy on hidden labels."),
             comparison("rwm", "rbf", "hidden"),
         ),
         Step(
@@ -516,7 +536,7 @@ RWM = Lesson(
             "similarity",
             {"source": "generator", "generator": "anisotropic", "partition": "gmm", "n_components": 2,
              "kernels": ["rbf", "mrbf", "gmm", "rwm"], "sim_mode": "dissimilarity"},
-            LookAt("rwm", "How far apart the level curves are in the RWM and GMM-distance panels."),
+            LookAt("rwm", "How far apart the level curves are in the RWM and GMM distance panels."),
         ),
         Step(
             "Sizes and weights distort the curves (Figs. 4–5)",
@@ -627,7 +647,7 @@ CKSVMNDA = Lesson(
             "the rest of each class is spread does not enter.",
             "boundaries",
             {**_MOONS_CKS, "kernels": ["rbf"]},
-            LookAt("rbf", "The rings: the only points that shape the boundary."),
+            LookAt("rbf", "The support vectors, rings and squares: the only points that shape the boundary."),
             support_share("rbf"),
         ),
         Step(
@@ -638,7 +658,7 @@ CKSVMNDA = Lesson(
             "the other class.",
             "boundaries",
             {**_MOONS_CKS, "kernels": ["rbf"], "models": ["KFD"]},
-            LookAt("test accuracy", "KFD's boundary against the SVM's, and their test accuracies."),
+            LookAt("test accuracy", "KFD's boundary against the SVM's (the RBF panel), and their test accuracies."),
             comparison("KFD", "rbf", "test"),
         ),
         Step(
@@ -660,7 +680,7 @@ CKSVMNDA = Lesson(
             "default η = 10⁻⁴; the next one changes η.",
             "boundaries",
             {**_MOONS_CKS, "kernels": ["rbf"], "models": ["KNDA", "CKSVMNDA"]},
-            LookAt("test accuracy", "CKSVMNDA's boundary against the SVM's and KNDA's."),
+            LookAt("test accuracy", "CKSVMNDA's boundary against the SVM's (the RBF panel) and KNDA's."),
             comparison("CKSVMNDA", "rbf", "test"),
         ),
         Step(
@@ -672,7 +692,8 @@ CKSVMNDA = Lesson(
             "keeps getting closer to KNDA's, since KNDA also has its own regularisation β.",
             "boundaries",
             {**_MOONS_CKS, "kernels": ["rbf"], "models": ["KNDA", "CKSVMNDA"], "log_eta": 0.0},
-            LookAt("CKSVMNDA", "CKSVMNDA's boundary between the SVM's and KNDA's, and the test-accuracy column."),
+            LookAt("CKSVMNDA", "CKSVMNDA's boundary against the SVM's (the RBF panel) and KNDA's, and the "
+                              "test-accuracy column."),
             ranking(["rbf", "KNDA", "CKSVMNDA"], "test"),
         ),
         Step(
@@ -709,6 +730,10 @@ def get(name: str) -> Lesson:
     if name not in LESSONS:
         raise ValueError(f"There is no lesson {name!r}; the lessons are {', '.join(LESSONS)}.")
     return LESSONS[name]
+
+
+#: The entries of a link that name its lesson step (:func:`link`); the others are settings.
+LINK_ENTRIES = ("lesson", "step")
 
 
 def link(name: str, number: int) -> dict[str, str]:

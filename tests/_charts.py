@@ -1,7 +1,7 @@
 """The figures an AppTest run drew, whichever element drew them.
 
 The app draws every chart through ``kernelviz.ui.takeaway.chart``: the plot component
-(``kernelviz.components.plot``, its data the JSON of ``{"figure", …}``) where it can load
+(``kernelviz.components.plot``, its data ``{"figure", …}`` as ``plot.payload`` packs it) where it can load
 plotly.js, else Streamlit's Plotly element (its ``proto.spec``); a run uses one or the other.
 The component's figures carry Plotly's base64 arrays, read here as plotly.js reads them.
 """
@@ -18,7 +18,7 @@ def figures(at, typed: bool = False) -> list[dict]:
     """Every figure of the page, in page order, as ``{"data", "layout"}``, its arrays as lists
     (with ``typed``, as sent: Plotly's base64 arrays as they are)."""
     found = [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
-    sent = found + [json.loads(element.proto.bytes)["figure"] for element in at.get("bidi_component")
+    sent = found + [plot.unpack(element.proto.bytes)["figure"] for element in at.get("bidi_component")
                     if element.proto.component_name == plot.COMPONENT_NAME]
     return sent if typed else [as_lists(spec) for spec in sent]
 
@@ -41,7 +41,7 @@ def click(at, key: str, points: list[dict]) -> None:
     there: the plot component's selection (with the figure's data revision), or Streamlit's."""
     for element in at.get("bidi_component"):
         if element.proto.component_name == plot.COMPONENT_NAME and element.key == key:
-            revision = json.loads(element.proto.bytes)["revision"]
+            revision = plot.unpack(element.proto.bytes)["revision"]
             at.session_state[key] = {"selection": {"revision": revision, "points": points}}
             return
     at.session_state[key] = {"selection": {"points": points}}

@@ -525,6 +525,53 @@ def test_the_canvas_gets_the_points_and_the_label_a_click_adds_and_undo_clear_st
     assert not at.exception
 
 
+def canvas_data(at: AppTest) -> dict:
+    (canvas,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.draw"]
+    return json.loads(canvas.proto.json)
+
+
+def test_undo_brings_back_what_clear_took():
+    at = make_app(source="drawn", points="1_0.5_1~-1_-0.5_-1~0_0_0")
+    next(b for b in at.button if b.label == "Clear").click()
+    at.run()
+    assert len(at.session_state["points"]) == 0
+    undo = next(b for b in at.button if b.label == "Undo")
+    assert not undo.disabled
+    undo.click()
+    at.run()
+    assert_clean(at)
+    assert at.session_state["points"].tolist() == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0], [0.0, 0.0, 0.0]]
+    assert at.query_params["points"] == "1_0.5_1~-1_-0.5_-1~0_0_0"
+    assert canvas_data(at)["points"] == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0], [0.0, 0.0, 0.0]]
+    assert canvas_data(at)["generation"] == 2  # the browser's empty list gives way
+    next(b for b in at.button if b.label == "Undo").click()  # then the points go one by one again
+    at.run()
+    assert at.session_state["points"].tolist() == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0]]
+
+
+def browser_value(slider) -> list[float]:
+    """What the browser's slider shows: the value the run sends, else (a slider the browser does
+    not hold, as after a run that did not draw it) the slider's default."""
+    return list(slider.proto.value if slider.proto.set_value else slider.proto.default)
+
+
+def test_the_sidebar_sends_gamma_and_c_again_when_it_draws_them_after_a_scrub_view():
+    """Beside a scrub view's own sliders the sidebar leaves γ and C out, and the browser forgets
+    them; drawn again without their values, they came back at their minimum, and the next click
+    (Clear on the canvas, …) sent log_gamma=-3, log_C=-2 (issue 19)."""
+    from kernelviz.ui import live
+
+    at = make_app(source="drawn", points="1_0.5_1~-1_-0.5_-1~1_1_1~-1_-1_-1", log_gamma="0.5", log_C="1")
+    show(at, "similarity")
+    assert_clean(at)
+    assert at.session_state[live.SCRUB_SHOWN_KEY] and not [s for s in at.slider if s.key == "log_gamma"]
+    show(at, "data")
+    assert_clean(at)
+    assert browser_value(widget(at, "log_gamma")) == [0.5] and browser_value(widget(at, "log_C")) == [1.0]
+    show(at, "kernel")  # the next run does not send them again: the browser holds them
+    assert not widget(at, "log_gamma").proto.set_value
+
+
 def test_the_canvas_accepts_only_its_current_generation_of_well_formed_points():
     from kernelviz.components.draw import accepted_points
 

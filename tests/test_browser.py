@@ -146,7 +146,7 @@ def test_a_permalink_reopens_the_same_state(server, browser, page):
     other.set_default_timeout(90_000)
     other.goto(link)
     settle(other, "reference")
-    gamma = other.locator(f'{live_drag.SCRUB} .kv-scrub-control[data-axis="log_gamma"] output')
+    gamma = other.locator(f'{live_drag.LIVE} .kv-live-control[data-axis="log_gamma"] output')
     assert gamma.text_content() == "0.32"  # γ = 10^-0.5
     selected = other.locator('[data-testid="stButtonGroup"] button[aria-checked="true"], '
                              '[data-testid="stButtonGroup"] button[kind$="Active"]')

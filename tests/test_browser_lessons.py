@@ -6,6 +6,8 @@ Uses the ``server`` / ``browser`` / ``page`` fixtures of conftest.py, like tests
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlparse
+
 import pytest
 
 from kernelviz import lessons
@@ -70,3 +72,45 @@ def test_the_landing_screen_is_screenshotted_on_a_wide_screen(server, page, scre
     settle(page)
     assert_clean(page)
     page.screenshot(path=str(screenshot_dir / "landing.png"))
+
+
+def test_leave_and_the_browsers_back_return_to_the_page_the_lesson_was_opened_from(server, page):
+    def query() -> dict:
+        return parse_qs(urlparse(page.url).query)
+
+    page.goto(f"{server}/?view=theory&kernels=rbf,gmm&log_C=1.5")
+    settle(page, "Start the lesson")
+    before = query()
+    page.locator('[class*="st-key-theory_lesson_ckrbf"] button').click()
+    settle(page, heading("ckrbf", 1))
+    first = query()
+    page.get_by_role("button", name="Next").click()
+    settle(page, heading("ckrbf", 2))
+    page.go_back()
+    settle(page, heading("ckrbf", 1))
+    assert query() == first
+    page.go_back()
+    settle(page, "Start the lesson")
+    assert_clean(page)
+    assert query() == before and page.get_by_text("step 1 of").count() == 0
+    page.go_forward()
+    settle(page, heading("ckrbf", 1))
+    assert query() == first
+    page.get_by_role("button", name="Leave").click()
+    settle(page, "Start the lesson")
+    assert_clean(page)
+    assert query() == before
+
+
+@pytest.mark.parametrize("width, height", [(1024, 700), (1440, 900)])
+def test_the_lesson_header_reads_in_full_at_every_width(server, page, width, height):
+    """At 1024 px each of Back / Next / Leave had a ninth of the panel and read "B… / N… / L…"."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{server}/?lesson=rwm&step=2")
+    settle(page, heading("rwm", 2))
+    for name in ("Back", "Next", "Leave"):
+        button = page.get_by_role("button", name=name, exact=True)
+        assert button.inner_text().strip() == name
+        clipped = button.evaluate("(b) => [...b.querySelectorAll('*')].concat([b]).some("
+                                  "(e) => e.scrollWidth > e.clientWidth + 1)")
+        assert not clipped, f"{name} is cut at {width} px"

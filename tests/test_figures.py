@@ -232,14 +232,19 @@ def test_models_without_margins_get_no_margin_lines_and_a_tint_on_their_own_scal
     assert fig.data[0].zmax < 0.1
 
 
-def test_every_gram_heatmap_has_its_own_colour_scale_beside_its_panel():
+def test_every_gram_heatmap_has_its_own_colour_scale_under_its_panel_within_its_width():
+    """Beside each panel, the colour bars' tick labels ran over the next panel's heatmap at 1440 px."""
     K = np.eye(3)
-    fig = fg.gram_figure([fg.GramPanel("rbf", K), fg.GramPanel("ckrbf", 30 * K)])
+    fig = fg.gram_figure([fg.GramPanel("rbf", K), fg.GramPanel("ckrbf", 30 * K), fg.GramPanel("rwm", K),
+                          fg.GramPanel("mrbf", K)])
     heatmaps = [t for t in fig.data if t.type == "heatmap"]
     assert all(h.showscale for h in heatmaps)
     for heatmap in heatmaps:
-        domain = fig.layout[heatmap.xaxis.replace("x", "xaxis")].domain
-        assert domain[1] <= heatmap.colorbar.x < domain[1] + 0.05  # right of its own panel, not the figure's
+        x_domain = fig.layout[heatmap.xaxis.replace("x", "xaxis")].domain
+        y_domain = fig.layout[heatmap.yaxis.replace("y", "yaxis")].domain
+        bar = heatmap.colorbar
+        assert bar.orientation == "h" and bar.yanchor == "top" and bar.y < y_domain[0]
+        assert x_domain[0] <= bar.x - bar.len / 2 and bar.x + bar.len / 2 <= x_domain[1]  # within its own panel
     assert heatmaps[0].colorbar.x < heatmaps[1].colorbar.x
 
 

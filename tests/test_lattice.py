@@ -127,11 +127,20 @@ def test_kernels_without_a_gamma_family_build_their_gram_per_gamma(small):
         assert np.max(np.abs(decoded - expected)) <= lattice.codec.step / 2 + FLOAT32_SLACK
 
 
-def test_decision_lattice_in_the_component_payload_unpacks_to_the_stored_codes(small, decision):
-    from kernelviz.components import scrub as kvscrub
+def _sent(decision, axes=None, **values) -> bytes:
+    """The plot component's payload of a figure previewing ``decision`` (as the app sends it)."""
+    from kernelviz.components import plot
+    from kernelviz.ui import live
 
-    _, prep, _ = small
-    payload = kvscrub.unpack(kvscrub.browser_data(decision, prep, log_gamma=0.0, log_C=0.0))["lattice"]
+    axes = axes or {name: kv.figures.panel_axes(i) for i, name in enumerate(decision.names)}
+    preview = live.preview_payload(decision, values.get("log_gamma", 0.0), values.get("log_C", 0.0), axes)
+    return plot.payload({"data": [], "layout": {}}, config={}, selectable=False, live=preview)
+
+
+def test_decision_lattice_in_the_figures_payload_unpacks_to_the_stored_codes(decision):
+    from kernelviz.components import plot
+
+    payload = plot.unpack(_sent(decision))["live"]["lattice"]
     assert payload["complete"] and payload["kind"] == "decision"
     ny, nx = payload["ny"], payload["nx"]
     assert (ny, nx) == decision.grid.shape
@@ -143,24 +152,21 @@ def test_decision_lattice_in_the_component_payload_unpacks_to_the_stored_codes(s
             np.testing.assert_array_equal(raw.reshape(-1, ny, nx), decision.codes[(entry["name"], axis)])
 
 
-def test_the_payload_is_a_json_header_then_the_raw_codes(small, decision):
-    """The layout scrub.js reads: the header's length (4 bytes, little-endian), the UTF-8 JSON header
+def test_the_payload_is_a_json_header_then_the_raw_codes(decision):
+    """The layout plot.js reads: the header's length (4 bytes, little-endian), the UTF-8 JSON header
     whose fields are [offset, size] spans of the body, then the body: no base64 anywhere."""
     import json
     import struct
 
-    from kernelviz.components import scrub as kvscrub
-
-    _, prep, _ = small
-    payload = kvscrub.browser_data(decision, prep, log_gamma=0.0, log_C=0.0)
+    payload = _sent(decision)
     (length,) = struct.unpack_from("<I", payload)
     header = json.loads(payload[4:4 + length].decode("utf-8"))
     body = payload[4 + length:]
-    spans = [span for kernel in header["lattice"]["kernels"] for span in kernel["fields"].values()]
+    kernels = header["live"]["lattice"]["kernels"]
+    spans = [span for kernel in kernels for span in kernel["fields"].values()]
     assert sum(size for _, size in spans) == len(body) == sum(codes.size for codes in decision.codes.values())
-    offset, size = header["lattice"]["kernels"][1]["fields"]["log_C"]
-    name = header["lattice"]["kernels"][1]["name"]
-    assert body[offset:offset + size] == decision.codes[(name, "log_C")].tobytes()
+    offset, size = kernels[1]["fields"]["log_C"]
+    assert body[offset:offset + size] == decision.codes[(kernels[1]["name"], "log_C")].tobytes()
 
 
 class _FailsAboveGamma:
@@ -212,15 +218,28 @@ def test_cancel_stops_the_generator_between_values(small):
     assert all(entry["fields"] is None for entry in lattice.to_browser()["kernels"])
 
 
-def test_multiclass_data_mark_every_kernel_failed_with_the_reason(small):
-    kernels, _, grid = small
+def test_with_three_classes_each_cell_holds_the_class_the_panel_predicts(small):
+    """More than two classes: the class of libsvm's one-vs-one vote in each cell, at every lattice
+    value, exactly as the committed panel draws it (its class indices)."""
+    _, _, grid = small
     X, y = kv.data.make("blobs", n_samples=90, random_state=0, n_classes=3)
     prep = kvviews.prepare(kv.data.Dataset(X, y, name="blobs"), "blobs", "zscore", "projection", "all", 1.0, 0, 0.3)
-    names = ("rbf",)
-    lattice = kvlattice.Lattice.decision(names, grid, log_gamma=0.0, log_C=0.0)
-    rbf = kvviews.fit_kernel("rbf", prep.X_model, None, "paper")
-    items = list(kvlattice.decision_fields(lattice, {"rbf": rbf}, prep))
-    assert len(items) == 1 and "with 3 classes" in items[0].reason
+    grid = kv.figures.grid_over(prep.X_view, 30)
+    kernels = {name: kvviews.fit_kernel(name, prep.X_model, None, "paper") for name in ("rbf", "lap")}
+    assert kvlattice.training_classes(prep) == 3
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0, step=1.5, classes=3)
+    for item in kvlattice.decision_fields(lattice, kernels, prep):
+        lattice.add(item)
+    assert lattice.complete and not lattice.failed and lattice.to_browser()["classes"] == 3
+    for name, kernel in kernels.items():
+        for axis in ("log_gamma", "log_C"):
+            for index, value in enumerate(lattice.axes[axis]):
+                log_gamma, log_C = (value, 0.0) if axis == "log_gamma" else (0.0, value)
+                panel = kvviews.boundary_panel(name, kernel, prep, grid, log_gamma, log_C)
+                assert panel.multiclass
+                np.testing.assert_array_equal(lattice.codes[(name, axis)][index].ravel(), panel.values)
+    with pytest.raises(ValueError, match="made for 2 classes, but the training points hold 3"):
+        next(kvlattice.decision_fields(kvlattice.Lattice.decision(["rbf"], grid, 0.0, 0.0), kernels, prep))
 
 
 def test_bad_input_is_refused_with_a_sentence(small):
@@ -250,10 +269,36 @@ def test_similarity_lattice_equals_the_similarity_panel(small, names):
     for name in names:
         for index, log_gamma in enumerate(lattice.axes["log_gamma"]):
             panel = kvviews.similarity_panel(name, kernels[name], prep, grid, log_gamma, reference)
-            decoded = lattice.codec.decode(lattice.codes[(name, "log_gamma")][index]).ravel()
-            np.testing.assert_array_equal(np.isnan(decoded), np.isnan(panel.similarity))
+            codes, scale = lattice.codes[(name, "log_gamma")][index].ravel(), lattice.scales[(name, "log_gamma")][index]
+            decoded = lattice.codec.decode(codes) * scale
+            np.testing.assert_array_equal(np.isnan(decoded), np.isnan(panel.dissimilarity))
             defined = ~np.isnan(decoded)
-            assert np.max(np.abs(decoded[defined] - panel.similarity[defined])) <= lattice.codec.step / 2 + 1e-9
+            assert scale == pytest.approx(np.nanmax(panel.dissimilarity))
+            assert np.max(np.abs(decoded[defined] - panel.dissimilarity[defined])) <= scale * lattice.codec.step / 2 + 1e-9
+            # the shaded similarity exp(−γ d²) from the same codes: exact to d's half step, through the slope 2γd·s
+            gamma = 10.0 ** log_gamma
+            similarity = kvlattice.similarity_of(codes, scale, gamma)
+            shaded = np.nan_to_num(panel.similarity)
+            slope = 2 * gamma * panel.dissimilarity[defined] * shaded[defined]
+            half = scale * lattice.codec.step / 2
+            assert np.all(np.abs(similarity[defined] - shaded[defined]) <= slope * half + gamma * half ** 2 + 1e-9)
+
+
+def test_far_level_curves_survive_a_large_gamma(small):
+    """At γ = 100 the shaded similarity is below one code of [0, 1] beyond d ≈ 0.24: a lattice of s lost
+    every level curve past it, where the dissimilarity the view draws still spans the whole plane."""
+    kernels, prep, _ = small
+    reference = kvviews.default_reference(prep)
+    grid = kv.figures.grid_over(prep.X_view, 30, extra=np.array([reference]))
+    lattice = kvlattice.Lattice.similarity(["rbf"], grid, log_gamma=2.0, reference=reference, step=1.0)
+    for item in kvlattice.similarity_fields(lattice, kernels, prep):
+        lattice.add(item)
+    index = int(np.flatnonzero(lattice.axes["log_gamma"] == 2.0)[0])
+    codes = lattice.codes[("rbf", "log_gamma")][index]
+    panel = kvviews.similarity_panel("rbf", kernels["rbf"], prep, grid, 2.0, reference)
+    far = panel.dissimilarity > 0.5
+    assert far.any() and np.all(panel.similarity[far] < 1 / 254)
+    assert len(np.unique(codes.ravel()[far])) > 50  # distinct levels out there, not one code
 
 
 def test_large_dual_coefficients_keep_the_field_within_half_a_step(small):
@@ -304,27 +349,23 @@ def test_a_background_job_refuses_bad_input_in_the_callers_thread_and_reraises_b
         job.result(timeout=60)
 
 
-def test_the_component_payload_holds_the_points_classes_and_lattice(small, decision):
+def test_the_preview_names_the_figures_values_and_which_panels_preview(decision):
+    """The figure's own values, the lattice as to_browser sends it, and each panel of the figure:
+    the lattice's kernels preview, the others (a model's panel) keep their picture."""
     import json
 
-    from kernelviz.components import scrub as kvscrub
+    from kernelviz.components import plot
 
-    _, prep, _ = small
-    data = kvscrub.unpack(kvscrub.browser_data(decision, prep, log_gamma=1.0, log_C=0.5))
+    axes = {name: kv.figures.panel_axes(i) for i, name in enumerate([*decision.names, "scm"])}
+    data = plot.unpack(_sent(decision, axes, log_gamma=1.0, log_C=0.5))["live"]
     sent = decision.to_browser()
     for kernel in data["lattice"]["kernels"]:
         kernel["fields"] = {axis: codes.tolist() for axis, codes in kernel["fields"].items()}
     for kernel in sent["kernels"]:
         kernel["fields"] = {axis: codes.ravel().tolist() for axis, codes in kernel["fields"].items()}
     assert data["lattice"] == json.loads(json.dumps(sent)) and (data["log_gamma"], data["log_C"]) == (1.0, 0.5)
-    classes = list(prep.classes)
-    for part, mask in (("train", prep.train), ("test", prep.test)):
-        points = np.array(data["points"][part])
-        np.testing.assert_array_equal(points[:, :2], prep.X_view[mask])
-        np.testing.assert_array_equal(np.array(classes)[points[:, 2].astype(int)], prep.y[mask])
-    assert data["classes"] == ["class 0", "class 1"] and len(data["colors"]["classes"]) == 2
-    # the panels' tints are those of the committed figures
-    assert data["colors"]["field"]["low"] == kv.figures.lighten(kv.figures.class_style(0)[0], 0.55)
+    assert [p["name"] for p in data["panels"]] == list(decision.names)
+    assert data["held"] == [{"name": "scm", **kv.figures.panel_axes(len(decision.names))}]
 
 
 def _filled(lattice, fields) -> list:

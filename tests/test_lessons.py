@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from _charts import figures
+from _charts import as_lists, figures
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import lessons
@@ -17,12 +18,14 @@ from kernelviz import state
 from kernelviz import views
 from kernelviz.references import PAPERS
 from kernelviz import pipeline  # the data and partition stages as the app runs them
+from kernelviz.ui import lesson_grids  # the heavy steps' searches, shipped with the app
 
 ALL_STEPS = [(lesson.name, k) for lesson in lessons.LESSONS.values() for k in range(1, len(lesson.steps) + 1)]
 #: Values a step may point at besides a panel (the names the views' tables and controls use).
 VALUE_TARGETS = {"partition", "diagonal range", "test accuracy", "accuracy on hidden labels", "AUC", "best cell", "α"}
 BOUNDARY_RESOLUTION = 70  # as app.py draws the Decision boundaries view
 SIMILARITY_RESOLUTION = 80
+PARTITION_RESOLUTION = 90
 
 
 # ============================================================================ the catalogue
@@ -338,6 +341,16 @@ def test_psd_verdict_follows_the_views_verdict():
         explain({"rwm": {"min_eigenvalue": -0.4}})
 
 
+def test_psd_verdict_says_a_theorem_covers_the_gaussian_kernels_and_none_covers_rwm():
+    # the RWM lesson's step 3: "RBF and CkRBF are inner products of Gaussians, so their Gram matrices are
+    # positive semi-definite on any points. Nothing like that is known for RWM"
+    fine = {"psd": True, "negative_eigenvalues": 0, "min_eigenvalue": -3e-15}
+    for name in ("rbf", "mrbf", "ckrbf"):
+        sentence = lessons.psd_verdict(name)({name: fine})
+        assert "no theorem" not in sentence and sentence.endswith("positive semi-definite on any points.")
+    assert lessons.psd_verdict("rwm")({"rwm": fine}).endswith("though no theorem promises it.")
+
+
 def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
     step = lessons.get("rwm").step(3)
     values = step.applied()
@@ -349,8 +362,202 @@ def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
     assert np.linalg.eigvalsh(grams["rwm"]).min() < -0.1
     assert np.linalg.eigvalsh(grams["rbf"]).min() > -1e-9
     sentence = step.explain(results)
-    assert "RBF's Gram matrix has no negative eigenvalue" in sentence
+    assert "RBF's Gram matrix has no negative eigenvalue" in sentence and "no theorem" not in sentence
     assert "RWM's Gram matrix has" in sentence and "not positive semi-definite" in sentence
+
+
+# ============================================================================ what "Look at" names is drawn
+
+@functools.lru_cache(maxsize=None)
+def step_figure(name: str, k: int) -> tuple[dict, list[str], dict]:
+    """Step ``k`` of lesson ``name`` drawn as the app draws its view: (figure as a dict of lists, the
+    panels' names in order, the view's results), from the step's settings through ``kernelviz.pipeline``."""
+    figure, names, results = _step_figure(name, k)
+    return as_lists(figure.to_dict()), names, results
+
+
+def _step_figure(name: str, k: int):
+    values = lessons.get(name).step(k).applied()
+    prep = pipeline.prepared(values)
+    partition = pipeline.partition_of(values, prep)
+    view = values["view"]
+
+    def kernel(n):
+        return pipeline.fit_kernel(pipeline.KernelSpec.from_settings(n, values), prep, partition)
+
+    if view == "boundaries":
+        grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+        panels = [views.boundary_panel(n, kernel(n), prep, grid, values["log_gamma"], values["log_C"])
+                  for n in values["kernels"]]
+        panels += [views.model_panel(n, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"],
+                                     values["log_eta"], values["unit_kernel"]) for n in values["models"]]
+        truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
+        figure = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
+                                    support_vectors=values["show_support"], margins=values["show_margins"],
+                                    test_points=values["show_test"], class_names=prep.class_names)
+        return figure, [p.name for p in panels], lessons.boundary_results(panels)
+    if view == "similarity":
+        lo, hi = state.bounds("ref_x")  # the app's reference: the data point nearest the centre, on its inputs
+        reference = tuple(float(np.clip(round(v, 4), lo, hi)) for v in views.default_reference(prep))
+        grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION, extra=np.array([reference]))
+        panels = [views.similarity_panel(n, kernel(n), prep, grid, values["log_gamma"], reference)
+                  for n in values["kernels"]]
+        figure = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled,
+                                      mode=values["sim_mode"], classes=prep.legend_classes)
+        return figure, [p.name for p in panels], {}
+    if view == "kernel":
+        X, breaks = views.gram_points(prep, partition)
+        summaries = [views.gram_summary(n, views.at_gamma(kernel(n), 10.0 ** values["log_gamma"])(X), breaks)
+                     for n in values["kernels"]]
+        results = lessons.gram_results(summaries)
+        for s in summaries:
+            results[s.panel.name]["row"] = s.row
+        return fg.gram_figure([s.panel for s in summaries]), values["kernels"], results
+    if view == "partition":
+        grid = fg.grid_over(prep.X_view, PARTITION_RESOLUTION)
+        means, covariances = prep.view_gaussians(partition.means_, partition.covariances_)
+        figure = fg.partition_figure(prep.X_view, prep.y, prep.labeled, means, covariances, grid,
+                                     partition.predict_proba(prep.to_model(grid.points)),
+                                     partition.predict_proba(prep.X_model), classes=prep.legend_classes)
+        return figure, [], {}
+    # the grid views: the searches shipped for the step, as the app takes them
+    grids = {n: lesson_grids.load(n, values, prep, partition) for n in values["kernels"]}
+    spec = pipeline.GridSpec.from_settings(values)
+    log_Cs, log_gammas = np.array(spec.log_Cs), np.array(spec.log_gammas)
+    table, alpha0, _, curves = views.pf_curves({n: result.scores for n, (result, _) in grids.items()})
+    if view == "grid":
+        return fg.grid_search_figure(views.grid_panels(grids, log_Cs, log_gammas), log_Cs, log_gammas), \
+            values["kernels"], table
+    return fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()}), [], table  # one plot, no panels
+
+
+def panel_traces(figure: dict, index: int) -> list[dict]:
+    axis = "x" if index == 0 else f"x{index + 1}"
+    return [t for t in figure["data"] if t.get("xaxis", "x") == axis]
+
+
+def panel_title(figure: dict, index: int) -> str:
+    return figure["layout"]["annotations"][index]["text"]
+
+
+def field(traces: list[dict]) -> np.ndarray:
+    return np.asarray(next(t for t in traces if t["type"] == "heatmap")["z"], dtype=float)
+
+
+def margins_drawn(traces):
+    # the dashed f = ±1 contours, where the field reaches ±1 on more than a speck of the panel
+    lines = [t for t in traces if t["type"] == "contour" and (t["contours"]["start"], t["contours"]["end"]) == (-1, 1)]
+    return bool(lines) and np.mean(np.abs(field(traces)) >= 1) >= 0.01
+
+
+def support_vectors_drawn(symbol):
+    def drawn(traces):
+        return any(symbol in np.atleast_1d(t["marker"]["symbol"]) for t in traces if t.get("legendgroup") == "sv")
+    return drawn
+
+
+def boundary_drawn(traces):
+    # the f = 0 contour, on a field that takes both signs in the panel (the lessons' data have two classes)
+    z = field(traces)
+    lines = [t for t in traces if t["type"] == "contour" and (t["contours"]["start"], t["contours"]["end"]) == (0, 0)]
+    return bool(lines) and np.any(z > 0) and np.any(z < 0)
+
+
+def islands_drawn(traces):
+    from scipy import ndimage
+
+    positive = field(traces) > 0
+    return ndimage.label(positive)[1] + ndimage.label(~positive)[1] > 2
+
+
+def curves_drawn(traces):
+    return any(t["type"] == "contour" or (t.get("mode") == "lines" and t.get("legendgroup") != "ellipses")
+               for t in traces)
+
+
+def shading_drawn(traces):
+    # a filled contour (the similarity's shading) or a heatmap (a partition's regions)
+    return any(t["type"] == "heatmap" or (t["type"] == "contour" and t["contours"].get("coloring", "fill") == "fill")
+               for t in traces)
+
+
+def named(symbol):
+    def drawn(traces):
+        return any(t.get("name") == symbol or symbol in np.atleast_1d((t.get("marker") or {}).get("symbol"))
+                   for t in traces)
+    return drawn
+
+
+#: What a "Look at" sentence can name: its words, how the test sees it drawn in a panel, and whether every
+#: panel the sentence is about must draw it (a boundary, a curve …) or one is enough (a ring, an ellipse …).
+ELEMENTS = {
+    "margins": (r"\bmargins?\b", margins_drawn, any),
+    "rings": (r"\brings?\b", support_vectors_drawn(fg.FREE_SV_SYMBOL), any),
+    "squares": (r"\bsquares?\b", support_vectors_drawn(fg.BOUNDED_SV_SYMBOL), any),
+    "boundaries": (r"\bboundar(?:y|ies)\b|\bline f = 0\b", boundary_drawn, all),
+    "islands": (r"\bislands?\b", islands_drawn, any),
+    "ellipses": (r"\bellipses?\b", lambda traces: any(t.get("legendgroup") == "ellipses" for t in traces), any),
+    "curves": (r"\bcurves?\b", curves_drawn, all),
+    "shading": (r"\bshad(?:ing|ed)\b", shading_drawn, all),
+    "cross": (r"\bcross\b", named("reference point"), any),
+    "star": (r"★", named("star"), all),
+}
+#: What a sentence can name in a panel's title.
+TITLE_ELEMENTS = {
+    "α": (r"\bα\b", lambda title: "α = " in title, all),
+    "note": (r"\bnote\b", lambda title: "one class on" in title, any),
+}
+
+
+def named_panels(sentence: str, names: list[str]) -> list[int]:
+    """The panels a sentence names by their titles (longest first: "Mahalanobis RBF" is not "RBF")."""
+    found, rest = [], sentence
+    for index in sorted(range(len(names)), key=lambda i: -len(fg.kernel_label(names[i]))):
+        pattern = rf"(?<![\w-]){re.escape(fg.kernel_label(names[index]))}(?![\w-])"
+        if re.search(pattern, rest):
+            found.append(index)
+            rest = re.sub(pattern, " ", rest)
+    return sorted(found)
+
+
+@pytest.mark.parametrize("name, k", ALL_STEPS)
+def test_what_a_steps_look_at_names_is_drawn_in_its_figure(name, k):
+    step = lessons.get(name).step(k)
+    figure, names, results = step_figure(name, k)
+    sentence = step.look_at.sentence
+    values = step.applied()
+    if step.look_at.target in values["kernels"] + values["models"]:
+        assert step.look_at.target in names, f"the step points at {step.look_at.target}, which its view does not draw"
+    # the panels the sentence is about: those it names, else the one it points at, else all of them
+    about = named_panels(sentence, names) or ([names.index(step.look_at.target)] if step.look_at.target in names
+                                               else list(range(max(len(names), 1))))
+    said = []
+    for element, (words, drawn, each) in ELEMENTS.items():
+        if re.search(words, sentence):
+            said.append(element)
+            assert each(drawn(panel_traces(figure, i) if names else figure["data"]) for i in about), (
+                f"“{sentence}” names {element}, which the figure does not draw")
+    if {"rings", "squares"} & set(said):  # the support vectors, by every symbol they are drawn with
+        for element in ("rings", "squares"):
+            assert element in said or not any(ELEMENTS[element][1](panel_traces(figure, i)) for i in about), (
+                f"“{sentence}” leaves out the support vectors drawn as {element}")
+    for element, (words, drawn, each) in TITLE_ELEMENTS.items():
+        if re.search(words, sentence):
+            said.append(element)
+            assert each(drawn(panel_title(figure, i)) for i in about), (
+                f"“{sentence}” names the {element} in a panel's title, which the titles do not hold")
+    # what it names in the table: a number every panel of the view has
+    measures = {"test accuracy": "test", "accuracy on hidden labels": "hidden", "AUC": "auc",
+                "support-vector count": "support_vectors"}
+    for words, measure in measures.items():
+        if words in sentence or step.look_at.target == words:
+            said.append(words)
+            assert results and all(r.get(measure) is not None for r in results.values()), (name, k, words)
+    for column in ("diagonal range", "PSD", "smallest eigenvalue"):  # the Kernel matrix view's table
+        if column in sentence:
+            said.append(column)
+            assert results and all(column in r["row"] for r in results.values()), (name, k, column)
+    assert said, f"“{sentence}” names nothing this test knows how to find on the page"
 
 
 @pytest.mark.parametrize("name, k", ALL_STEPS)

@@ -1,4 +1,4 @@
-"""Live exploration (kernelviz.ui.live): which lattice a session shows, and the app's scrub fragments.
+"""Live exploration (kernelviz.ui.live): which lattice a session shows, and the figures that preview it.
 
 :class:`LiveLattices` is checked with stand-in jobs whose state the test sets (no thread
 timing involved); the app is checked through AppTest, reading the component's data back
@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from _charts import click, figures
 from kernelviz import lattice as kvlattice
-from kernelviz.components import scrub as kvscrub
+from kernelviz.components import plot as kvplot
 from kernelviz.ui import grid_jobs, live, pollers, session_end
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -211,12 +211,14 @@ def finish_jobs(at: AppTest) -> None:
         job.result(120)
 
 
-def scrub_data(at: AppTest) -> dict:
-    (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.scrub"]
-    return kvscrub.unpack(element.proto.bytes)
+def live_data(at: AppTest) -> dict:
+    """The live preview sent with the page's figure (there is one figure with one)."""
+    (data,) = [payload["live"] for payload in (kvplot.unpack(e.proto.bytes) for e in at.get("bidi_component")
+                                               if e.proto.component_name == "kernelviz.plot") if payload["live"]]
+    return data
 
 
-def test_boundaries_show_the_scrub_preparing_then_live_with_every_kernel():
+def test_boundaries_figure_is_its_own_live_preview_preparing_then_ready_with_every_kernel():
     at = make_app(view="boundaries")
     assert not at.exception
     assert any("Preparing the live preview" in c.value for c in at.caption)
@@ -224,31 +226,36 @@ def test_boundaries_show_the_scrub_preparing_then_live_with_every_kernel():
     finish_jobs(at)
     at.run()
     assert not any("Preparing the live preview" in c.value for c in at.caption)
-    data = scrub_data(at)
+    data = live_data(at)
     lattice = data["lattice"]
     assert lattice["complete"] and [k["name"] for k in lattice["kernels"]] == ["rbf", "ckrbf"]
     assert all(k["fields"] is not None for k in lattice["kernels"])
-    assert len(lattice["axes"]["log_gamma"]) >= 25 and lattice["nx"] >= live.RESOLUTION - 1
+    assert len(lattice["axes"]["log_gamma"]) >= 25
     assert (data["log_gamma"], data["log_C"]) == (0.0, 0.0)
+    # on the figure's own grid, and each kernel on its own panel of the figure
+    (heatmap, *_) = [t for t in figures(at)[0]["data"] if t["type"] == "heatmap"]
+    assert lattice["nx"] == len(heatmap["x"]) and lattice["ny"] == len(heatmap["y"])
+    assert data["panels"] == [{"name": "rbf", "xaxis": "x", "yaxis": "y"}, {"name": "ckrbf", "xaxis": "x2", "yaxis": "y2"}]
+    assert data["held"] == [] and data["locked"] == []
 
 
 def test_a_released_value_becomes_the_setting_and_the_old_lattice_shows_until_the_new_one_is_ready():
     at = make_app(view="boundaries")
     finish_jobs(at)
     at.run()
-    # what the component's release callback does (kernelviz.ui.live._commit) before the page reruns
+    # what the figure's release callback does (kernelviz.ui.live.commit) before the page reruns
     at.session_state["log_gamma"] = 0.5
     at.run()
     assert not at.exception
     assert at.query_params["log_gamma"] == "0.5"
     assert "γ = 3.16" in figures(at)[0]["layout"]["title"]["text"]
-    data = scrub_data(at)
-    assert data["log_gamma"] == 0.5 and data["lattice"]["log_gamma"] == 0.0  # the older lattice, labelled by the component
+    data = live_data(at)
+    assert data["log_gamma"] == 0.5 and data["lattice"]["log_gamma"] == 0.0  # the older lattice, where it holds
     keys = list(lattice_jobs(at))
     assert [key[2] for key in keys] == [(0.0, 0.0), (0.5, 0.0)]
     finish_jobs(at)
     at.run()
-    assert scrub_data(at)["lattice"]["log_gamma"] == 0.5
+    assert live_data(at)["lattice"]["log_gamma"] == 0.5
 
 
 def test_a_gamma_commit_starts_from_the_older_lattices_gamma_fields():
@@ -381,16 +388,16 @@ def test_new_data_never_show_the_old_lattice():
     assert old_job.cancelled
     (new_key,) = lattice_jobs(at)
     assert new_key[1] != old_key[1] and new_key[2] == old_key[2]
-    assert scrub_data(at)["lattice"]["x_range"] != [float(old_job.lattice.grid.xs[0]),
+    assert live_data(at)["lattice"]["x_range"] != [float(old_job.lattice.grid.xs[0]),
                                                     float(old_job.lattice.grid.xs[-1])]
 
 
-def test_similarity_scrubs_gamma_around_the_reference_point():
+def test_similarity_previews_gamma_around_the_reference_point():
     at = make_app(view="similarity")
     assert not at.exception
     finish_jobs(at)
     at.run()
-    data = scrub_data(at)
+    data = live_data(at)
     assert data["lattice"]["kind"] == "similarity" and data["lattice"]["complete"]
     reference = (at.session_state["ref_x"], at.session_state["ref_y"])
     assert tuple(data["lattice"]["reference"]) == pytest.approx(reference)
@@ -412,7 +419,7 @@ def test_the_live_field_at_the_committed_values_is_the_svm_the_lattice_module_co
     at = make_app(view="boundaries")
     finish_jobs(at)
     at.run()
-    data = scrub_data(at)["lattice"]
+    data = live_data(at)["lattice"]
     (job,) = lattice_jobs(at).values()
     expected = job.lattice
     kernels, prep, _ = kvlattice.default_inputs(n_samples=60, names=("rbf", "ckrbf"))
@@ -515,7 +522,71 @@ def test_a_scrub_view_takes_gamma_and_c_out_of_the_sidebar_and_another_view_give
     assert at.session_state["log_gamma"] == 0.5
 
 
-def test_without_a_scrub_the_sidebar_keeps_gamma_and_c():
+def test_models_alone_keep_gamma_and_c_above_their_figure_and_update_on_release():
+    """MCPM's lesson step 3 draws models only: the sliders above the figure vanished with the kernels.
+    They stay; every panel keeps its picture while they move (nothing to preview) and says so."""
     at = make_app(view="boundaries", kernels="", models="SCM")
+    assert not at.exception
+    preview = live_data(at)
+    assert preview["panels"] == [] and [p["name"] for p in preview["held"]] == ["SCM"]
+    assert not {"log_gamma", "log_C"} & set(_sidebar_sliders(at)) and not lattice_jobs(at)
+
+
+def test_without_a_figure_the_sidebar_keeps_gamma_and_c():
+    at = make_app(view="boundaries", kernels="", models="")
     assert {"log_gamma", "log_C"} <= set(_sidebar_sliders(at))
 
+
+def test_a_hidden_c_is_hidden_above_the_panels_too():
+    """The teacher's link hides C: the slider above the figure must not set it either (the link's value stays)."""
+    at = make_app(view="boundaries", hide="log_C", log_C="1")
+    assert not at.exception
+    assert live_data(at)["locked"] == ["log_C"]
+    assert any(c.value == "γ: the slider above the panels." for c in at.sidebar.caption)
+    at = make_app(view="boundaries")
+    assert live_data(at)["locked"] == []
+    assert any(c.value == "γ and C: the sliders above the panels." for c in at.sidebar.caption)
+
+
+def _boundary_steps():
+    from kernelviz import lessons
+
+    return [(name, number) for name in lessons.names()
+            for number, step in enumerate(lessons.get(name).steps, 1) if step.view == "boundaries"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson, step", _boundary_steps())
+def test_in_every_lesson_step_the_preview_at_the_figures_values_has_the_figures_sign(monkeypatch, lesson, step):
+    """At the values the figure was drawn at, the lattice the preview paints from agrees in sign with
+    the figure's own field on ≥ 99.9 % of the cells where f ≠ 0, in every panel that previews."""
+    from kernelviz import state as kvstate
+
+    # three lattice values per axis (the ends and the figure's own): the one compared, at a fraction of the cost
+    monkeypatch.setattr(kvlattice, "lattice_axis",
+                        lambda setting, current, step=None: np.unique(np.round([*kvstate.bounds(setting), current], 9)))
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params.update({"lesson": lesson, "step": str(step)})
+    at.run()
+    assert not at.exception
+    preview = live_data(at)
+    figure = figures(at)[-1]
+    if not preview["panels"]:  # models only: nothing to preview, the sliders still commit
+        assert preview["held"] and not lattice_jobs(at)
+        return
+    finish_jobs(at)
+    (job,) = [job for key, job in lattice_jobs(at).items() if key[2] == (preview["log_gamma"], preview["log_C"])]
+    lattice = job.lattice
+    index = int(np.flatnonzero(lattice.axes["log_gamma"] == preview["log_gamma"])[0])
+    compared = 0
+    for panel in preview["panels"]:
+        if panel["name"] in lattice.failed:
+            continue  # no preview: the panel keeps its picture and says "updates on release"
+        (heatmap,) = [t for t in figure["data"] if t["type"] == "heatmap" and t.get("xaxis", "x") == panel["xaxis"]]
+        f = np.asarray(heatmap["z"], dtype=float).ravel()
+        decoded = lattice.codec.decode(lattice.codes[(panel["name"], "log_gamma")][index]).ravel()
+        nonzero = f != 0
+        agree = np.mean(np.sign(decoded[nonzero]) == np.sign(f[nonzero]))
+        assert agree >= 0.999, (panel["name"], agree)
+        compared += 1
+    assert compared or all(p["name"] in lattice.failed for p in preview["panels"])

@@ -1,4 +1,4 @@
-"""Live exploration in the real app, in headless Chromium: scrubbing without a rerun, a heatmap click
+"""Live exploration in the real app, in headless Chromium: the figure previewing γ without a rerun, a heatmap click
 opening Decision boundaries at that cell, drawing a point, and cancelling a grid search."""
 
 from __future__ import annotations
@@ -18,46 +18,99 @@ pytestmark = pytest.mark.browser
 SMALL = "gen_params=n_samples:120&kernels=rbf,ckrbf"
 
 
-def canvases(page) -> list[str]:
-    return [c.evaluate("c => c.toDataURL()") for c in page.locator(".kv-scrub-panel canvas").all()]
-
-
-def test_scrubbing_in_the_app_redraws_every_panel_without_a_rerun_then_commits(server, page):
+def test_dragging_repaints_every_kernel_panel_of_the_figure_in_place_without_a_rerun_then_commits(server, page):
     page.goto(f"{server}/?view=boundaries&{SMALL}")
-    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
-    before = canvases(page)
-    assert len(before) == 2
+    assert live_drag.panel_pixels(page) in ([0, 0], [])  # at the figure's own values the figure is all there is
+    live_drag.watch_draws(page)
     result = live_drag.drag(page, "log_gamma", [13, 14, 15, 16])
     assert result["runs"] == 0, "the drag started a script run"
     assert {field for _, field in result["paints"]} >= {f"log_gamma:{i}" for i in (13, 14, 15, 16)}
-    assert all(a != b for a, b in zip(before, canvases(page))), "a panel was not repainted"
+    during = live_drag.panel_pixels(page)
+    assert len(during) == 2 and all(during), "a panel was not repainted"
+    assert live_drag.draws(page) == 0, "Plotly drew the figure again during the drag"
+    # one picture: the page holds one plot for the view, with each kernel's title once
+    assert page.locator(".js-plotly-plot").count() == 1
+    assert page.locator(".kv-live").get_attribute("data-state") == "live"
     live_drag.release(page)
-    live_drag.title_contains(page, "γ = 10,")  # log γ = 1 committed: the Plotly figure follows
+    live_drag.title_contains(page, "γ = 10,")  # log γ = 1 committed: the figure itself follows
     page.wait_for_selector(live_drag.IDLE)
     assert re.search(r"log_gamma=1(\.0)?(&|$)", page.url), page.url
+    page.locator('.kv-live[data-state="committed"]').wait_for()
+    assert live_drag.panel_pixels(page) == [0, 0]
 
 
-def test_two_kernels_on_a_projector_keep_the_annotated_figure_on_screen(server, page):
-    """A live panel is at most 40 % of the window's height: with two kernels at 1920×1080 the
-    panels filled the width, each ~775 px tall, and pushed the annotated figure off the screen."""
-    page.set_viewport_size({"width": 1920, "height": 1080})
+def test_at_the_released_value_the_preview_and_the_figure_agree_pixel_for_pixel_in_sign(server, page):
+    """The field painted while dragging and the figure drawn at the release are the same picture:
+    the preview's boundary colours match the figure's heatmap on each side of f = 0."""
     page.goto(f"{server}/?view=boundaries&{SMALL}")
-    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
-    heights = [c.evaluate("c => c.getBoundingClientRect().height") for c in page.locator(".kv-scrub-panel canvas").all()]
-    assert len(heights) == 2 and max(heights) <= 0.4 * 1080 + 1, heights
-    live_drag.title_contains(page, "Decision boundaries at")
-    title_top = page.evaluate("""() => [...document.querySelectorAll('.gtitle')]
-        .find((t) => t.textContent.includes('Decision boundaries at')).getBoundingClientRect().top""")
-    assert title_top < 1080, title_top
+    live_drag.drag(page, "log_gamma", [13, 14])
+    preview = page.locator(".kv-plot").first.evaluate(SIDES)
+    live_drag.release(page)
+    live_drag.title_contains(page, "γ = 3.16,")
+    page.locator('.kv-live[data-state="committed"]').wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    figure = page.locator(".kv-plot").first.evaluate(SIDES)
+    assert len(preview) == len(figure) == 2
+    for panel_preview, panel_figure in zip(preview, figure):
+        tinted = [(a, b) for a, b in zip(panel_preview, panel_figure) if a and b]
+        assert len(tinted) > 200 and len({a for a, _ in tinted}) == 2  # both sides, most of the panel
+        agree = sum(a == b for a, b in tinted) / len(tinted)
+        assert agree >= 0.99, agree
+
+
+#: For each previewing panel, a 24 × 24 sample of its plot area's side of the boundary as drawn:
+#: +1 where the picture is tinted orange (class 1), −1 where blue, 0 where nearly white or a point.
+#: The preview's canvas while it paints, else Plotly's heatmap image.
+SIDES = """(root) => {
+  const full = root._fullLayout, live = root._kvLive;
+  const field = root.querySelector('.kv-plot-field');
+  const showing = field && root.parentNode.querySelector('.kv-live').dataset.state !== 'committed';
+  return live.panels.map((panel) => {
+    const xa = full[`xaxis${panel.xaxis.slice(1)}`], ya = full[`yaxis${panel.yaxis.slice(1)}`];
+    let source, ratio, left = xa._offset, top = ya._offset;
+    if (showing) {
+      source = field;
+      ratio = field.width / full.width;
+    } else {
+      const image = [...root.querySelectorAll('.heatmaplayer image')].find((img) => {
+        const box = img.getBoundingClientRect(), own = root.getBoundingClientRect();
+        return Math.abs(box.left - own.left - xa._offset) < xa._length / 2 && Math.abs(box.top - own.top - ya._offset) < ya._length / 2;
+      });
+      const box = image.getBoundingClientRect(), own = root.getBoundingClientRect();
+      const picture = new Image();
+      picture.src = image.getAttribute('href');
+      source = document.createElement('canvas');
+      source.width = Math.round(box.width);
+      source.height = Math.round(box.height);
+      source.getContext('2d').drawImage(picture, 0, 0, source.width, source.height);
+      ratio = 1;
+      left = xa._offset - (box.left - own.left);
+      top = ya._offset - (box.top - own.top);
+    }
+    const context = source.getContext('2d');
+    const sides = [];
+    for (let j = 0; j < 24; j += 1) {
+      for (let i = 0; i < 24; i += 1) {
+        const x = Math.round((left + (i + 0.5) * xa._length / 24) * ratio);
+        const y = Math.round((top + (j + 0.5) * ya._length / 24) * ratio);
+        const [r, g, b] = context.getImageData(x, y, 1, 1).data;
+        sides.push(r - b > 25 ? 1 : b - r > 25 ? -1 : 0);
+      }
+    }
+    return sides;
+  });
+}"""
 
 
 def test_a_committed_gamma_step_stays_committed_while_the_new_lattice_is_prepared(server, page):
     # The default data and kernels: their commit run is long enough for a tick of the status
     # fragment to arrive before the sidebar, which sent the sidebar's old γ back (the step reverted).
     page.goto(f"{server}/?view=boundaries")
-    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     live_drag.commit_gamma_step(page, "γ = 1.78,")
     page.get_by_text("Preparing the live preview").wait_for(state="detached")  # the new lattice came by a rerun
@@ -74,7 +127,7 @@ def test_a_committed_gamma_step_draws_the_annotated_figure_once(server, page):
     four-panel figure), half of a committed step's time in the browser. And the figure stays
     where it is: moved by an element before it, it was hidden during the run."""
     page.goto(f"{server}/?view=boundaries&{SMALL}")
-    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     live_drag.watch_draws(page)
     live_drag.watch_sizes(page)
@@ -106,7 +159,7 @@ def test_a_committed_gamma_step_reruns_the_views_body_not_the_page(server, page)
     widgets nor the rest of the page (a full run, the R key, does)."""
     page.add_init_script(COUNT_MESSAGES)
     page.goto(f"{server}/?view=boundaries&{SMALL}")
-    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     page.wait_for_timeout(1000)
 

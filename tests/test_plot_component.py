@@ -4,9 +4,12 @@ fallback to Streamlit's Plotly element; in Chromium, a new figure updates the el
 from __future__ import annotations
 
 import json
+
+import numpy as np
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import streamlit
 
@@ -48,18 +51,36 @@ def test_a_streamlit_whose_chunk_does_not_define_plotly_js_gets_the_fallback(mon
 
 
 def test_the_payload_carries_the_figure_its_revision_and_plotly_js():
-    sent = json.loads(plot.payload(FIGURE, config={"displaylogo": False}, selectable=True))
+    sent = plot.unpack(plot.payload(FIGURE, config={"displaylogo": False}, selectable=True))
     assert sent == {"figure": FIGURE, "config": {"displaylogo": False}, "plotly": plot.plotly_chunk(),
-                    "selectable": True, "revision": "abc", "canvas": False}
+                    "selectable": True, "revision": "abc", "canvas": False, "live": None}
+
+
+def test_a_live_preview_travels_with_its_figure_its_lattice_as_raw_bytes():
+    """~1 MB of lattice codes go with every run: as bytes after the JSON header, each field a view of the
+    payload in the browser, not JSON numbers or base64 text."""
+    codes = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
+    live = {"lattice": {"kind": "decision", "nx": 4, "ny": 3, "axes": {"log_gamma": [0.0, 1.0]},
+                        "kernels": [{"name": "rbf", "fields": {"log_gamma": codes}},
+                                    {"name": "rwm", "fields": None, "failed": "no preview"}]},
+            "log_gamma": 0.0, "log_C": 0.0, "panels": [{"name": "rbf", "xaxis": "x", "yaxis": "y"}], "held": [],
+            "locked": []}
+    data = plot.payload(FIGURE, config={}, selectable=False, live=live)
+    assert data.endswith(codes.tobytes())
+    sent = plot.unpack(data)
+    (rbf, rwm) = sent["live"]["lattice"]["kernels"]
+    np.testing.assert_array_equal(rbf["fields"]["log_gamma"], codes.ravel())
+    assert rwm == {"name": "rwm", "fields": None, "failed": "no preview"}
+    assert sent["figure"] == FIGURE and sent["live"]["panels"] == live["panels"]
 
 
 def test_points_on_a_canvas_leave_plotlys_image_button_out_and_keep_the_whole_figure():
     """Plotly's "download as PNG" would leave the canvas's points out; the figure itself is sent whole."""
-    sent = json.loads(plot.payload(FIGURE, config={"displaylogo": False}, selectable=False, points_on_canvas=True))
+    sent = plot.unpack(plot.payload(FIGURE, config={"displaylogo": False}, selectable=False, points_on_canvas=True))
     assert sent["canvas"] and sent["figure"] == FIGURE
     assert sent["config"] == {"displaylogo": False, "modeBarButtonsToRemove": [plot.IMAGE_BUTTON]}
     config = {"modeBarButtonsToRemove": ["lasso2d", plot.IMAGE_BUTTON]}
-    assert json.loads(plot.payload(FIGURE, config=config, selectable=False, points_on_canvas=True))["config"] == config
+    assert plot.unpack(plot.payload(FIGURE, config=config, selectable=False, points_on_canvas=True))["config"] == config
 
 
 def test_the_boundary_and_similarity_figures_put_their_points_on_a_canvas_the_others_do_not():
@@ -68,7 +89,7 @@ def test_the_boundary_and_similarity_figures_put_their_points_on_a_canvas_the_ot
         assert_clean(at)
         (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
         assert element.key == key
-        assert json.loads(element.proto.bytes)["canvas"] is (view != "data"), view
+        assert plot.unpack(element.proto.bytes)["canvas"] is (view != "data"), view
 
 
 def test_a_click_counts_only_on_the_figure_it_was_made_on():
@@ -92,7 +113,7 @@ def test_every_chart_is_drawn_by_the_plot_component():
     (figure,) = figures(at)
     assert figure["layout"]["title"]["text"].startswith("<b>Decision boundaries at γ = 1")
     (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
-    sent = json.loads(element.proto.bytes)
+    sent = plot.unpack(element.proto.bytes)
     assert sent["selectable"] and sent["config"] == {**takeaway.PLOT_CONFIG, "modeBarButtonsToRemove": ["toImage"]}
     assert sent["revision"] == figure["layout"]["datarevision"]
     # the fields travel as Plotly's base64 arrays: the figure is sent and parsed on every step
@@ -108,7 +129,7 @@ def test_the_page_starts_plotly_js_with_its_first_element():
     at = make_app()
     first = at.main.children[0]
     assert first.type == "bidi_component" and first.proto.component_name == plot.LOADER_NAME
-    assert json.loads(first.proto.bytes) == {"plotly": plot.plotly_chunk()}
+    assert plot.unpack(first.proto.bytes)["plotly"] == plot.plotly_chunk()
     # its place is hidden by the page style, which comes right after it
     assert f".st-key-{plot.LOADER_KEY} {{display: none;}}" in at.markdown[0].value
 
@@ -149,7 +170,7 @@ def test_a_click_left_from_an_older_figure_moves_nothing():
 def test_a_committed_step_updates_the_same_plotly_element(server, page):
     """Streamlit's Plotly element was mounted anew for every figure; the component keeps its element."""
     page.goto(f"{server}/?view=boundaries&gen_params=n_samples:120&kernels=rbf,ckrbf")
-    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.locator(live_drag.READY).wait_for()
     live_drag.title_contains(page, "γ = 1,")
     page.wait_for_selector(live_drag.IDLE)
     page.evaluate("() => { document.querySelector('.js-plotly-plot').__kvFirst = true; }")
@@ -236,7 +257,7 @@ def test_hidden_and_shown_again_the_figure_is_not_drawn_again_and_a_new_width_is
     page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf")
     live_drag.title_contains(page, "Decision boundaries at")
     # the lattice's rerun (the same figure again, which Plotly.react also reports as drawn) is over
-    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     page.evaluate("""() => {
         const gd = document.querySelector('.js-plotly-plot');

@@ -166,7 +166,7 @@ def test_closed_sessions_release_their_lattices_grid_searches_and_jobs(counting_
     url = counting_server.url
     # Decision boundaries: its lattice, then a committed γ, whose lattice is computed in the background
     scrubbing, page = open_session(browser, f"{url}/?view=boundaries&{SMALL}")
-    page.locator(f'{live_drag.SCRUB}[data-state="live"]').wait_for()
+    page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     live_drag.commit_gamma_step(page, "γ = 1.78,")
     # a finished grid search, kept by its session

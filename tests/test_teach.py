@@ -116,6 +116,82 @@ def test_back_and_next_walk_the_steps_and_the_link_follows():
     assert "lesson" not in link(at) and not [m for m in at.markdown if "· step " in m.value]
 
 
+def look_at(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if "Look at:" in m.value)
+
+
+def test_look_at_names_a_panel_by_its_title_and_a_value_by_its_own_name():
+    assert lessons.get("rwm").step(2).look_at.label == "RWM"
+    assert lessons.get("mcpm").step(2).look_at.label == "test accuracy"
+    assert "**Look at: RBF**" in look_at(open_app(**lessons.link("rbf-basics", 1)))
+
+
+def test_leave_goes_back_to_the_settings_and_view_the_lesson_was_opened_from():
+    at = open_app(view="theory", kernels="rbf,gmm", log_C="1.5")
+    before = link(at)
+    at.button(key="theory_lesson_ckrbf").click().run()
+    at.button(key="lesson_next").click().run()
+    assert_clean(at)
+    assert link(at)["step"] == "2" and at.session_state["view"] != "theory"
+    at.button(key="lesson_leave").click().run()
+    assert_clean(at)
+    assert link(at) == before
+    assert at.session_state["view"] == "theory" and at.session_state["kernels"] == ["rbf", "gmm"]
+    assert not [m for m in at.markdown if "· step " in m.value]
+    # a lesson opened by a link goes back to the link's own settings
+    at = open_app(lesson="ckrbf", step="2", log_C="1.5")
+    at.button(key="lesson_leave").click().run()
+    assert_clean(at)
+    assert link(at) == {"log_C": "1.5"}
+
+
+def history(at: AppTest, query: dict, monkeypatch) -> AppTest:
+    """What the browser's Back or Forward does: a run with the restored entry's link, marked as history."""
+    at.query_params.clear()
+    at.query_params.update(query)
+    with monkeypatch.context() as m:
+        m.setattr(teach, "navigated_by_history", lambda: True)
+        at.run()
+    assert_clean(at)
+    return at
+
+
+def test_the_browsers_back_and_forward_reopen_the_pages_they_return_to(monkeypatch):
+    at = open_app(view="theory", kernels="rbf,gmm", log_C="1.5")
+    before = link(at)
+    at.button(key="theory_lesson_ckrbf").click().run()
+    first = link(at)
+    at.button(key="lesson_next").click().run()
+    history(at, first, monkeypatch)  # Back: step 1 again
+    assert "step 1 of" in lesson_heading(at) and link(at) == first
+    assert at.session_state["view"] == lessons.get("ckrbf").step(1).view
+    history(at, before, monkeypatch)  # Back: the page the lesson was opened from
+    assert link(at) == before and not [m for m in at.markdown if "· step " in m.value]
+    assert at.session_state["view"] == "theory" and at.session_state["kernels"] == ["rbf", "gmm"]
+    assert at.session_state["log_C"] == 1.5
+    history(at, first, monkeypatch)  # Forward: into the lesson again, and Leave still goes back
+    assert "step 1 of" in lesson_heading(at)
+    at.button(key="lesson_leave").click().run()
+    assert link(at) == before
+
+
+def test_each_p_f_curve_keeps_its_colour_from_step_to_step():
+    # ckrbf steps 5 and 6 show CkRBF at both scales; the sidebar's scale is the curve named "CkRBF"
+    colours = {}
+    for k in (5, 6):
+        at = open_app(**lessons.link("ckrbf", k))
+        assert_clean(at)
+        scale = lessons.get("ckrbf").step(k).settings["normalize"]
+        (pf,) = [f for f in charts(at) if "P<sub>f</sub>" in f["layout"]["title"]["text"]]
+        for trace in pf["data"]:
+            series = trace["name"].split(" (AUC")[0]
+            series = f"CkRBF ({scale} scale)" if series == "CkRBF" else series
+            colours.setdefault(series, set()).add(trace["line"]["color"])
+    assert {"CkRBF (paper scale)", "CkRBF (unit scale)"} <= set(colours)
+    assert all(len(seen) == 1 for seen in colours.values()), colours
+    assert colours["CkRBF (paper scale)"] != colours["CkRBF (unit scale)"]
+
+
 def test_a_damaged_lesson_link_says_why_and_opens_the_app():
     at = open_app(lesson="nonsense", step="2")
     assert not at.exception
@@ -174,17 +250,48 @@ def test_an_unknown_hide_flag_is_named():
     assert any("hide" in unescaped(e.value) and "sidebar.nonsense" in unescaped(e.value) for e in at.error)
 
 
-def test_the_projector_enlarges_fonts_and_markers():
+def test_the_projector_enlarges_fonts_markers_and_margins():
     figure = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], mode="markers", marker={"size": 10}),
-                       layout={"font": {"size": 14}})
+                       layout={"font": {"size": 14}, "margin": {"t": 100}, "height": 400})
     big = takeaway.for_projector(figure)
-    assert big.layout.font.size == round(14 * takeaway.PROJECTOR_FONT)
-    assert big.data[0].marker.size == 10 * takeaway.PROJECTOR_MARKERS
-    assert figure.data[0].marker.size == 10  # the original is left as it was
-    plain = charts(open_app(view="data"))[0]["layout"].get("font", {}).get("size", takeaway.DEFAULT_FONT_SIZE)
-    at = open_app(view="data", projector="1")
+    assert big.data[0].marker.size == 10 * takeaway.PROJECTOR_MARKERS and big.layout.margin.t == 150
+    assert big.layout.height == 450  # the plot keeps its size
+    assert figure.data[0].marker.size == 10 and figure.layout.margin.t == 100  # the original is left as it was
+    spec = {"data": [{"type": "contour", "contours": {"labelfont": {"size": 10}}}],
+            "layout": {"xaxis": {"tickfont": {"size": 12}, "title": {"font": {"size": 14}}},
+                       "annotations": [{"text": "RBF<br><span style='font-size:11px'>train 90%</span>",
+                                        "font": {"size": 14}}], "height": 500}}
+    enlarged = takeaway.fonts_enlarged(spec)
+    assert enlarged["data"][0]["contours"]["labelfont"]["size"] == 15
+    assert enlarged["layout"]["xaxis"] == {"tickfont": {"size": 18}, "title": {"font": {"size": 21}}}
+    assert enlarged["layout"]["annotations"][0] == {"text": "RBF<br><span style='font-size:16px'>train 90%</span>",
+                                                    "font": {"size": 21}}
+    assert enlarged["layout"]["height"] == 500
+    assert enlarged["layout"]["font"]["size"] == takeaway.DEFAULT_FONT_SIZE * takeaway.PROJECTOR_FONT
+
+
+def test_on_the_projector_every_text_of_the_picture_is_enlarged():
+    """Every font size the page's figure sets — its tick labels and legend too, which the page's
+    theme writes in — is larger under the projector than without it (at 1.5×, ~11 px labels read as 17)."""
+    def sizes(value, found, in_font=False):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if in_font and key == "size" and isinstance(item, (int, float)):
+                    found.append(item)
+                else:
+                    sizes(item, found, key.endswith("font"))
+        elif isinstance(value, list):
+            for item in value:
+                sizes(item, found)
+        return found
+
+    plain = charts(open_app(view="boundaries", kernels="rbf"))[0]
+    at = open_app(view="boundaries", kernels="rbf", projector="1")
     assert_clean(at)
-    assert charts(at)[0]["layout"]["font"]["size"] == round(plain * takeaway.PROJECTOR_FONT)
+    big = charts(at)[0]
+    assert sizes(big, []) == [pytest.approx(size * takeaway.PROJECTOR_FONT, abs=0.05) for size in sizes(plain, [])]
+    assert min(sizes(big, [])) >= 15
+    assert big["layout"]["margin"]["t"] == round(plain["layout"]["margin"]["t"] * takeaway.PROJECTOR_FONT)
 
 
 def test_the_share_box_writes_the_link_and_offers_the_data_file_for_uploads():
@@ -326,7 +433,18 @@ def test_support_vectors_at_the_bound_c_are_drawn_apart_from_free_ones():
     assert list(rings.marker.symbol) == [fg.BOUNDED_SV_SYMBOL if b else fg.FREE_SV_SYMBOL for b in panel.bounded]
 
 
-def test_the_panel_a_step_points_at_is_framed():
+def paper_span(shape: dict, layout: dict, axis: str) -> tuple[float, float]:
+    """Where a shape's edges along ``axis`` ("x" or "y") lie in paper coordinates."""
+    ref = shape[f"{axis}ref"]
+    low, high = shape[f"{axis}0"], shape[f"{axis}1"]
+    if ref == "paper":
+        return low, high
+    assert ref.endswith(" domain"), ref  # relative to an axis's domain
+    domain = layout[ref.split()[0].replace(axis, f"{axis}axis", 1)]["domain"]
+    return tuple(domain[0] + v * (domain[1] - domain[0]) for v in (low, high))
+
+
+def test_the_panel_a_step_points_at_is_framed_below_its_title():
     at = open_app(**lessons.link("rwm", 2))  # look at: the RWM panel, beside the RBF one
     assert_clean(at)
     step = lessons.get("rwm").step(2)
@@ -334,8 +452,17 @@ def test_the_panel_a_step_points_at_is_framed():
     frames = [s for s in figure["layout"].get("shapes", []) if s.get("line", {}).get("color") == fg.HIGHLIGHT_COLOR]
     assert len(frames) == 1
     index = step.settings["kernels"].index(step.look_at.target)
-    axis = figure["layout"]["xaxis" + ("" if index == 0 else str(index + 1))]
-    assert frames[0]["x0"] < axis["domain"][0] < axis["domain"][1] < frames[0]["x1"]
+    suffix = "" if index == 0 else str(index + 1)
+    x_domain = figure["layout"][f"xaxis{suffix}"]["domain"]
+    y_domain = figure["layout"][f"yaxis{suffix}"]["domain"]
+    (x0, x1), (y0, y1) = (paper_span(frames[0], figure["layout"], axis) for axis in ("x", "y"))
+    # on the panel (its columns, its rows) …
+    assert x_domain[0] <= x0 < x1 <= x_domain[1] and y_domain[0] <= y0 < y1 <= y_domain[1]
+    assert x1 - x0 > 0.9 * (x_domain[1] - x_domain[0]) or y1 - y0 > 0.9 * (y_domain[1] - y_domain[0])
+    # … and below its title, which sits on the panel's top edge
+    title = figure["layout"]["annotations"][index]
+    assert fg.kernel_label(step.look_at.target) in title["text"]
+    assert title["yanchor"] == "bottom" and y1 < title["y"]
     at.button(key="lesson_leave").click().run()
     assert not [s for s in charts(at)[0]["layout"].get("shapes", [])
                 if s.get("line", {}).get("color") == fg.HIGHLIGHT_COLOR]

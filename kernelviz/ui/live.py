@@ -1,20 +1,19 @@
-"""Live exploration: the scrub component beside the kernel panels, fed by background lattices.
+"""Live exploration: each view's figure is its own live preview, fed by background lattices.
 
-On Decision boundaries and Similarity, :func:`scrub_section` draws the γ (and C) sliders of
-:mod:`kernelviz.components.scrub` above the committed Plotly figure. The first run of a view
+On Decision boundaries and Similarity, :func:`live_preview` gives the view's figure (drawn by
+:mod:`kernelviz.components.plot`) a lattice and γ (and C) sliders. The first run of a view
 starts a :class:`kernelviz.lattice.LatticeJob` for its (data, kernels, grid, committed γ /
 C); while it runs, a small status fragment polls (``run_every``) and reruns the page once
-the lattice is ready, which sends it to the component. Dragging then repaints every panel
-in the browser with no script run; a release commits the value to the settings (URL, cached
-fits) in one run of the view's body (the app draws it as a fragment), whose Plotly figure is
-the committed one.
+the lattice is ready, which sends it to the figure. Dragging then repaints every kernel
+panel of the figure in the browser with no script run; a release commits the value to the
+settings (URL, cached fits) in one run of the view's body (the app draws it as a fragment),
+whose figure replaces the preview.
 
 Which lattices exist is decided by :class:`LiveLattices`, which knows nothing of Streamlit
 (a ``dict`` stands in for the session's :func:`kernelviz.ui.session_end.store` in the tests,
 which releases the lattices when the session disconnects): per session, per view kind,
 the lattice of the committed values and at most one finished older one of the same data
-and kernels (shown, its out-of-date axis labelled by the component, until the new one is
-ready); anything of other data, kernels or grid is cancelled and dropped at once.
+and kernels (shown where it still holds until the new one is ready); anything of other data, kernels or grid is cancelled and dropped at once.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Hashable, MutableMapping
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, MutableMapping
 
 from kernelviz.outside import message, plain
 from kernelviz.session import mark_fragment_rerun
@@ -250,29 +249,26 @@ def drawn_coordinates_note(points, scaling: str) -> str:
 
 # ============================================================================ the Streamlit side
 
-#: Cells along the longer side of a live panel's field (the issue asks for 80 × 80 or finer).
-RESOLUTION = 80
+def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log_gamma: float,
+                 log_C: float | None = None, reference: tuple[float, float] | None = None,
+                 axes: Mapping[str, dict], locked: Iterable[str] = ()) -> Preview | None:
+    """What the view's figure needs to be its own live preview.
 
-
-def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, log_gamma: float,
-                  log_C: float | None = None, reference: tuple[float, float] | None = None,
-                  rerun: Callable[[], None] | None = None) -> None:
-    """The scrub sliders and live panels of one view, fed by the session's lattice job.
-
-    A release (a trigger of the component) reruns the part of the page the component is in —
-    in the app, the view's body, a fragment whose run also writes the link — unless ``rerun``
-    asks for more. Sets :data:`SCRUB_SHOWN_KEY`: the app then leaves γ and C out of the sidebar,
-    which a commit does not rerun. The small status line polls, in a nested fragment, while the
-    lattice is computed.
+    Requests the session's lattice for these values (its job starts once the page is drawn).
+    Sets :data:`SCRUB_SHOWN_KEY`: the app then leaves γ and C out of the sidebar, which a commit
+    does not rerun. With no kernel panel (models only) there is nothing to compute: the sliders
+    still set γ and C on release, and every panel says "updates on release" while they move.
+    None (and the sidebar keeps γ and C) when the figure has no panel, or the lattice failed as a
+    whole (a warning says so).
 
     Parameters
     ----------
     kind : {"decision", "similarity"}
     prep : kernelviz.views.Prepared
     kernels : dict of name → fitted kernel
-        The kernels whose panels scrub (those the committed figure could draw).
+        The kernels whose panels preview (those the figure drew).
     grid : kernelviz.figures.Grid
-        The live panels' field grid.
+        The figure's own field grid: at the committed values the preview and the figure agree.
     context : hashable
         Identifies the data, kernels and grid (and the reference point): a lattice of another
         context is never shown.
@@ -280,23 +276,28 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
         The committed values (``log_C`` None for a similarity lattice).
     reference : (float, float), optional
         The reference point of a similarity lattice.
-    rerun : callable, optional
-        Called (in the release's callback) after the committed values are set: says what reruns
-        with them (``st.rerun`` of the app's fragments); by default the part of the page the
-        component is in.
+    axes : mapping of panel name → {"xaxis", "yaxis"}
+        Every panel of the figure and its subplot; those not in ``kernels`` (models, …) keep
+        their committed picture while a slider moves, and say "updates on release".
+    locked : iterable of {"log_gamma", "log_C"}
+        Settings the teacher's link hides: their sliders are not drawn.
     """
-    if not kernels:
-        return
+    if not axes:
+        return None
     import streamlit as st
 
-    from kernelviz.components.scrub import scrub
-    from kernelviz.lattice import Lattice, LatticeJob
+    from kernelviz.lattice import Lattice, LatticeJob, training_classes
 
     committed = (log_gamma, log_C)
 
     def empty() -> Lattice:
-        return (Lattice.decision(list(kernels), grid, log_gamma, log_C) if kind == "decision"
+        return (Lattice.decision(list(kernels), grid, log_gamma, log_C, classes=training_classes(prep))
+                if kind == "decision"
                 else Lattice.similarity(list(kernels), grid, log_gamma, reference))
+
+    if not kernels:
+        st.session_state[SCRUB_SHOWN_KEY] = True
+        return Preview(preview_payload(empty(), log_gamma, log_C, axes, locked), lambda: None)
 
     def start() -> LatticeJob:
         # The older lattice is looked up, not kept: this function stays with the status fragment,
@@ -312,34 +313,58 @@ def scrub_section(kind: str, *, prep, kernels: dict, grid, context: Hashable, lo
     if state.error is not None:
         st.warning(message("No live preview: {kind}: {error}. The sliders in the sidebar still set γ and C.",
                            kind=type(state.error).__name__, error=state.error))
-        return
+        return None
     lattice = state.lattice if state.lattice is not None else empty()
-    scrub(lattice, prep, log_gamma=log_gamma, log_C=log_C, key=f"scrub_{kind}",
-          on_commit=functools.partial(_commit, rerun=rerun))
     st.session_state[SCRUB_SHOWN_KEY] = True
-    # The status line's place is held in every run, empty or not: an element that came and went
-    # with the preparing state moved the committed figure one place down and back, and the
-    # browser hid it (Streamlit keeps a replaced element hidden until its run ends), then
-    # redrew it at full cost when it came back.
-    slot = st.empty()
-    if state.running:
-        pollers.hold(slot, _draw_status, kind, context, committed, start, state.previous)
-    elif state.stopped:
-        c1, c2 = slot.container().columns([5, 1])
-        c1.caption("Live preview stopped: the sliders commit on release; panels without a preview say so.")
-        c2.button("Prepare", key=f"restart_{kind}", on_click=live.restart, args=(kind,),
-                  help="Compute the live preview for the current values again.")
+
+    def status() -> None:
+        # Under the figure, so that the figure does not move when it comes and goes; its place is
+        # held in every run, empty or not: an element that came and went with the preparing state
+        # moved the elements after it one place and back, and the browser hid them (Streamlit keeps
+        # a replaced element hidden until its run ends), then redrew them at full cost.
+        slot = st.empty()
+        if state.running:
+            pollers.hold(slot, _draw_status, kind, context, committed, start, state.previous)
+        elif state.stopped:
+            c1, c2 = slot.container().columns([5, 1])
+            c1.caption("Live preview stopped: the sliders commit on release, and the panels update then.")
+            c2.button("Prepare", key=f"restart_{kind}", on_click=live.restart, args=(kind,),
+                      help="Compute the live preview for the current values again.")
+
+    return Preview(preview_payload(lattice, log_gamma, log_C, axes, locked), status)
 
 
-def _commit(value: dict, rerun: Callable[[], None] | None = None) -> None:
-    """A release of a scrub slider: the value becomes the setting, then ``rerun()`` says what reruns with it."""
+def preview_payload(lattice: Lattice, log_gamma: float, log_C: float | None, axes: Mapping[str, dict],
+                    locked: Iterable[str] = ()) -> dict:
+    """``live`` of :func:`kernelviz.components.plot.plot`: the lattice, the figure's own values, and
+    which of the figure's panels (``axes``: name → subplot) preview — the lattice's kernels — and
+    which keep their picture."""
+    return {
+        "lattice": lattice.to_browser(), "log_gamma": float(log_gamma),
+        "log_C": None if log_C is None else float(log_C),
+        "panels": [{"name": name, **ref} for name, ref in axes.items() if name in lattice.names],
+        "held": [{"name": name, **ref} for name, ref in axes.items() if name not in lattice.names],
+        "locked": sorted(set(locked) & {"log_gamma", "log_C"}),
+    }
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A view's live preview: ``payload`` goes with its figure (``live`` of
+    :func:`kernelviz.components.plot.plot`); ``status()`` draws, under the figure, the line that
+    says the lattice is being prepared (polling until it is) or was stopped."""
+
+    payload: dict
+    status: Callable[[], None]
+
+
+def commit(value: dict) -> None:
+    """A release of a slider above a figure (the callback, before the rerun): the value becomes the setting."""
     import streamlit as st
 
     for axis in ("log_gamma", "log_C"):
         if value.get(axis) is not None:
             st.session_state[axis] = round(float(value[axis]), 4)
-    if rerun is not None:
-        rerun()
 
 
 def _stop(kind: str) -> None:

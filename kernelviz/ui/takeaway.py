@@ -32,25 +32,31 @@ DEFAULT_FONT_SIZE = 12
 FORMAT_LABELS = {"png": "PNG", "svg": "SVG", "html": "HTML"}
 
 
-def shown(fig: go.Figure) -> go.Figure:
-    """The figure as the page draws it: enlarged under the projector switch, else unchanged."""
-    if not st.session_state.get("projector"):
-        return fig
-    return for_projector(fig)
+def shown(fig: go.Figure) -> dict:
+    """The figure as the page hands it to :func:`drawn_once`: under the projector switch with its
+    markers and margins enlarged (its fonts after :func:`drawn_once`), else unchanged."""
+    return (for_projector(fig) if st.session_state.get("projector") else fig).to_plotly_json()
 
 
-def chart(fig: go.Figure, *, key: str, selectable: bool = False, points_on_canvas: bool = False):
+def chart(fig: go.Figure, *, key: str, selectable: bool = False, points_on_canvas: bool = False,
+          live: dict | None = None, on_commit=None):
     """Draw ``fig`` on the page (:func:`shown`, :func:`drawn_once`); with ``selectable`` a click
     on a point reruns the page, and the selection is returned. ``points_on_canvas``: the browser
     paints the markers on a canvas (figures redrawn on every committed step, with many points).
 
     The figure goes to :mod:`kernelviz.components.plot`, which updates it in place when the next
     run draws a new one under the same key; Streamlit's Plotly element only where that
-    component cannot load plotly.js."""
+    component cannot load plotly.js. ``live`` and ``on_commit``: the figure is its own live preview
+    (:func:`kernelviz.ui.live.live_preview`; Streamlit's element has none, and the sidebar's γ and
+    C then stay)."""
     component = plot.available()
-    spec = drawn_once(shown(fig).to_plotly_json(), selectable=selectable, typed=component)
+    spec = drawn_once(shown(fig), selectable=selectable, typed=component)
+    if st.session_state.get("projector"):
+        # after drawn_once, which writes the theme's fonts (tick labels, legend, title) into the figure
+        spec = fonts_enlarged(spec)
     if component:
-        return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable, points_on_canvas=points_on_canvas)
+        return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable, points_on_canvas=points_on_canvas,
+                         live=live, on_commit=on_commit)
     drawn = go.Figure(spec, _validate=False)
     drawn.layout.template = None  # not the default template either: its values are in the figure
     selection = {"on_select": "rerun", "selection_mode": "points"} if selectable else {}
@@ -216,18 +222,47 @@ def _plain(value, decoded: dict | None = None, typed: bool = False):
 
 
 def for_projector(fig: go.Figure) -> go.Figure:
-    """A copy with every font and every fixed marker size enlarged (array sizes scale too)."""
+    """A copy with every marker size (array sizes too) and the margins enlarged: the panels' titles
+    and the heading above them grow with their fonts (:func:`fonts_enlarged`), and met where the
+    margin stayed."""
     big = go.Figure(fig)
-    big.update_layout(font_size=round((fig.layout.font.size or DEFAULT_FONT_SIZE) * PROJECTOR_FONT))
-    for annotation in big.layout.annotations or ():
-        if annotation.font.size:
-            annotation.font.size = annotation.font.size * PROJECTOR_FONT
+    margin = big.layout.margin
+    grown = 0
+    for side in ("t", "l", "b"):
+        if getattr(margin, side) is not None:
+            before = getattr(margin, side)
+            setattr(margin, side, round(before * PROJECTOR_FONT))
+            grown += getattr(margin, side) - before if side != "l" else 0
+    if big.layout.height is not None:  # the panels keep their size: the figure grows by its margins
+        big.layout.height += grown
     for trace in big.data:
         marker = getattr(trace, "marker", None)
         size = getattr(marker, "size", None) if marker is not None else None
         if size is not None:
             marker.size = (np.asarray(size, dtype=float) if np.ndim(size) else size) * PROJECTOR_MARKERS
     return big
+
+
+_INLINE_SIZE = re.compile(r"font-size:\s*([\d.]+)px")
+
+
+def fonts_enlarged(spec: dict) -> dict:
+    """``spec`` (a figure as a dict) with every font size in it enlarged — the layout's font, the
+    title's, the axes' tick labels, the legend, annotations, contour labels and colour bars —
+    and the layout's font set where it had none, so that text drawn with Plotly's defaults grows too."""
+    def walk(value, in_font: bool = False):
+        if isinstance(value, str) and "font-size:" in value:  # a title's own smaller lines (<span style=…>)
+            return _INLINE_SIZE.sub(lambda m: f"font-size:{round(float(m[1]) * PROJECTOR_FONT)}px", value)
+        if isinstance(value, dict):
+            return {key: (round(item * PROJECTOR_FONT, 1) if in_font and key == "size" and isinstance(item, (int, float))
+                          else walk(item, key.endswith("font"))) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    layout = dict(spec.get("layout") or {})
+    layout["font"] = {"size": DEFAULT_FONT_SIZE, **(layout.get("font") or {})}
+    return {**spec, "data": walk(spec.get("data") or []), "layout": walk(layout)}
 
 
 #: Seconds from a server's first figure to the start of its export browser. Launching

@@ -2,8 +2,10 @@
 
 Lessons are data (:mod:`kernelviz.lessons`); this module shows them. A lesson and its step live
 in the link (``?lesson=NAME&step=K``) next to the settings the step applied, so a reload or a
-shared link reopens the same step. Teacher's mode is the ``hide`` setting (what the page leaves
-out, :func:`kernelviz.state.hideable`) and the ``projector`` switch.
+shared link reopens the same step. A lesson remembers the link of the page it was opened from:
+Leave goes back there, and so does the browser's Back (every page the app writes is an entry
+of the browser's history, :func:`follow_history`). Teacher's mode is the ``hide`` setting (what
+the page leaves out, :func:`kernelviz.state.hideable`) and the ``projector`` switch.
 
 Everything that interprets a result comes from ``Step.explain`` on the numbers the view reports
 through :func:`report` during the same run, so the sentence cannot contradict the page.
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from kernelviz import codegen, lessons, registry
 from kernelviz import figures as fg
@@ -23,6 +26,7 @@ from kernelviz.references import PAPERS
 
 #: Session keys (not settings: no widget, never in the settings table).
 LESSON = "_lesson"        # (lesson name, step number) while a lesson is open, else absent
+BEFORE = "_before_lesson"  # the link (without lesson entries) of the page the last lesson was opened from
 LANDING = "_landing"      # True until the visitor opens a lesson or a view from the first screen
 RESULTS = "_view_results"  # the numbers the open view reported in this run
 
@@ -47,18 +51,65 @@ def start(values: dict, problems: list, query: Mapping[str, Any]) -> None:
         st.session_state[LANDING] = True
         return
     try:
-        found = lessons.from_link(query)
+        current = _open_step(values, query)
     except ValueError as err:
         problems.append(f"Ignored the link's lesson: {err}")
         return
+    if current:
+        # before the lesson there was only the link's own settings: Leave goes back to them
+        st.session_state[BEFORE] = _without_lesson(query)
+
+
+def _open_step(values: dict, query: Mapping[str, Any]) -> tuple[str, int] | None:
+    """Open the lesson step of a link (None when it names none), its step's settings overlaid on
+    ``values`` where the link gives none of its own.
+
+    Raises
+    ------
+    ValueError
+        When the link's lesson or step does not exist.
+    """
+    found = lessons.from_link(query)
     if found is None:
-        return
+        st.session_state.pop(LESSON, None)
+        return None
     lesson, number = found
     given = {name for name in query if name in kvstate.BY_NAME}
     for name, value in lesson.step(number).applied().items():
         if name not in given:
             values[name] = value
     st.session_state[LESSON] = (lesson.name, number)
+    return lesson.name, number
+
+
+def _without_lesson(query: Mapping[str, Any]) -> dict:
+    return {name: value for name, value in query.items() if name not in lessons.LINK_ENTRIES}
+
+
+def navigated_by_history() -> bool:
+    """Whether the browser's Back or Forward started this run: Streamlit then reruns the page with the
+    link of the history entry it returned to, and says so only in the run's context."""
+    context = get_script_run_ctx()
+    return bool(context and context.is_history_navigation)
+
+
+def follow_history(apply: Apply) -> None:
+    """After the browser's Back or Forward, the page becomes its link's — settings, view, lesson step.
+
+    The app reads the link only when a session starts; every later run writes it. Without this, a
+    run the history started would write the page it left back over the entry it returned to.
+    """
+    if not navigated_by_history():
+        return
+    query = st.query_params.to_dict()
+    # an entry this session wrote, or the link it was opened with (whose problems were said then)
+    values, _ = kvstate.parse(query)
+    try:
+        _open_step(values, query)
+    except ValueError:
+        st.session_state.pop(LESSON, None)
+    apply(values)
+    st.session_state[LANDING] = not query
 
 
 def link_entries() -> dict[str, str]:
@@ -76,6 +127,9 @@ def applicable(values: Mapping[str, Any]) -> dict[str, Any]:
 
 def go_to(name: str, number: int, apply: Apply) -> None:
     """Open step ``number`` of lesson ``name`` (a button's callback: the widgets are not drawn yet)."""
+    if not st.session_state.get(LESSON):
+        # the page this run started on, as its link has it (the app wrote it at the end of the last run)
+        st.session_state[BEFORE] = _without_lesson(st.query_params.to_dict())
     apply(applicable(lessons.get(name).step(number).applied()))
     st.session_state[LESSON] = (name, number)
     st.session_state[LANDING] = False
@@ -83,6 +137,16 @@ def go_to(name: str, number: int, apply: Apply) -> None:
 
 def leave() -> None:
     st.session_state.pop(LESSON, None)
+
+
+def leave_to_before(apply: Apply) -> None:
+    """Close the lesson and go back to the settings and view of the page it was opened from (Leave's
+    callback). The teacher's chrome stays as it is, as a lesson never changes it."""
+    # a link the app wrote, or the one it was opened with (whose problems were said then); none only
+    # for a lesson reached by Back in a session that never opened one: the defaults
+    values, _ = kvstate.parse(st.session_state.get(BEFORE, {}))
+    apply(applicable(values))
+    leave()
 
 
 # ============================================================================ teacher's mode
@@ -164,16 +228,19 @@ def lesson_panel(apply: Apply):
     lesson = lessons.get(name)
     step = lesson.step(number)
     with st.container(border=True, key="lesson_panel"):
-        head, back, forward, close = st.columns([6, 1, 1, 1])
-        head.markdown(f"**{lesson.title}** · step {number} of {len(lesson.steps)}: **{step.title}**")
-        back.button("Back", key="lesson_back", disabled=number == 1, on_click=go_to,
-                    args=(name, number - 1, apply), width="stretch")
-        forward.button("Next", key="lesson_next", disabled=number == len(lesson.steps), on_click=go_to,
-                       args=(name, number + 1, apply), type="primary", width="stretch")
-        close.button("Leave", key="lesson_leave", on_click=leave, help="Close the lesson; the settings stay.",
-                     width="stretch")
+        # The buttons take the width of their words, right of the heading while there is room and
+        # under it when not: in a fixed ninth of the panel each, at 1024 px they read "B… / N… / L…".
+        with st.container(horizontal=True, vertical_alignment="center", key="lesson_head"):
+            st.markdown(f"**{lesson.title}** · step {number} of {len(lesson.steps)}: **{step.title}**",
+                        width="stretch")
+            st.button("Back", key="lesson_back", disabled=number == 1, on_click=go_to,
+                      args=(name, number - 1, apply), width="content")
+            st.button("Next", key="lesson_next", disabled=number == len(lesson.steps), on_click=go_to,
+                      args=(name, number + 1, apply), type="primary", width="content")
+            st.button("Leave", key="lesson_leave", on_click=leave_to_before, args=(apply,), width="content",
+                      help="Close the lesson and go back to the settings and view from before it.")
         st.markdown(step.narrative)
-        st.markdown(f":orange-background[**Look at: {step.look_at.target}**] — {step.look_at.sentence}")
+        st.markdown(f":orange-background[**Look at: {step.look_at.label}**] — {step.look_at.sentence}")
         placeholder = st.empty()
         if lesson.citation():
             st.caption(f"Source: {lesson.citation()}")

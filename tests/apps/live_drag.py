@@ -1,6 +1,6 @@
-"""Drive the scrub component in a real browser: serve a test app, drag a slider, measure.
+"""Drive a figure's live preview in a real browser: serve a test app, drag a slider, measure.
 
-Shared by ``tests/test_scrub_component.py`` and ``benchmarks/bench_live.py`` so that the
+Shared by ``tests/test_live_preview.py`` and ``benchmarks/bench_live.py`` so that the
 test and the benchmark drag and count in the same way.
 """
 
@@ -17,9 +17,11 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = Path(__file__).resolve().parent / "scrub_demo.py"
+DEMO = Path(__file__).resolve().parent / "live_demo.py"
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-SCRUB = ".kv-scrub"
+#: The live preview's sliders above a figure (kernelviz.components.plot), once its lattice is complete.
+LIVE = ".kv-live"
+READY = '.kv-live[data-ready="true"]'
 #: Half the width of Chromium's range thumb: the thumb's centre runs from this far inside
 #: the track's left end to as far inside its right end.
 THUMB_HALF_PX = 8
@@ -83,7 +85,7 @@ def serve(script: Path = DEMO, timeout: float = 90.0):
 
 
 def slider(page, axis: str):
-    return page.locator(f'{SCRUB} .kv-scrub-control[data-axis="{axis}"] input')
+    return page.locator(f'{LIVE} .kv-live-control[data-axis="{axis}"] input')
 
 
 def thumb_point(page, axis: str, index: int) -> tuple[float, float]:
@@ -105,7 +107,7 @@ def drag(page, axis: str, indices: list[int]) -> dict:
         every paint), ``inputs`` (time of every input event), ``seconds`` (first input to
         last paint), ``paint_seconds`` (what each paint of every panel cost).
     """
-    root = page.locator(SCRUB)
+    root = page.locator(LIVE)
     root.evaluate(PROBES)
     start = int(slider(page, axis).input_value())
     page.mouse.move(*thumb_point(page, axis, start))
@@ -125,7 +127,7 @@ def drag(page, axis: str, indices: list[int]) -> dict:
 # a Playwright mouse move is a round trip to the driver (tens of ms on a busy machine), so a
 # real drag measures the driver's pace, not the page's.
 FRAME_PACED_DRAG = """(root, [axis, indices]) => new Promise((resolve) => {
-  const input = root.querySelector(`.kv-scrub-control[data-axis="${axis}"] input`);
+  const input = root.querySelector(`.kv-live-control[data-axis="${axis}"] input`);
   const paints = [];
   const observer = new MutationObserver(() => paints.push({t: performance.now(), field: root.dataset.field || '',
                                                           ms: Number(root.dataset.paintMs)}));
@@ -150,12 +152,35 @@ FRAME_PACED_DRAG = """(root, [axis, indices]) => new Promise((resolve) => {
 
 def frame_paced_drag(page, axis: str, indices: list[int]) -> dict:
     """Input events at one lattice value per animation frame; ``distinct`` redraws per ``seconds``."""
-    result = page.locator(SCRUB).evaluate(FRAME_PACED_DRAG, [axis, indices])
+    result = page.locator(LIVE).evaluate(FRAME_PACED_DRAG, [axis, indices])
     fields = [p["field"] for p in result["paints"]]
     distinct = sum(1 for i, field in enumerate(fields) if i == 0 or field != fields[i - 1])
     seconds = (result["paints"][-1]["t"] - result["start"]) / 1000 if fields else float("nan")
     return {"distinct": distinct, "paints": len(fields), "seconds": seconds,
             "paint_seconds": [p["ms"] / 1000 for p in result["paints"]]}
+
+
+#: Per previewing panel of the figure: a checksum of the live canvas's pixels over its plot area
+#: (0 where nothing is painted: the figure itself shows).
+PANEL_PIXELS = """(root) => {
+  const full = root._fullLayout, live = root._kvLive, canvas = root.querySelector('.kv-plot-field');
+  if (!live) return [];
+  return live.panels.map((panel) => {
+    const xa = full[`xaxis${panel.xaxis.slice(1)}`], ya = full[`yaxis${panel.yaxis.slice(1)}`];
+    if (!canvas) return 0;
+    const ratio = canvas.width / full.width;
+    const data = canvas.getContext('2d').getImageData(Math.round(xa._offset * ratio), Math.round(ya._offset * ratio),
+                                                      Math.round(xa._length * ratio), Math.round(ya._length * ratio)).data;
+    let sum = 0;
+    for (let i = 0; i < data.length; i += 1) sum = (sum * 31 + data[i]) % 1000000007;
+    return sum;
+  });
+}"""
+
+
+def panel_pixels(page) -> list[int]:
+    """A checksum of what the live preview paints over each previewing panel (0: nothing)."""
+    return page.locator(".kv-plot").first.evaluate(PANEL_PIXELS)
 
 
 def release(page) -> None:
@@ -255,7 +280,7 @@ def sizes(page) -> list:
 
 
 def commit_gamma_step(page, expected_title: str, key: str = "ArrowRight") -> float:
-    """Press → (or ``key``) on the app's scrub γ slider (a one-step commit); seconds until the
+    """Press → (or ``key``) on the γ slider above the app's figure (a one-step commit); seconds until the
     committed figure shows it."""
     handle = slider(page, "log_gamma")
     handle.focus()

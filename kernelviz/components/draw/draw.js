@@ -5,7 +5,8 @@
 //
 // data (from kernelviz.components.draw.draw_canvas):
 //   points     — [[x, y, label]…] as Python holds them (label +1, −1 or 0 = unlabeled)
-//   range      — [lo, hi], the same for both axes (equal aspect)
+//   range      — [lo, hi], the same for both axes (equal aspect): the square the canvas shows at
+//                least; the plot fills the canvas around it, so a click anywhere lands where it is
 //   label      — the label a click adds
 //   generation — bumped by Python when it changes the points itself (Undo, Clear): the browser's
 //                own list then gives way to Python's
@@ -46,9 +47,8 @@ function createView(parent) {
   canvas.addEventListener("click", (event) => {
     if (!view.data) return;
     const box = canvas.getBoundingClientRect();
+    // anywhere, the axes' margins too: Python's range then grows to take the point in
     const [x, y] = toData(view, event.clientX - box.left, event.clientY - box.top);
-    const [lo, hi] = view.data.range;
-    if (x < lo || x > hi || y < lo || y > hi) return;  // a click on the axes' margin
     view.points.push([round2(x), round2(y), view.data.label]);
     paint(view);
     if (view.setStateValue) view.setStateValue("points", { generation: view.generation, points: view.points });
@@ -90,12 +90,13 @@ function isPrefix(short, long) {
   return short.every((p, i) => p[0] === long[i][0] && p[1] === long[i][1] && p[2] === long[i][2]);
 }
 
-// The plot square: the largest square inside the padded canvas, centred.
+// The square of Python's range: the largest square inside the padded canvas, centred across and
+// at the top; the plot (width × height) is the whole padded canvas, the same scale continued.
 function frame(view) {
   const w = view.canvas.clientWidth, h = view.canvas.clientHeight;
-  const side = Math.max(10, Math.min(w - PAD.left - PAD.right, h - PAD.top - PAD.bottom));
-  const left = PAD.left + (w - PAD.left - PAD.right - side) / 2;
-  return { left, top: PAD.top, side };
+  const width = Math.max(10, w - PAD.left - PAD.right), height = Math.max(10, h - PAD.top - PAD.bottom);
+  const side = Math.min(width, height);
+  return { left: PAD.left + (width - side) / 2, top: PAD.top, side, width, height };
 }
 
 function toPixel(view, x, y) {
@@ -110,8 +111,10 @@ function toData(view, px, py) {
   return [lo + (px - left) / side * (hi - lo), hi - (py - top) / side * (hi - lo)];
 }
 
-function ticks(lo, hi) {
-  const step = (hi - lo) > 8 ? 2 : 1;
+// One step on both axes, from the square's span: the longer axis shows more ticks, not wider ones.
+function tickStep(lo, hi) { return (hi - lo) > 8 ? 2 : 1; }
+
+function ticks(lo, hi, step) {
   const out = [];
   for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) out.push(t);
   return out;
@@ -128,23 +131,29 @@ function paint(view) {
   const ctx = canvas.getContext("2d");
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, w, h);
-  const { left, top, side } = frame(view);
-  const [lo, hi] = view.data.range;
+  const { width, height } = frame(view);
+  const [left, top, right, bottom] = [PAD.left, PAD.top, PAD.left + width, PAD.top + height];
+  const [xlo, ytop] = toData(view, left, top), [xhi, ybottom] = toData(view, right, bottom);
+  const step = tickStep(...view.data.range);
   const text = getComputedStyle(view.root).color;
   ctx.font = "12px sans-serif";
   ctx.fillStyle = text;
   ctx.lineWidth = 1;
-  for (const t of ticks(lo, hi)) {
-    const [px] = toPixel(view, t, lo), [, py] = toPixel(view, lo, t);
+  const tickLabel = (t) => String(t).replace("-", "\u2212");  // a typographic minus, as the Plotly figures write it
+  for (const t of ticks(xlo, xhi, step)) {
+    const [px] = toPixel(view, t, 0);
     ctx.strokeStyle = t === 0 ? "#CCCCCC" : "#EEEEEE";
-    ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, top + side); ctx.stroke();
-    ctx.beginPath(); ctx.moveTo(left, py); ctx.lineTo(left + side, py); ctx.stroke();
-    const label = String(t).replace("-", "\u2212");  // a typographic minus, as the Plotly figures write it
-    ctx.textAlign = "center"; ctx.textBaseline = "top"; ctx.fillText(label, px, top + side + 6);
-    ctx.textAlign = "right"; ctx.textBaseline = "middle"; ctx.fillText(label, left - 6, py);
+    ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke();
+    ctx.textAlign = "center"; ctx.textBaseline = "top"; ctx.fillText(tickLabel(t), px, bottom + 6);
+  }
+  for (const t of ticks(ybottom, ytop, step)) {
+    const [, py] = toPixel(view, 0, t);
+    ctx.strokeStyle = t === 0 ? "#CCCCCC" : "#EEEEEE";
+    ctx.beginPath(); ctx.moveTo(left, py); ctx.lineTo(right, py); ctx.stroke();
+    ctx.textAlign = "right"; ctx.textBaseline = "middle"; ctx.fillText(tickLabel(t), left - 6, py);
   }
   ctx.strokeStyle = "#BBBBBB";
-  ctx.strokeRect(left, top, side, side);
+  ctx.strokeRect(left, top, width, height);
   for (const [x, y, label] of view.points) {
     const style = view.data.styles.find((s) => s.label === label);
     const [px, py] = toPixel(view, x, y);

@@ -22,13 +22,23 @@ A click on a point of a ``selectable`` figure is kept as the state ``selection``
 ``{"revision": r, "points": [{"x", "y", "curve_number", "point_number", "point_index"}, …]}``;
 :func:`plot` returns it only while the figure drawn is the one it was made on (revision ``r``),
 as Streamlit forgets a selection when its chart gets a new figure.
+
+With ``live`` (the views that explore γ and C), the figure is also the live preview: γ and C
+sliders sit above it, and while one moves the browser repaints each kernel panel's field, its
+contours and level curves in place, from a :class:`kernelviz.lattice.Lattice` sent with the
+figure, under the figure's own points, axes and legend, with no script run. A release commits
+the value (the trigger ``commit``) and the next run's figure replaces the preview. One picture
+per panel: there is no second drawing of the panels anywhere on the page.
 """
 
 from __future__ import annotations
 
 import functools
+import struct
 from pathlib import Path
+from typing import Callable
 
+import numpy as np
 import orjson
 
 FRONTEND = Path(__file__).resolve().parent
@@ -71,7 +81,7 @@ def load_plotly() -> None:
     page, it came last on the way to the first chart. Nothing is drawn. Nothing happens when
     :func:`available` is False."""
     if available():
-        _renderer(LOADER_NAME)(key=LOADER_KEY, data=orjson.dumps({"plotly": plotly_chunk()}))
+        _renderer(LOADER_NAME)(key=LOADER_KEY, data=payload({}, config={}, selectable=False))
 
 
 @functools.cache
@@ -88,24 +98,80 @@ def _renderer(name: str = COMPONENT_NAME):
 IMAGE_BUTTON = "toImage"
 
 
-def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: bool = False) -> bytes:
-    """What the browser receives: the figure (``{"data", "layout"}``), its config and plotly.js's chunk, as JSON."""
+#: Bytes of a payload's header length (unsigned, little-endian): see :func:`payload`.
+_LENGTH = struct.Struct("<I")
+
+
+def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: bool = False,
+            live: dict | None = None) -> bytes:
+    """What the browser receives: the figure (``{"data", "layout"}``), its config, plotly.js's chunk
+    and, with ``live``, the lattice its panels are repainted from while a slider moves.
+
+    Layout: the header's length (4 bytes, little-endian), the header (UTF-8 JSON), then every
+    lattice field's raw uint8 codes, which the header points into as ``[offset, size]``. A lattice
+    is ~1 MB and goes with every run of the page: as JSON it would be serialised twice in Python
+    (once more to hash it), parsed in the browser and, as base64, decoded there; as bytes the
+    browser takes each field as a view of the payload, with no copy.
+    """
     revision = str((figure.get("layout") or {}).get("datarevision", ""))
     if points_on_canvas:
         removed = list(config.get("modeBarButtonsToRemove") or [])
         if IMAGE_BUTTON not in removed:
             config = {**config, "modeBarButtonsToRemove": [*removed, IMAGE_BUTTON]}
-    return orjson.dumps({"figure": figure, "config": config, "plotly": plotly_chunk(), "selectable": selectable,
-                         "revision": revision, "canvas": points_on_canvas}, option=orjson.OPT_SERIALIZE_NUMPY)
+    header = {"figure": figure, "config": config, "plotly": plotly_chunk(), "selectable": selectable,
+              "revision": revision, "canvas": points_on_canvas, "live": None}
+    body: list[bytes] = []
+    if live is not None:
+        offset, kernels = 0, []
+        for kernel in live["lattice"]["kernels"]:
+            if kernel["fields"] is not None:
+                spans = {}
+                for axis, codes in kernel["fields"].items():
+                    raw = np.ascontiguousarray(codes, dtype=np.uint8).tobytes()
+                    spans[axis] = [offset, len(raw)]
+                    body.append(raw)
+                    offset += len(raw)
+                kernel = {**kernel, "fields": spans}
+            kernels.append(kernel)
+        header["live"] = {**live, "lattice": {**live["lattice"], "kernels": kernels}}
+    text = orjson.dumps(header, option=orjson.OPT_SERIALIZE_NUMPY)
+    return b"".join([_LENGTH.pack(len(text)), text, *body])
+
+
+def unpack(data: bytes) -> dict:
+    """The header of a :func:`payload`, each lattice field as a flat uint8 array (what the browser reads)."""
+    (length,) = _LENGTH.unpack_from(data)
+    header = orjson.loads(data[_LENGTH.size:_LENGTH.size + length])
+    body = memoryview(data)[_LENGTH.size + length:]
+    for kernel in (header["live"] or {"lattice": {"kernels": []}})["lattice"]["kernels"]:
+        if kernel["fields"] is not None:
+            kernel["fields"] = {axis: np.frombuffer(body[offset:offset + size], dtype=np.uint8)
+                                for axis, (offset, size) in kernel["fields"].items()}
+    return header
 
 
 def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool = False,
-         points_on_canvas: bool = False) -> dict:
+         points_on_canvas: bool = False, live: dict | None = None,
+         on_commit: Callable[[dict], None] | None = None) -> dict:
     """Draw ``figure`` (a Plotly figure as a dict) under ``key``; return ``{"selection": {"points": …}}``,
-    the points clicked on this very figure (none before a click)."""
-    data = payload(figure, config=config or {}, selectable=selectable, points_on_canvas=points_on_canvas)
+    the points clicked on this very figure (none before a click).
+
+    ``live`` (:func:`kernelviz.ui.live.live_preview`) adds γ / C sliders above the figure: while
+    one moves, the browser repaints the panels' fields from the lattice; a release calls
+    ``on_commit({"axis", "log_gamma", "log_C"})`` before the script reruns.
+    """
+    import streamlit as st
+
+    data = payload(figure, config=config or {}, selectable=selectable, points_on_canvas=points_on_canvas, live=live)
+
+    def committed() -> None:
+        value = (st.session_state.get(key) or {}).get("commit")
+        if value is not None and on_commit is not None:
+            on_commit(value)
+
     # a callback for "selection" makes it a state key the browser may set (its click reruns the page)
-    result = _renderer()(key=key, data=data, default={"selection": None}, on_selection_change=lambda: None)
+    result = _renderer()(key=key, data=data, default={"selection": None}, on_selection_change=lambda: None,
+                         on_commit_change=committed)
     return {"selection": {"points": current_points(result.get("selection"), figure)}}
 
 

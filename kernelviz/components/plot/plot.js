@@ -43,9 +43,13 @@ function loadPlotly(file) {
   return plotlyLoading;
 }
 
+// The payload (kernelviz.components.plot.payload): the header's length as 4 bytes, little-endian,
+// the header as UTF-8 JSON, then the lattice's raw codes, which the header points into.
 function decode(data) {
   const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
-  return JSON.parse(new TextDecoder().decode(bytes));
+  const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
+  const payload = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
+  return { payload, body: bytes.subarray(4 + length) };
 }
 
 function selectedPoints(event) {
@@ -102,7 +106,7 @@ function splitPoints(figure) {
     const marker = trace.marker || {};
     const line = marker.line || {};
     const layer = {
-      index, name: trace.name, xaxis: trace.xaxis || "x", yaxis: trace.yaxis || "y",
+      index, name: trace.name, group: trace.legendgroup, xaxis: trace.xaxis || "x", yaxis: trace.yaxis || "y",
       x: arrayOf(trace.x) || [], y: arrayOf(trace.y) || [], customdata: arrayOf(trace.customdata),
       hovertext: arrayOf(trace.hovertext), hovertemplate: trace.hovertemplate, hoverinfo: trace.hoverinfo,
       size: arrayOf(marker.size), symbol: marker.symbol, color: marker.color,
@@ -180,18 +184,7 @@ function drawPoints(view) {
   if (!full || !fullData) return;
   const canvas = pointsCanvas(view);
   if (!canvas) return;
-  const ratio = window.devicePixelRatio || 1;
-  const width = Math.round(full.width);
-  const height = Math.round(full.height);
-  if (canvas.width !== width * ratio || canvas.height !== height * ratio) {
-    canvas.width = width * ratio;
-    canvas.height = height * ratio;
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
-  }
-  const context = canvas.getContext("2d");
-  context.setTransform(ratio, 0, 0, ratio, 0, 0);
-  context.clearRect(0, 0, width, height);
+  const context = fitCanvas(canvas, full);
   for (const layer of view.layers) {
     layer.px = null;
     const trace = fullData[layer.index];
@@ -199,6 +192,8 @@ function drawPoints(view) {
     const ya = axisOf(full, layer.yaxis);
     if (!trace || trace.visible !== true || !xa || !ya) continue;
     const n = Math.min(layer.x.length, layer.y.length);
+    // while the live preview shows other values, the support vectors (of the figure's values) are faint
+    const faint = view.dimmed && layer.group === SV_GROUP ? FAINT : 1;
     layer.px = new Float64Array(n);
     layer.py = new Float64Array(n);
     context.save();
@@ -221,7 +216,7 @@ function drawPoints(view) {
       if (open) symbol = symbol.slice(0, -"-open".length);
       const color = pick(layer.color, i, "#444");
       const lineWidth = Number(pick(layer.lineWidth, i, 0));
-      context.globalAlpha = Number(pick(layer.opacity, i, 1));
+      context.globalAlpha = faint * Number(pick(layer.opacity, i, 1));
       tracePath(context, symbol, px, py, Number(pick(layer.size, i, 6)) / 2);
       if (!open) {
         context.fillStyle = color;
@@ -323,8 +318,12 @@ function showHover(view, found, clientX, clientY) {
 // canvas point its own label shows and the field's is hidden (cancelling Plotly's hover would
 // leave a click there with no point at all).
 function listenForPoints(view) {
-  view.root.on("plotly_afterplot", () => drawPoints(view));
-  view.root.on("plotly_relayouting", () => drawPoints(view));
+  const redraw = () => {
+    drawPoints(view);
+    paintLive(view);
+  };
+  view.root.on("plotly_afterplot", redraw);
+  view.root.on("plotly_relayouting", redraw);
   view.root.on("plotly_beforehover", (event) => {
     const found = view.layers.length && event && event.clientX !== undefined
       ? pointAt(view, event.clientX, event.clientY) : null;
@@ -349,14 +348,599 @@ function canvasSelection(view, event) {
   return [point];
 }
 
+// ---------------------------------------------------------------------------- the live preview
+//
+// payload.live (kernelviz.ui.live.live_preview), when the figure is a view's live preview:
+//   lattice   — kernelviz.lattice.Lattice.to_browser(), each field a view of the payload's body
+//   log_gamma, log_C — the values the figure was drawn at
+//   panels    — [{name, xaxis, yaxis}]: the kernels that preview, and their subplots
+//   held      — [{name, xaxis, yaxis}]: panels with no preview (models …): they keep their picture
+//   locked    — the axes whose slider the teacher's link hides
+// Sent back: the trigger "commit" = {axis, log_gamma, log_C} when a slider is released.
+//
+// One picture per panel. While the sliders stand at the figure's own values, the figure is all
+// there is. Elsewhere a canvas between Plotly's drawing and the points canvas covers each
+// previewing panel's plot area with its field at the sliders' values, painted as the figure
+// paints it — colours and levels come from the panel's own heatmap or contour trace — then its
+// contours and the lines that do not depend on γ or C (the Gaussians' ellipses). The points stay
+// as drawn; the support vectors, those of the figure's values, turn faint until the release.
+
+const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
+const FAINT = 0.2;
+const LIVE_AXES = ["log_gamma", "log_C"];
+
+function createControls(view) {
+  const controls = document.createElement("div");
+  controls.className = "kv-live";
+  controls.hidden = true;
+  controls.dataset.paints = "0";
+  controls.innerHTML = `
+    <label class="kv-live-control" data-axis="log_gamma"><span class="kv-live-name">γ</span>
+      <input type="range" min="0" max="0" step="1" value="0" aria-label="gamma"><output></output></label>
+    <label class="kv-live-control" data-axis="log_C"><span class="kv-live-name">C</span>
+      <input type="range" min="0" max="0" step="1" value="0" aria-label="C"><output></output></label>
+    <span class="kv-live-status" role="status"></span>`;
+  view.root.parentNode.insertBefore(controls, view.root);
+  view.controls = controls;
+  view.sliders = {};
+  view.index = { log_gamma: 0, log_C: 0 };
+  view.dragging = false;
+  for (const control of controls.querySelectorAll(".kv-live-control")) {
+    const axis = control.dataset.axis;
+    const input = control.querySelector("input");
+    view.sliders[axis] = { control, input, output: control.querySelector("output") };
+    input.addEventListener("pointerdown", () => { view.dragging = true; });
+    // a press without a move ends with no change event: the drag still ends here
+    for (const end of ["pointerup", "pointercancel"]) input.addEventListener(end, () => { view.dragging = false; });
+    input.addEventListener("input", () => {
+      view.index[axis] = Number(input.value);
+      showValue(view, axis);
+      requestLivePaint(view);
+    });
+    input.addEventListener("change", () => {
+      view.dragging = false;
+      view.index[axis] = Number(input.value);
+      const { axes } = view.live.lattice;
+      const committed = { axis, log_gamma: axes.log_gamma[view.index.log_gamma],
+                          log_C: axes.log_C ? axes.log_C[view.index.log_C] : view.live.log_C };
+      requestLivePaint(view);
+      if (view.setTriggerValue) view.setTriggerValue("commit", committed);
+    });
+  }
+}
+
+function nearestIndex(values, value) {
+  let best = 0;
+  for (let i = 1; i < values.length; i += 1) {
+    if (Math.abs(values[i] - value) < Math.abs(values[best] - value)) best = i;
+  }
+  return best;
+}
+
+function formatPower(log) {
+  const value = 10 ** log;
+  return value >= 100 || value < 0.01 ? value.toExponential(1) : String(Number(value.toPrecision(2)));
+}
+
+function showValue(view, axis) {
+  const values = view.live.lattice.axes[axis];
+  if (values) view.sliders[axis].output.textContent = formatPower(values[view.index[axis]]);
+}
+
+// The figure's own index of each axis (where its picture holds).
+function figureIndex(live, axis) {
+  return nearestIndex(live.lattice.axes[axis], live[axis]);
+}
+
+function previewing(view) {
+  const live = view.live;
+  return LIVE_AXES.some((axis) => live.lattice.axes[axis] && view.index[axis] !== figureIndex(live, axis));
+}
+
+// Which stored field shows the sliders' (γ, C): the γ lattice holds the lattice's C only, the C
+// lattice the lattice's γ only. Anything else is not in the lattice (null).
+function currentField(view) {
+  const { lattice } = view.live;
+  const gammaHome = nearestIndex(lattice.axes.log_gamma, lattice.log_gamma);
+  if (!lattice.axes.log_C) return { axis: "log_gamma", index: view.index.log_gamma };
+  const cHome = nearestIndex(lattice.axes.log_C, lattice.log_C);
+  if (view.index.log_C === cHome) return { axis: "log_gamma", index: view.index.log_gamma };
+  if (view.index.log_gamma === gammaHome) return { axis: "log_C", index: view.index.log_C };
+  return null;
+}
+
+// Each panel's traces as the painter uses them, decoded once per figure.
+function panelTraces(figure, ref) {
+  const own = figure.data.filter((t) => (t.xaxis || "x") === ref.xaxis && (t.yaxis || "y") === ref.yaxis);
+  return {
+    field: own.find((t) => t.type === "heatmap") || own.find((t) => t.type === "contour" && t.contours
+                                                                     && t.contours.coloring !== "none"),
+    levels: own.filter((t) => t.type === "contour" && t.contours && t.contours.coloring === "none"),
+    lines: own.filter((t) => (t.type || "scatter") === "scatter" && String(t.mode || "").includes("lines"))
+      .map((t) => ({ ...t, x: arrayOf(t.x) || [], y: arrayOf(t.y) || [] })),
+  };
+}
+
+function updateLive(view, live, figure) {
+  if (!view.controls) createControls(view);
+  view.live = live;
+  view.root._kvLive = live;  // for tests: the panels that preview, and where
+  view.controls.hidden = !live || live.locked.length >= Object.keys(live.lattice.axes).length;
+  if (!live) {
+    if (view.fieldCanvas) view.fieldCanvas.remove();
+    view.dimmed = false;
+    return;
+  }
+  const { lattice } = live;
+  const size = lattice.nx * lattice.ny;
+  const body = view.body;
+  for (const kernel of lattice.kernels) {
+    if (!kernel.fields) continue;
+    for (const axis of Object.keys(kernel.fields)) {
+      const [offset, length] = kernel.fields[axis];
+      kernel.fields[axis] = body.subarray(offset, offset + length);
+      if (length !== size * lattice.axes[axis].length) throw new Error(`the ${kernel.name} lattice has the wrong size`);
+    }
+  }
+  // every kernel's lattice is there (or failed): what tests and benchmarks wait for
+  view.controls.dataset.ready = String(Boolean(lattice.complete));
+  live.traces = new Map([...live.panels, ...live.held].map((p) => [p.name, panelTraces(figure, p)]));
+  for (const axis of LIVE_AXES) {
+    const values = lattice.axes[axis];
+    const { control, input } = view.sliders[axis];
+    control.hidden = !values || live.locked.includes(axis);
+    if (!values) continue;
+    input.max = String(values.length - 1);
+    // A rerun arriving mid-drag (say, the lattice became ready) must not yank the thumb away.
+    if (!view.dragging) {
+      view.index[axis] = figureIndex(live, axis);
+      input.value = String(view.index[axis]);
+    }
+    showValue(view, axis);
+  }
+}
+
+function requestLivePaint(view) {
+  if (view.frame) return;
+  view.frame = requestAnimationFrame(() => {
+    view.frame = 0;
+    paintLive(view);
+  });
+}
+
+// A canvas the size of the figure, its context scaled to CSS pixels.
+function fitCanvas(canvas, full) {
+  const ratio = window.devicePixelRatio || 1;
+  const width = Math.round(full.width);
+  const height = Math.round(full.height);
+  if (canvas.width !== width * ratio || canvas.height !== height * ratio) {
+    canvas.width = width * ratio;
+    canvas.height = height * ratio;
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  const context = canvas.getContext("2d");
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  context.clearRect(0, 0, width, height);
+  return context;
+}
+
+function fieldCanvas(view) {
+  const container = view.root.querySelector(".svg-container");
+  if (!container) return null;
+  if (!view.fieldCanvas) {
+    view.fieldCanvas = document.createElement("canvas");
+    view.fieldCanvas.className = "kv-plot-field";
+  }
+  // right above Plotly's drawing (the first of its SVGs), under its titles, the points and the hover layer
+  const drawing = container.querySelector(":scope > svg.main-svg");
+  if (view.fieldCanvas.previousSibling !== drawing) container.insertBefore(view.fieldCanvas, drawing ? drawing.nextSibling : null);
+  return view.fieldCanvas;
+}
+
+function paintLive(view) {
+  const live = view.live;
+  const full = view.root._fullLayout;
+  if (!live || !full) return;
+  const started = performance.now();
+  const canvas = fieldCanvas(view);
+  if (!canvas) return;
+  const context = fitCanvas(canvas, full);
+  const moved = previewing(view);
+  if (moved !== Boolean(view.dimmed)) {
+    view.dimmed = moved;
+    drawPoints(view);
+  }
+  const where = moved ? currentField(view) : null;
+  let waiting = 0;
+  if (moved) {
+    for (const panel of live.panels) {
+      const area = plotArea(full, panel);
+      if (!area) continue;
+      const kernel = live.lattice.kernels.find((k) => k.name === panel.name);
+      if (!kernel || kernel.failed || !kernel.fields || !where) {
+        if (!kernel || !kernel.failed) waiting += 1;
+        badge(context, full, area, kernel && kernel.failed ? "updates on release" : "preview not ready: updates on release");
+        continue;
+      }
+      paintPanel(view, context, area, kernel, where, live.traces.get(panel.name));
+    }
+    for (const panel of live.held) {
+      const area = plotArea(full, panel);
+      if (area) badge(context, full, area, "updates on release");
+    }
+  }
+  const root = view.controls;
+  root.querySelector(".kv-live-status").textContent = moved ? previewNote(view) : live.lattice.complete
+    ? "Drag γ or C: every kernel panel follows at once; release to fit there and update the scores."
+    : "Drag γ or C: the panels follow once the preview is prepared (below the figure); a release always fits there.";
+  root.dataset.state = !moved ? "committed" : waiting ? "preparing" : "live";
+  root.dataset.field = where ? `${where.axis}:${where.index}` : "";
+  // what one redraw of every panel costs, for benchmarks (set before the count their observers watch)
+  root.dataset.paintMs = (performance.now() - started).toFixed(2);
+  root.dataset.paints = String(Number(root.dataset.paints) + 1);
+}
+
+function previewNote(view) {
+  const { live } = view;
+  const at = (source) => LIVE_AXES.filter((axis) => live.lattice.axes[axis])
+    .map((axis) => `${axis === "log_gamma" ? "γ" : "C"} = ${formatPower(source(axis))}`).join(", ");
+  const preview = at((axis) => live.lattice.axes[axis][view.index[axis]]);
+  const figure = at((axis) => live[axis]);
+  if (live.lattice.kind !== "decision") return `Preview at ${preview}: release to label its level curves.`;
+  return `Preview at ${preview}: titles, scores and the faint support vectors are those of ${figure} until you release.`;
+}
+
+function plotArea(full, ref) {
+  const xa = axisOf(full, ref.xaxis);
+  const ya = axisOf(full, ref.yaxis);
+  if (!xa || !ya || !xa._length || !ya._length) return null;
+  return { xa, ya, left: xa._offset, top: ya._offset, width: xa._length, height: ya._length };
+}
+
+function badge(context, full, area, text) {
+  const size = Math.max(11, Math.round(((full.font && full.font.size) || 12)));
+  context.save();
+  context.font = `${size}px "Source Sans", sans-serif`;
+  const width = context.measureText(text).width + 10;
+  const height = size + 8;
+  context.beginPath();
+  context.rect(area.left, area.top, area.width, area.height);
+  context.clip();
+  context.fillStyle = "rgba(255, 255, 255, 0.9)";
+  context.fillRect(area.left + 4, area.top + 4, width, height);
+  context.strokeStyle = "#8a5a00";
+  context.lineWidth = 1;
+  context.strokeRect(area.left + 4.5, area.top + 4.5, width - 1, height - 1);
+  context.fillStyle = "#8a5a00";
+  context.textBaseline = "middle";
+  context.fillText(text, area.left + 9, area.top + 4 + height / 2);
+  context.restore();
+}
+
+// ---- colours
+
+function parseColour(text) {
+  const value = String(text).trim();
+  if (value.startsWith("#")) {
+    const hex = value.length === 4 ? value.slice(1).split("").map((c) => c + c).join("") : value.slice(1, 7);
+    return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  }
+  const numbers = value.match(/[\d.]+/g) || [0, 0, 0];
+  return numbers.slice(0, 3).map(Number);
+}
+
+function transparent(text) {
+  const value = String(text || "").replace(/\s/g, "");
+  return !value || value === "transparent" || /^rgba\(.*,0(\.0*)?\)$/.test(value);
+}
+
+// What the plot area shows where nothing is drawn: its own colour, else the paper's, else white.
+function background(full) {
+  return [full.plot_bgcolor, full.paper_bgcolor].find((colour) => !transparent(colour)) || "#ffffff";
+}
+
+// Plotly's linear interpolation of a colour scale ([[t, colour], …]) at t in [0, 1].
+function scaleColour(scale, t) {
+  const stops = scale.map(([at, colour]) => [Number(at), parseColour(colour)]);
+  if (t <= stops[0][0]) return stops[0][1];
+  for (let k = 1; k < stops.length; k += 1) {
+    const [t1, c1] = stops[k];
+    if (t <= t1) {
+      const [t0, c0] = stops[k - 1];
+      const u = t1 > t0 ? (t - t0) / (t1 - t0) : 1;
+      return c0.map((v, c) => v + (c1[c] - v) * u);
+    }
+  }
+  return stops[stops.length - 1][1];
+}
+
+function rgb(colour) {
+  return `rgb(${colour.map((v) => Math.round(v)).join(",")})`;
+}
+
+// ---- what a panel looks like at a field: the colour of each code (256 RGBA entries, null for
+// none) and the levels to stroke, as code levels
+
+function codeHistogram(codes, undefinedCode) {
+  const counts = new Uint32Array(256);
+  for (let i = 0; i < codes.length; i += 1) counts[codes[i]] += 1;
+  counts[undefinedCode] = 0;
+  return counts;
+}
+
+// The q-quantile of value(code) over the defined codes (to the code's bucket).
+function quantile(counts, value, q) {
+  const order = [];
+  let total = 0;
+  for (let code = 0; code < 256; code += 1) {
+    if (counts[code]) {
+      order.push([value(code), counts[code]]);
+      total += counts[code];
+    }
+  }
+  if (!total) return NaN;
+  order.sort((a, b) => a[0] - b[0]);
+  let seen = 0;
+  for (const [v, n] of order) {
+    seen += n;
+    if (seen >= q * total) return v;
+  }
+  return order[order.length - 1][0];
+}
+
+// kernelviz.figures.nice_levels' step for levels spanning [0, top] about `count` at a time.
+function niceStep(top, count) {
+  if (!(top > 0)) return 1;
+  const raw = top / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 2.5, 5, 10].map((m) => m * power).find((v) => v >= raw);
+}
+
+function levelsOf(contours) {
+  const { start, end, size } = contours;
+  const levels = [];
+  for (let v = start; v <= end + size * 1e-9 && levels.length < 100; v += size) levels.push(v);
+  return levels;
+}
+
+function decisionLook(codec, traces, codes) {
+  const value = (code) => codec.lo + (code + 0.5) * (codec.hi - codec.lo) / (codec.top + 1);
+  // kernelviz.figures._binary_regions: tints saturate at the 95th percentile of |f|, within [1, 3]
+  const spread = quantile(codeHistogram(codes, codec.undefined), (code) => Math.abs(value(code)), 0.95);
+  const limit = Math.min(Math.max(Number.isFinite(spread) ? spread : 1, 1), 3);
+  const table = new Uint8ClampedArray(256 * 4);
+  for (let code = 0; code <= codec.top; code += 1) {
+    const colour = scaleColour(traces.field.colorscale, Math.min(Math.max((value(code) + limit) / (2 * limit), 0), 1));
+    table.set([...colour, 255], code * 4);
+  }
+  const toCode = (f) => (f - codec.lo) / ((codec.hi - codec.lo) / (codec.top + 1)) - 0.5;
+  const lines = traces.levels.flatMap((trace) => levelsOf(trace.contours).map((f) => ({
+    code: toCode(f), colour: trace.line.color, width: trace.line.width, dash: trace.line.dash })));
+  return { table, lines };
+}
+
+// More than two classes: each code is a class index (kernelviz.lattice), tinted as the figure's
+// discrete heatmap tints it; each class's region is outlined by the level 0.5 of its indicator.
+function classLook(traces, codes, classes) {
+  const table = new Uint8ClampedArray(256 * 4);
+  for (let j = 0; j < classes; j += 1) table.set([...scaleColour(traces.field.colorscale, (j + 0.5) / classes), 255], j * 4);
+  const line = (traces.levels[0] || { line: { color: "#000000", width: 2 } }).line;
+  const lines = [];
+  for (let j = 0; j < classes; j += 1) {
+    lines.push({ code: 0.5, codes: codes.map((c) => (c === j ? 1 : 0)), colour: line.color, width: line.width, dash: line.dash });
+  }
+  return { table, lines };
+}
+
+// Similarity panels store the dissimilarity d as a share of the field's largest (kernelviz.lattice):
+// the shaded view is s = exp(−γ d²) in filled bands, the other d's level curves.
+function similarityLook(codec, traces, codes, scale, gamma, behind) {
+  const step = (codec.hi - codec.lo) / (codec.top + 1);
+  const distance = (code) => (codec.lo + (code + 0.5) * step) * scale;
+  const toCode = (d) => d / scale / step - 0.5;
+  const trace = traces.field;
+  const contours = trace.contours;
+  const table = new Uint8ClampedArray(256 * 4);
+  const lines = [];
+  if (contours.coloring === "lines") {
+    // kernelviz.figures.similarity_figure: levels every nice step up to 12 of them, the step from
+    // the 70th percentile of d; each level coloured along the scale over the field's range
+    const top = quantile(codeHistogram(codes, codec.undefined), distance, 0.7);
+    const size = niceStep(top, 9);
+    const colour = parseColour(behind);
+    for (let code = 0; code < 256; code += 1) table.set([...colour, 255], code * 4);
+    for (let k = 1; k <= 12; k += 1) {
+      const d = k * size;
+      lines.push({ code: toCode(d), colour: rgb(scaleColour(trace.colorscale, Math.min(d / scale, 1))),
+                   width: trace.line.width });
+    }
+    return { table, lines };
+  }
+  // filled bands between the levels, each the scale's colour at its middle
+  const levels = levelsOf(contours);
+  const size = contours.size;
+  const [zmin, zmax] = [trace.zmin ?? 0, trace.zmax ?? 1];
+  for (let code = 0; code < 256; code += 1) {
+    const s = code === codec.undefined ? 0 : Math.exp(-gamma * distance(code) ** 2);
+    const band = levels.filter((level) => s >= level).length;
+    const middle = band === 0 ? levels[0] - size / 2 : levels[band - 1] + size / 2;
+    table.set([...scaleColour(trace.colorscale, Math.min(Math.max((middle - zmin) / (zmax - zmin), 0), 1)), 255], code * 4);
+  }
+  for (const level of levels) {
+    lines.push({ code: toCode(Math.sqrt(-Math.log(level) / gamma)), colour: trace.line.color, width: trace.line.width });
+  }
+  return { table, lines };
+}
+
+function paintPanel(view, context, area, kernel, where, traces) {
+  const { lattice } = view.live;
+  const { nx, ny, codec } = lattice;
+  const size = nx * ny;
+  const codes = kernel.fields[where.axis].subarray(where.index * size, (where.index + 1) * size);
+  if (!traces || !traces.field) return;
+  const behind = background(view.root._fullLayout);
+  let look;
+  if (lattice.kind === "similarity") {
+    look = similarityLook(codec, traces, codes, kernel.scales[where.axis][where.index],
+                          10 ** lattice.axes[where.axis][where.index], behind);
+  } else {
+    look = lattice.classes > 2 ? classLook(traces, codes, lattice.classes) : decisionLook(codec, traces, codes);
+  }
+  const dx = (lattice.x_range[1] - lattice.x_range[0]) / (nx - 1);
+  const dy = (lattice.y_range[1] - lattice.y_range[0]) / (ny - 1);
+  const toX = (gx) => area.left + area.xa.l2p(lattice.x_range[0] + gx * dx);
+  const toY = (gy) => area.top + area.ya.l2p(lattice.y_range[0] + gy * dy);
+  context.save();
+  context.beginPath();
+  context.rect(area.left, area.top, area.width, area.height);
+  context.clip();
+  context.fillStyle = behind;  // the figure's picture of other values goes under
+  context.fillRect(area.left, area.top, area.width, area.height);
+  // the field, cell by cell as Plotly's heatmap draws it: each value fills the cell around its grid point
+  const image = fieldImage(view, nx, ny);
+  const pixels = image.data;
+  for (let row = 0; row < ny; row += 1) {
+    const source = row * nx;
+    const target = (ny - 1 - row) * nx * 4;  // row 0 of the field is the bottom, of an image the top
+    for (let col = 0; col < nx; col += 1) pixels.set(look.table.subarray(codes[source + col] * 4, codes[source + col] * 4 + 4), target + col * 4);
+  }
+  view.fieldOff.getContext("2d").putImageData(image, 0, 0);
+  context.imageSmoothingEnabled = false;
+  const [left, right, top, bottom] = [toX(-0.5), toX(nx - 0.5), toY(ny - 0.5), toY(-0.5)];
+  context.drawImage(view.fieldOff, left, top, right - left, bottom - top);
+  for (const line of look.lines) {
+    strokePaths(context, contourPaths(line.codes || codes, nx, ny, line.code, codec.undefined), toX, toY, line);
+  }
+  for (const trace of traces.lines) strokeTrace(context, trace, area);
+  context.restore();
+}
+
+function fieldImage(view, nx, ny) {
+  if (!view.fieldOff || view.fieldOff.width !== nx || view.fieldOff.height !== ny) {
+    view.fieldOff = document.createElement("canvas");
+    view.fieldOff.width = nx;
+    view.fieldOff.height = ny;
+    view.fieldPixels = view.fieldOff.getContext("2d").createImageData(nx, ny);
+  }
+  return view.fieldPixels;
+}
+
+// Marching squares on the codes at a (fractional) code level, cells touching an undefined value
+// skipped, and the segments joined into paths (a dash pattern restarts on every path). Corners: a
+// bottom-left, b bottom-right, c top-right, d top-left; a crossing is keyed by its cell edge,
+// which at most two segments share.
+function contourPaths(codes, nx, ny, level, undefinedCode) {
+  const segments = [];
+  const cross = (v0, v1) => (level - v0) / (v1 - v0);
+  for (let j = 0; j < ny - 1; j += 1) {
+    for (let i = 0; i < nx - 1; i += 1) {
+      const a = codes[j * nx + i];
+      const b = codes[j * nx + i + 1];
+      const c = codes[(j + 1) * nx + i + 1];
+      const d = codes[(j + 1) * nx + i];
+      if (a === undefinedCode || b === undefinedCode || c === undefinedCode || d === undefinedCode) continue;
+      const mask = (a >= level) | ((b >= level) << 1) | ((c >= level) << 2) | ((d >= level) << 3);
+      if (mask === 0 || mask === 15) continue;
+      const bottom = () => ({ key: 2 * (j * nx + i), x: i + cross(a, b), y: j });
+      const top = () => ({ key: 2 * ((j + 1) * nx + i), x: i + cross(d, c), y: j + 1 });
+      const left = () => ({ key: 2 * (j * nx + i) + 1, x: i, y: j + cross(a, d) });
+      const right = () => ({ key: 2 * (j * nx + i + 1) + 1, x: i + 1, y: j + cross(b, c) });
+      if (mask === 5) segments.push([bottom(), left()], [right(), top()]);
+      else if (mask === 10) segments.push([bottom(), right()], [top(), left()]);
+      else {
+        const edges = [];
+        if ((mask & 1) !== ((mask >> 1) & 1)) edges.push(bottom());
+        if (((mask >> 1) & 1) !== ((mask >> 2) & 1)) edges.push(right());
+        if (((mask >> 2) & 1) !== ((mask >> 3) & 1)) edges.push(top());
+        if (((mask >> 3) & 1) !== (mask & 1)) edges.push(left());
+        segments.push(edges);
+      }
+    }
+  }
+  const at = new Map();
+  segments.forEach((segment, k) => {
+    for (const point of segment) {
+      const list = at.get(point.key);
+      if (list) list.push(k);
+      else at.set(point.key, [k]);
+    }
+  });
+  const used = new Uint8Array(segments.length);
+  const paths = [];
+  for (let k = 0; k < segments.length; k += 1) {
+    if (used[k]) continue;
+    used[k] = 1;
+    const forward = [segments[k][1]];
+    const backward = [segments[k][0]];
+    for (const end of [forward, backward]) {
+      for (;;) {
+        const last = end[end.length - 1];
+        const next = (at.get(last.key) || []).find((m) => !used[m]);
+        if (next === undefined) break;
+        used[next] = 1;
+        const [p, q] = segments[next];
+        end.push(p.key === last.key ? q : p);
+      }
+    }
+    paths.push([...backward.reverse(), ...forward]);
+  }
+  return paths;
+}
+
+// Plotly's dash patterns (plotly.js Drawing.dashStyle): in multiples of the width, at least 3 px.
+function dashOf(dash, width) {
+  const unit = Math.max(width, 3);
+  return { dot: [unit, unit], dash: [3 * unit, 3 * unit], longdash: [5 * unit, 5 * unit],
+           dashdot: [3 * unit, unit, unit, unit], longdashdot: [5 * unit, 2 * unit, unit, 2 * unit] }[dash] || [];
+}
+
+function strokePaths(context, paths, toX, toY, line) {
+  context.beginPath();
+  for (const path of paths) {
+    path.forEach((p, k) => (k ? context.lineTo(toX(p.x), toY(p.y)) : context.moveTo(toX(p.x), toY(p.y))));
+  }
+  const width = Number(line.width ?? 1);
+  context.setLineDash(dashOf(line.dash, width));
+  context.strokeStyle = line.colour || "#000000";
+  context.lineWidth = width;
+  context.lineJoin = "round";
+  context.stroke();
+  context.setLineDash([]);
+}
+
+// A line trace of the figure (an ellipse), filled as Plotly fills "toself".
+function strokeTrace(context, trace, area) {
+  const n = Math.min(trace.x.length, trace.y.length);
+  if (!n || trace.visible === false) return;
+  context.beginPath();
+  for (let i = 0; i < n; i += 1) {
+    const px = area.left + area.xa.l2p(Number(trace.x[i]));
+    const py = area.top + area.ya.l2p(Number(trace.y[i]));
+    if (i) context.lineTo(px, py);
+    else context.moveTo(px, py);
+  }
+  const line = trace.line || {};
+  if (trace.fill === "toself" && trace.fillcolor) {
+    context.fillStyle = trace.fillcolor;
+    context.fill();
+  }
+  context.setLineDash(dashOf(line.dash, Number(line.width ?? 2)));
+  context.strokeStyle = line.color || "#444444";
+  context.lineWidth = Number(line.width ?? 2);
+  context.stroke();
+  context.setLineDash([]);
+}
+
 // ---------------------------------------------------------------------------- the component
 
 function createView(parent) {
   const root = document.createElement("div");
   root.className = "kv-plot";
   parent.appendChild(root);
-  const view = { root, generation: 0, payload: null, listening: false, setStateValue: null, resize: null,
-                 layers: [], canvas: null, hoverLabel: null };
+  const view = { root, generation: 0, payload: null, body: null, listening: false, setStateValue: null,
+                 setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
+                 live: null, controls: null, fieldCanvas: null, dimmed: false, frame: 0 };
   // The figure follows the column's width (its height is the figure's own). Hidden (no width)
   // there is nothing to fit, and Plotly refuses; back at the width it was drawn at, a resize
   // would only draw it all again.
@@ -378,9 +962,9 @@ function showError(view, message) {
 }
 
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
-  const payload = decode(data);
-  if (!payload.figure) {  // the loader: plotly.js starts now; a chart that mounts meanwhile waits for the same import
+  const { data, parentElement, setStateValue, setTriggerValue } = component;
+  const { payload, body } = decode(data);
+  if (!payload.figure || !payload.figure.data) {  // the loader: plotly.js starts now; a chart that mounts meanwhile waits for the same import
     loadPlotly(payload.plotly).catch(() => {});  // a chart that needs it says what went wrong
     return undefined;
   }
@@ -390,8 +974,16 @@ export default function (component) {
     VIEWS.set(parentElement, view);
   }
   view.setStateValue = setStateValue;
+  view.setTriggerValue = setTriggerValue;
   const generation = ++view.generation;
   view.payload = payload;
+  view.body = body;
+  try {
+    updateLive(view, payload.live, payload.figure);
+  } catch (error) {
+    showError(view, error.message || String(error));
+    return undefined;
+  }
   loadPlotly(payload.plotly).then((Plotly) => {
     if (generation !== view.generation) return;  // a newer figure arrived meanwhile
     view.root.style.minHeight = `${payload.figure.layout.height || 450}px`;
@@ -409,13 +1001,19 @@ export default function (component) {
         });
         drawPoints(view);  // the first afterplot came before the listener
       }
+      paintLive(view);  // the new figure's own values, or still the sliders' where a drag goes on
     });
   }).catch((error) => showError(view, error.message || String(error)));
   return () => {
     if (view.generation === generation) {
       view.resize.disconnect();
+      if (view.frame) cancelAnimationFrame(view.frame);
+      if (view.controls) view.controls.remove();
       if (window.Plotly) window.Plotly.purge(view.root);
       VIEWS.delete(parentElement);
     }
   };
 }
+
+// The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
+export { classLook, contourPaths, dashOf, decisionLook, niceStep, quantile, codeHistogram, scaleColour, similarityLook };

@@ -1,0 +1,119 @@
+// Unit tests of the live preview's painter (kernelviz/components/plot/plot.js), under node --test.
+// The numbers it must agree with are kernelviz's own: the codec of kernelviz.lattice (254 buckets,
+// 255 undefined), the tints of kernelviz.figures._binary_regions, nice_levels' steps.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, quantile, scaleColour, similarityLook }
+  from "../../kernelviz/components/plot/plot.js";
+
+const DECISION = { lo: -3, hi: 3, top: 253, undefined: 255 };
+const UNIT = { lo: 0, hi: 1, top: 253, undefined: 255 };
+const step = (codec) => (codec.hi - codec.lo) / (codec.top + 1);
+const encode = (codec, v) => Math.min(Math.max(Math.floor((v - (codec.lo + codec.hi) / 2) / step(codec)) + 127, 0), codec.top);
+
+test("a closed level curve is one path, not a segment per cell", () => {
+  // a 7 × 7 field, high in the middle: the level around it crosses 12 cells
+  const nx = 7, ny = 7, codes = new Uint8Array(nx * ny);
+  for (let j = 0; j < ny; j += 1) for (let i = 0; i < nx; i += 1) codes[j * nx + i] = Math.max(0, 100 - 30 * Math.hypot(i - 3, j - 3));
+  const paths = contourPaths(codes, nx, ny, 50, 255);
+  assert.equal(paths.length, 1);
+  const path = paths[0];
+  assert.ok(path.length > 8);
+  assert.deepEqual([path[0].x, path[0].y], [path.at(-1).x, path.at(-1).y]);  // closed
+  for (const p of path) assert.ok(Math.abs(Math.hypot(p.x - 3, p.y - 3) - 50 / 30) < 0.5, JSON.stringify(p));
+});
+
+test("cells touching an undefined value draw nothing", () => {
+  const codes = new Uint8Array([0, 255, 0, 200]);
+  assert.deepEqual(contourPaths(codes, 2, 2, 100, 255), []);
+});
+
+test("the zero contour of the decision codec lies between the codes of f < 0 and f ≥ 0", () => {
+  const codes = new Uint8Array([encode(DECISION, -1e-9), encode(DECISION, 1e-9)]);
+  assert.deepEqual([...codes], [126, 127]);
+  const trace = { colorscale: [[0, "#a0c4e8"], [0.5, "#FFFFFF"], [1, "#f0c09a"]],
+                  line: {}, contours: {} };
+  const levels = [{ type: "contour", contours: { start: 0, end: 0, size: 1, coloring: "none" }, line: { color: "black", width: 2.6 } },
+                  { type: "contour", contours: { start: -1, end: 1, size: 2, coloring: "none" }, line: { color: "#444444", width: 1.3, dash: "dash" } }];
+  const look = decisionLook(DECISION, { field: trace, levels }, codes);
+  assert.deepEqual(look.lines.map((l) => l.code), [126.5, (-1 + 3) / step(DECISION) - 0.5, (1 + 3) / step(DECISION) - 0.5]);
+  assert.equal(look.lines[2].dash, "dash");
+  // every negative code is tinted towards the low colour, every non-negative one towards the high one
+  for (let code = 0; code <= 253; code += 1) {
+    const [r, , b] = look.table.slice(code * 4, code * 4 + 3);
+    if (code < 126) assert.ok(b > r, `code ${code}`);
+    if (code > 127) assert.ok(r > b, `code ${code}`);
+  }
+});
+
+test("tints saturate at the 95th percentile of |f|, held within [1, 3] as the figure's heatmap", () => {
+  const field = { colorscale: [[0, "#000000"], [0.5, "#808080"], [1, "#ffffff"]] };
+  const small = new Uint8Array(100).map((_, i) => encode(DECISION, (i - 50) / 100));  // |f| ≤ 0.5: limit 1
+  const look = decisionLook(DECISION, { field, levels: [] }, small);
+  const at = (f) => look.table[encode(DECISION, f) * 4];
+  assert.equal(at(1.5), 255);  // beyond the limit 1: saturated
+  assert.ok(at(0.5) > 180 && at(0.5) < 200);  // 0.5 / 1 of the way from the middle (128 → 255): ~191
+});
+
+test("quantiles of codes follow numpy's on the bucket middles", () => {
+  const codes = new Uint8Array([10, 20, 30, 40, 255]);
+  const counts = codeHistogram(codes, 255);
+  assert.equal(counts[255], 0);
+  assert.equal(quantile(counts, (c) => c, 0.5), 20);
+  assert.equal(quantile(counts, (c) => c, 1), 40);
+  assert.ok(Number.isNaN(quantile(codeHistogram(new Uint8Array([255]), 255), (c) => c, 0.5)));
+});
+
+test("nice steps are kernelviz.figures.nice_levels' (1, 2, 2.5, 5 × 10^k)", () => {
+  // nice_levels([0, top], 9)[1] for these tops, computed in Python
+  for (const [top, expected] of [[0.7, 0.1], [1.3, 0.2], [2.0, 0.25], [4.1, 0.5], [12, 2], [0, 1]]) {
+    assert.equal(niceStep(top, 9), expected, `top ${top}`);
+  }
+});
+
+test("similarity bands come from the dissimilarity codes: exp(−γ d²)", () => {
+  const trace = { colorscale: [[0, "rgb(255,255,255)"], [1, "rgb(0,0,255)"]], zmin: 0, zmax: 1,
+                  contours: { start: 0.1, end: 0.9, size: 0.1, coloring: "fill" }, line: { color: "#333", width: 1 } };
+  const scale = 2, gamma = 1;
+  const look = similarityLook(UNIT, { field: trace, levels: [], lines: [] }, new Uint8Array([0, 253]), scale, gamma, "#fff");
+  // code 0: d ≈ 0, s ≈ 1 → the top band (0.95): nearly blue; code 253: d ≈ 2, s ≈ 0.018 → under 0.1 (0.05): nearly white
+  assert.ok(look.table[0 * 4 + 2] > 240 && look.table[0 * 4] < 20);
+  assert.ok(look.table[253 * 4] > 230);
+  // the level s = 0.5 is d = √(ln 2 / γ), as a code level
+  const half = look.lines.find((_, k) => Math.abs(0.1 * (k + 1) - 0.5) < 1e-9);
+  assert.ok(Math.abs(half.code - (Math.sqrt(Math.log(2)) / scale / step(UNIT) - 0.5)) < 1e-9);
+});
+
+test("dissimilarity levels sit every nice step, from the 70th percentile of d", () => {
+  const trace = { colorscale: [[0, "#1b3a6b"], [1, "#7aa6d6"]], contours: { coloring: "lines" }, line: { width: 1.4 } };
+  const codes = new Uint8Array(254).map((_, i) => i);  // d spread evenly over [0, scale]
+  const look = similarityLook(UNIT, { field: trace }, codes, 1, 1, "#ffffff");
+  // 70th percentile ≈ 0.7 → step 0.1: levels 0.1 … 1.2
+  assert.equal(look.lines.length, 12);
+  assert.ok(Math.abs(look.lines[0].code - (0.1 / step(UNIT) - 0.5)) < 1e-9);
+  assert.deepEqual([...look.table.slice(0, 4)], [255, 255, 255, 255]);  // no fill: the plot's background
+});
+
+test("Plotly's dash patterns, at least 3 px", () => {
+  assert.deepEqual(dashOf("dash", 1.3), [9, 9]);
+  assert.deepEqual(dashOf("dot", 4), [4, 4]);
+  assert.deepEqual(dashOf(undefined, 2), []);
+});
+
+test("colour scales interpolate hex and rgb stops", () => {
+  assert.deepEqual(scaleColour([[0, "#000000"], [1, "rgb(200, 100, 50)"]], 0.5), [100, 50, 25]);
+  assert.deepEqual(scaleColour([[0, "#102030"], [1, "#ffffff"]], -1), [16, 32, 48]);
+});
+
+test("more than two classes: each class tinted as the figure's discrete heatmap, each region outlined", () => {
+  // kernelviz.figures._discrete_colorscale of three colours: flat steps at thirds
+  const colorscale = [[0, "#ff0000"], [1 / 3, "#ff0000"], [1 / 3, "#00ff00"], [2 / 3, "#00ff00"], [2 / 3, "#0000ff"], [1, "#0000ff"]];
+  const codes = new Uint8Array([0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]);  // 6 × 2
+  const look = classLook({ field: { colorscale }, levels: [{ line: { color: "black", width: 2.2 } }] }, codes, 3);
+  assert.deepEqual([...look.table.slice(0, 12)], [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255]);
+  assert.equal(look.lines.length, 3);
+  assert.deepEqual([...look.lines[1].codes], [0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0]);
+  const paths = contourPaths(look.lines[1].codes, 6, 2, 0.5, 255);
+  assert.deepEqual(paths.map((p) => p.map((q) => q.x)), [[1.5, 1.5], [3.5, 3.5]].map((xs) => xs));
+});

@@ -1,0 +1,115 @@
+"""Drawing points in the real app, in headless Chromium (issue 19, "Drawing"): Clear keeps γ and C,
+Undo undoes a Clear, the summary beside the canvas follows every change, and a click anywhere on
+the canvas adds a point where it lands."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
+import live_drag  # noqa: E402  (a helper beside the test apps: where the drawing canvas's plot square is)
+
+from kernelviz.state import decode_points  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+FOUR_POINTS = "1_0.5_1~-1_-0.5_-1~1_1_1~-1_-1_-1"
+#: A wait that fails a test soon: what it waits for follows a click by a fraction of a second.
+SOON_MS = 15_000
+
+
+def settle(page, text: str | None = None) -> None:
+    """Wait for the expected text, then for the script run to finish."""
+    if text:
+        page.get_by_text(text, exact=False).first.wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    page.wait_for_timeout(600)
+    page.wait_for_selector(live_drag.IDLE)
+
+
+def link(page) -> dict[str, str]:
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def view(page, button: str, text: str) -> None:
+    page.locator('[data-testid="stButtonGroup"] button', has_text=button).first.click()
+    settle(page, text)
+
+
+def button(page, name: str):
+    return page.locator('[data-testid="stMainBlockContainer"]').get_by_role("button", name=name, exact=True)
+
+
+def sidebar_slider(page, label: str) -> str:
+    """The value a sidebar slider shows."""
+    slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(has_text=label)
+    return slider.locator('[data-testid="stSliderThumbValue"]').inner_text()
+
+
+def test_clear_after_a_visit_to_similarity_keeps_gamma_and_c(server, page):
+    page.goto(f"{server}/?source=drawn&points={FOUR_POINTS}&log_gamma=0.5&log_C=1")
+    settle(page, "4 points drawn")
+    view(page, "Similarity", "reference")
+    view(page, "Data", "4 points drawn")
+    assert (sidebar_slider(page, "log₁₀ γ"), sidebar_slider(page, "log₁₀ C")) == ("0.5", "1.0")
+    button(page, "Clear").click()
+    page.locator(f'{live_drag.DRAW}[data-points="0"]').wait_for(timeout=SOON_MS)
+    page.wait_for_function("() => !new URLSearchParams(location.search).get('points')", timeout=SOON_MS)
+    settle(page)
+    assert (link(page)["log_gamma"], link(page)["log_C"]) == ("0.5", "1")
+    assert (sidebar_slider(page, "log₁₀ γ"), sidebar_slider(page, "log₁₀ C")) == ("0.5", "1.0")
+
+
+def test_the_summary_beside_the_canvas_follows_every_change_and_undo_undoes_clear(server, page):
+    page.goto(f"{server}/?source=drawn&points=1_0.5_1~-1_-0.5_-1")
+    settle(page, "2 points · 2 features")
+    live_drag.click_canvas(page, 0.75, 0.25)
+    settle(page, "3 points drawn")
+    page.get_by_text("3 points · 2 features").wait_for(timeout=SOON_MS)
+    button(page, "Undo").click()
+    settle(page, "2 points drawn")
+    page.get_by_text("2 points · 2 features").wait_for(timeout=SOON_MS)
+    button(page, "Clear").click()
+    page.get_by_text("No points drawn yet").wait_for(timeout=SOON_MS)
+    settle(page)
+    assert live_drag.count_drawn(page) == 0
+    button(page, "Undo").click()
+    page.get_by_text("2 points · 2 features").wait_for(timeout=SOON_MS)
+    settle(page)
+    assert live_drag.count_drawn(page) == 2  # the canvas paints the points Clear took
+    assert link(page)["points"] == "1_0.5_1~-1_-0.5_-1"
+
+
+def canvas_to_data(page, x: float, y: float) -> tuple[float, float]:
+    """The data coordinates under a page pixel, from where the plot square [−3, 3]² (or the range the
+    points have grown it to) lies: the same map as the square's inside, continued past its edges."""
+    (left, top), (right, bottom) = live_drag.canvas_point(page, 0, 0), live_drag.canvas_point(page, 1, 1)
+    drawn = decode_points(link(page)["points"])
+    lo = min(-3.0, float(drawn[:, :2].min()) - 0.5)
+    hi = max(3.0, float(drawn[:, :2].max()) + 0.5)
+    return lo + (x - left) / (right - left) * (hi - lo), hi - (y - top) / (bottom - top) * (hi - lo)
+
+
+def test_a_click_anywhere_on_the_canvas_adds_a_point_where_it_lands(server, page):
+    page.goto(f"{server}/?source=drawn&points=1_0.5_1~-1_-0.5_-1")
+    settle(page, "2 points drawn")
+    box = page.locator(live_drag.DRAW_CANVAS).bounding_box()
+    (square_left, middle), (square_right, _) = live_drag.canvas_point(page, 0, 0.5), live_drag.canvas_point(page, 1, 0)
+    assert square_right + 20 < box["x"] + box["width"], "no room beside the square at this window size"
+    clicks = [((square_right + box["x"] + box["width"]) / 2, middle),  # beside the square
+              (box["x"] + 4, middle),  # on the axis' tick labels
+              ((square_left + square_right) / 2, box["y"] + box["height"] - 4)]  # below the frame
+    expected = []
+    for n, (x, y) in enumerate(clicks, start=3):
+        expected.append(canvas_to_data(page, x, y))
+        page.mouse.click(x, y)
+        page.locator(f'{live_drag.DRAW}[data-points="{n}"]').wait_for(timeout=SOON_MS)
+        settle(page, f"{n} points drawn")
+    drawn = decode_points(link(page)["points"])
+    assert len(drawn) == 5
+    for (x, y, label), (ex, ey) in zip(drawn[2:], expected):
+        assert (x, y, label) == (pytest.approx(ex, abs=0.05), pytest.approx(ey, abs=0.05), 1.0)
