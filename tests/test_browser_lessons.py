@@ -43,8 +43,9 @@ def test_the_mcpm_lesson_walks_end_to_end_and_its_figure_downloads_as_png(server
     # that run replaced the button (not reproduced alone or under load). Click when the page is at rest.
     page.get_by_text("Preparing the live preview").wait_for(state="detached")
     settle(page)
+    page.get_by_role("button", name="PNG", exact=True).first.click()  # made in the page's run …
     with page.expect_download(timeout=120_000) as download:
-        page.get_by_role("button", name="PNG").first.click()
+        page.get_by_role("button", name="Save PNG").first.click()  # … then saved
     path = tmp_path / download.value.suggested_filename
     download.value.save_as(path)
     assert path.suffix == ".png" and path.read_bytes()[:8] == PNG_MAGIC

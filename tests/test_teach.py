@@ -332,6 +332,51 @@ def test_every_view_but_theory_has_the_code_box_and_every_figure_three_downloads
     assert not any(e.label.startswith("Python code") for e in at.expander)
 
 
+def _exports(monkeypatch, result):
+    """PNG / SVG export stands in for the export browser: returns ``result``'s bytes, or raises it."""
+    from kernelviz import export
+
+    def figure_bytes(fig, fmt):
+        if isinstance(result, BaseException):
+            raise result
+        return result + fmt.encode()
+
+    monkeypatch.setattr(export, "figure_bytes", figure_bytes)
+    monkeypatch.setattr(takeaway, "_unavailable_reason", lambda: "")
+    monkeypatch.setattr(takeaway, "_warm_exporter", lambda: None)
+
+
+def test_a_png_is_made_on_click_then_saved_and_never_offered_for_another_figure(monkeypatch):
+    _exports(monkeypatch, b"picture-")
+    at = open_app(view="kernel")
+    assert_clean(at)
+    (png,) = [b for b in at.button if b.key == "png_kernel_matrix"]
+    png.click().run()
+    assert_clean(at)
+    (saved,) = [d for d in at.get("download_button") if d.label == "Save PNG"]
+    assert not [b for b in at.button if b.key == "png_kernel_matrix"]
+    # another figure (γ moved): the file made of the old one is not offered
+    at.session_state["log_gamma"] = 1.0
+    at.run()
+    assert not [d for d in at.get("download_button") if d.label == "Save PNG"]
+    assert [b for b in at.button if b.key == "png_kernel_matrix"]
+
+
+def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeypatch):
+    """Made in Streamlit's download callback, a failure reached the person only as "Failed to generate
+    file for download": our sentence (how long, try again) was lost."""
+    from kernelviz import export
+
+    _exports(monkeypatch, export.ExportTimeout(30.0))
+    at = open_app(view="kernel")
+    [b for b in at.button if b.key == "png_kernel_matrix"][0].click().run()
+    errors = [unescaped(e.value) for e in at.error]
+    assert any("could not be exported" in e and "took longer than 30 s" in e for e in errors), errors
+    assert charts(at) and not [d for d in at.get("download_button") if d.label == "Save PNG"]
+    at.run()  # said once
+    assert not [e for e in at.error if "could not be exported" in unescaped(e.value)]
+
+
 # ============================================================================ the decision function taken apart
 
 def test_the_terms_section_starts_closed_and_refits_nothing_until_opened(monkeypatch):

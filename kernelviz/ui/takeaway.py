@@ -292,21 +292,64 @@ def _unavailable_reason() -> str:
     return export.unavailable_reason()
 
 
+#: Where a session keeps the PNG / SVG files it made, per figure name and format: (figure digest, bytes).
+MADE_KEY = "_exports_made"
+#: Where the last export failure of a figure waits to be shown, per figure name.
+FAILED_KEY = "_export_failed"
+
+
 def downloads(fig: go.Figure, name: str) -> None:
-    """PNG, SVG and HTML buttons for one figure (files made on click); a reason instead of PNG / SVG
-    where this machine cannot render them."""
+    """PNG, SVG and HTML buttons for one figure; a reason instead of PNG / SVG where this machine
+    cannot render them.
+
+    HTML is written on click. PNG and SVG need the export browser, which can take seconds and,
+    stuck, is stopped at :data:`kernelviz.export.EXPORT_TIMEOUT`: they are made in the page's run
+    (a click on PNG, with a spinner), so that a failure is said on the page in our words, and
+    then offered as "Save PNG". Made in Streamlit's download callback instead, a failure reached
+    the person only as Streamlit's "Failed to generate file for download".
+    """
     reason = _unavailable_reason()
     formats = ("html",) if reason else ("png", "svg", "html")
     if not reason:
         _warm_exporter()
+    made = st.session_state.setdefault(MADE_KEY, {})
+    digest = _digest(fig) if any(key[0] == name for key in made) else None
     columns = st.columns(len(formats) + 1)
     columns[0].caption("Download the figure:")
     for column, fmt in zip(columns[1:], formats):
-        column.download_button(FORMAT_LABELS[fmt], lambda fmt=fmt: export.figure_bytes(fig, fmt),
-                               file_name=file_name(name, fmt), mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}",
-                               on_click="ignore", width="stretch")
+        label, saved = FORMAT_LABELS[fmt], made.get((name, fmt))
+        if fmt == "html":
+            column.download_button(label, lambda: export.figure_bytes(fig, "html"), file_name=file_name(name, fmt),
+                                   mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}", on_click="ignore",
+                                   width="stretch")
+        elif saved is not None and saved[0] == digest:
+            column.download_button(f"Save {label}", saved[1], file_name=file_name(name, fmt),
+                                   mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}_save", on_click="ignore",
+                                   type="primary", width="stretch", help=f"The {label} of this very figure is ready.")
+        else:
+            column.button(label, key=f"{fmt}_{name}", on_click=_make, args=(fig, name, fmt), width="stretch",
+                          help=f"Make a {label} of this figure (a few seconds), then save it.")
+    failure = st.session_state.get(FAILED_KEY, {}).pop(name, None)
+    if failure:
+        st.error(message("The figure could not be exported: {reason}", reason=failure))
     if reason:
         st.caption(plain(reason))
+
+
+def _digest(fig: go.Figure) -> str:
+    """What identifies a figure's content: a file made of another figure is never offered for this one."""
+    return hashlib.blake2b(fig.to_json().encode(), digest_size=16).hexdigest()
+
+
+def _make(fig: go.Figure, name: str, fmt: str) -> None:
+    """A click on PNG / SVG (its callback, before the page reruns): the file, or why there is none."""
+    made = st.session_state.setdefault(MADE_KEY, {})
+    with st.spinner(f"Making the {FORMAT_LABELS[fmt]} …"):
+        try:
+            made[(name, fmt)] = (_digest(fig), export.figure_bytes(fig, fmt))
+        except (export.ExportTimeout, export.ExportUnavailable) as err:
+            made.pop((name, fmt), None)
+            st.session_state.setdefault(FAILED_KEY, {})[name] = str(err)
 
 
 #: Session key of the "Python code" expander's open state.

@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, quantile, scaleColour, similarityLook }
+import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, plotlyChanges, quantile, scaleColour,
+         similarityLook }
   from "../../kernelviz/components/plot/plot.js";
 
 const DECISION = { lo: -3, hi: 3, top: 253, undefined: 255 };
@@ -116,4 +117,21 @@ test("more than two classes: each class tinted as the figure's discrete heatmap,
   assert.deepEqual([...look.lines[1].codes], [0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0]);
   const paths = contourPaths(look.lines[1].codes, 6, 2, 0.5, 255);
   assert.deepEqual(paths.map((p) => p.map((q) => q.x)), [[1.5, 1.5], [3.5, 3.5]].map((xs) => xs));
+});
+
+test("plotly.js's private fields the component reads are named when they change", () => {
+  const svg = (hover) => ({ querySelector: (s) => (hover && s === ".hoverlayer" ? {} : null) });
+  const layers = [svg(false), svg(false), svg(true)];
+  const container = { querySelectorAll: () => layers };
+  const root = (axis) => ({
+    _fullLayout: { width: 800, height: 400, xaxis: axis }, _fullData: [],
+    querySelector: (s) => (s === ".svg-container" ? container : null),
+  });
+  const axis = { _offset: 50, _length: 300, l2p: (v) => v * 10 };
+  assert.deepEqual(plotlyChanges(root(axis)), []);
+  assert.deepEqual(plotlyChanges(root({ ...axis, _offset: undefined })), ["_fullLayout.xaxis._offset / _length"]);
+  assert.deepEqual(plotlyChanges(root({ _offset: 50, _length: 300 })), ["_fullLayout.xaxis.l2p"]);
+  layers.pop();
+  layers.pop();
+  assert.deepEqual(plotlyChanges(root(axis)), ["svg.main-svg layers"]);
 });

@@ -61,6 +61,49 @@ function selectedPoints(event) {
   });
 }
 
+// ---------------------------------------------------------------------------- Plotly's private fields
+//
+// plotly.js has no public API for where it drew a subplot or for its layers. All this component
+// reads of plotly.js's internals is here: the drawn layout (`gd._fullLayout`: its size, fonts and
+// colours, each axis's pixel offset and length and its data → pixel map `l2p`), the drawn traces
+// (`gd._fullData`: which are visible) and the order of the SVG layers in `.svg-container`.
+// `plotlyChanges(root)` lists what is not as expected, by name; the component says so on the page
+// (the points and the live preview would be drawn in the wrong place), and a browser test checks
+// that the list is empty on the app's figures, so an upgrade of Streamlit's plotly.js that moves
+// one of them fails loudly (pyproject.toml pins the Streamlit that was tested).
+
+const PLOTLY = {
+  layout: (root) => root._fullLayout,
+  traces: (root) => root._fullData,
+  // {offset, length, toPixel(value)} of the axis a trace refers to ("x", "y2" …), or null
+  axis(full, ref) {
+    const axis = full && full[`${ref[0]}axis${ref.slice(1)}`];
+    if (!axis || typeof axis.l2p !== "function") return null;
+    return { offset: axis._offset, length: axis._length, toPixel: (value) => axis._offset + axis.l2p(value) };
+  },
+  // Plotly's SVGs in their container: the drawing first, the hover layer last
+  layers(root) {
+    const container = root.querySelector(".svg-container");
+    const svgs = container ? [...container.querySelectorAll(":scope > svg.main-svg")] : [];
+    return { container, drawing: svgs[0] || null, hover: svgs.length > 1 ? svgs[svgs.length - 1] : null };
+  },
+};
+
+function plotlyChanges(root) {
+  const changes = [];
+  const full = PLOTLY.layout(root);
+  if (!full || !(full.width > 0) || !(full.height > 0)) changes.push("_fullLayout.width / height");
+  if (!Array.isArray(PLOTLY.traces(root))) changes.push("_fullData");
+  const axis = full && full.xaxis;
+  if (!axis || typeof axis.l2p !== "function") changes.push("_fullLayout.xaxis.l2p");
+  if (!axis || !Number.isFinite(axis._offset) || !(axis._length > 0)) changes.push("_fullLayout.xaxis._offset / _length");
+  const { container, drawing, hover } = PLOTLY.layers(root);
+  if (!container) changes.push(".svg-container");
+  if (!drawing || !hover || drawing === hover) changes.push("svg.main-svg layers");
+  if (hover && !hover.querySelector(".hoverlayer")) changes.push(".hoverlayer in the last svg.main-svg");
+  return changes;
+}
+
 // ---------------------------------------------------------------------------- points on a canvas
 
 const TYPED = { f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
@@ -151,12 +194,8 @@ function tracePath(context, symbol, x, y, r) {
   context.closePath();
 }
 
-function axisOf(fullLayout, ref) {
-  return fullLayout[`${ref[0]}axis${ref.slice(1)}`];
-}
-
 function pointsCanvas(view) {
-  const container = view.root.querySelector(".svg-container");
+  const { container, hover } = PLOTLY.layers(view.root);
   if (!container) return null;
   let canvas = view.canvas;
   if (!canvas) {
@@ -165,9 +204,7 @@ function pointsCanvas(view) {
     view.canvas = canvas;
   }
   if (canvas.parentNode !== container) {
-    // above the plot's drawing, below the hover layer (the last of Plotly's SVGs)
-    const svgs = container.querySelectorAll(":scope > svg.main-svg");
-    container.insertBefore(canvas, svgs.length > 1 ? svgs[svgs.length - 1] : null);
+    container.insertBefore(canvas, hover);  // above the plot's drawing, below the hover layer
   }
   return canvas;
 }
@@ -175,8 +212,8 @@ function pointsCanvas(view) {
 // Paint every visible layer's points where Plotly would have drawn them, and keep their pixel
 // positions for hover and click.
 function drawPoints(view) {
-  const full = view.root._fullLayout;
-  const fullData = view.root._fullData;
+  const full = PLOTLY.layout(view.root);
+  const fullData = PLOTLY.traces(view.root);
   if (!view.layers.length) {
     if (view.canvas) view.canvas.remove();
     return;
@@ -188,8 +225,8 @@ function drawPoints(view) {
   for (const layer of view.layers) {
     layer.px = null;
     const trace = fullData[layer.index];
-    const xa = axisOf(full, layer.xaxis);
-    const ya = axisOf(full, layer.yaxis);
+    const xa = PLOTLY.axis(full, layer.xaxis);
+    const ya = PLOTLY.axis(full, layer.yaxis);
     if (!trace || trace.visible !== true || !xa || !ya) continue;
     const n = Math.min(layer.x.length, layer.y.length);
     // while the live preview shows other values, the support vectors (of the figure's values) are faint
@@ -198,7 +235,7 @@ function drawPoints(view) {
     layer.py = new Float64Array(n);
     context.save();
     context.beginPath();
-    context.rect(xa._offset, ya._offset, xa._length, ya._length);
+    context.rect(xa.offset, ya.offset, xa.length, ya.length);
     context.clip();
     for (let i = 0; i < n; i += 1) {
       const x = Number(layer.x[i]);
@@ -207,8 +244,8 @@ function drawPoints(view) {
         layer.px[i] = NaN;
         continue;
       }
-      const px = xa._offset + xa.l2p(x);
-      const py = ya._offset + ya.l2p(y);
+      const px = xa.toPixel(x);
+      const py = ya.toPixel(y);
       layer.px[i] = px;
       layer.py[i] = py;
       let symbol = String(pick(layer.symbol, i, "circle"));
@@ -526,21 +563,20 @@ function fitCanvas(canvas, full) {
 }
 
 function fieldCanvas(view) {
-  const container = view.root.querySelector(".svg-container");
+  const { container, drawing } = PLOTLY.layers(view.root);
   if (!container) return null;
   if (!view.fieldCanvas) {
     view.fieldCanvas = document.createElement("canvas");
     view.fieldCanvas.className = "kv-plot-field";
   }
   // right above Plotly's drawing (the first of its SVGs), under its titles, the points and the hover layer
-  const drawing = container.querySelector(":scope > svg.main-svg");
   if (view.fieldCanvas.previousSibling !== drawing) container.insertBefore(view.fieldCanvas, drawing ? drawing.nextSibling : null);
   return view.fieldCanvas;
 }
 
 function paintLive(view) {
   const live = view.live;
-  const full = view.root._fullLayout;
+  const full = PLOTLY.layout(view.root);
   if (!live || !full) return;
   const started = performance.now();
   const canvas = fieldCanvas(view);
@@ -592,10 +628,10 @@ function previewNote(view) {
 }
 
 function plotArea(full, ref) {
-  const xa = axisOf(full, ref.xaxis);
-  const ya = axisOf(full, ref.yaxis);
-  if (!xa || !ya || !xa._length || !ya._length) return null;
-  return { xa, ya, left: xa._offset, top: ya._offset, width: xa._length, height: ya._length };
+  const xa = PLOTLY.axis(full, ref.xaxis);
+  const ya = PLOTLY.axis(full, ref.yaxis);
+  if (!xa || !ya || !xa.length || !ya.length) return null;
+  return { xa, ya, left: xa.offset, top: ya.offset, width: xa.length, height: ya.length };
 }
 
 function badge(context, full, area, text) {
@@ -779,7 +815,7 @@ function paintPanel(view, context, area, kernel, where, traces) {
   const size = nx * ny;
   const codes = kernel.fields[where.axis].subarray(where.index * size, (where.index + 1) * size);
   if (!traces || !traces.field) return;
-  const behind = background(view.root._fullLayout);
+  const behind = background(PLOTLY.layout(view.root));
   let look;
   if (lattice.kind === "similarity") {
     look = similarityLook(codec, traces, codes, kernel.scales[where.axis][where.index],
@@ -789,8 +825,8 @@ function paintPanel(view, context, area, kernel, where, traces) {
   }
   const dx = (lattice.x_range[1] - lattice.x_range[0]) / (nx - 1);
   const dy = (lattice.y_range[1] - lattice.y_range[0]) / (ny - 1);
-  const toX = (gx) => area.left + area.xa.l2p(lattice.x_range[0] + gx * dx);
-  const toY = (gy) => area.top + area.ya.l2p(lattice.y_range[0] + gy * dy);
+  const toX = (gx) => area.xa.toPixel(lattice.x_range[0] + gx * dx);
+  const toY = (gy) => area.ya.toPixel(lattice.y_range[0] + gy * dy);
   context.save();
   context.beginPath();
   context.rect(area.left, area.top, area.width, area.height);
@@ -915,8 +951,8 @@ function strokeTrace(context, trace, area) {
   if (!n || trace.visible === false) return;
   context.beginPath();
   for (let i = 0; i < n; i += 1) {
-    const px = area.left + area.xa.l2p(Number(trace.x[i]));
-    const py = area.top + area.ya.l2p(Number(trace.y[i]));
+    const px = area.xa.toPixel(Number(trace.x[i]));
+    const py = area.ya.toPixel(Number(trace.y[i]));
     if (i) context.lineTo(px, py);
     else context.moveTo(px, py);
   }
@@ -946,11 +982,21 @@ function createView(parent) {
   // would only draw it all again.
   view.resize = new ResizeObserver(([entry]) => {
     const width = Math.round(entry.contentRect.width);
-    if (!window.Plotly || !root._fullLayout || width === 0 || width === root._fullLayout.width) return;
+    const full = PLOTLY.layout(root);
+    if (!window.Plotly || !full || width === 0 || width === full.width) return;
     window.Plotly.Plots.resize(root);
   });
   view.resize.observe(root);
   return view;
+}
+
+function showChanges(view, changes) {
+  const note = document.createElement("p");
+  note.className = "kv-plot-error";
+  note.textContent = `This Streamlit's plotly.js has changed (${changes.join(", ")}): the points and the live `
+    + "preview may be drawn in the wrong place. kernelviz is tested with the Streamlit its pyproject.toml names.";
+  view.root.parentNode.insertBefore(note, view.root);
+  console.error(note.textContent);
 }
 
 function showError(view, message) {
@@ -1000,6 +1046,9 @@ export default function (component) {
           view.setStateValue("selection", { revision: view.payload.revision, points });
         });
         drawPoints(view);  // the first afterplot came before the listener
+        const changes = plotlyChanges(view.root);
+        view.root._kvPlotlyChanges = changes;  // for tests: what of plotly.js's internals is not as expected
+        if (changes.length) showChanges(view, changes);
       }
       paintLive(view);  // the new figure's own values, or still the sliders' where a drag goes on
     });
@@ -1016,4 +1065,4 @@ export default function (component) {
 }
 
 // The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
-export { classLook, contourPaths, dashOf, decisionLook, niceStep, quantile, codeHistogram, scaleColour, similarityLook };
+export { classLook, contourPaths, dashOf, decisionLook, plotlyChanges, niceStep, quantile, codeHistogram, scaleColour, similarityLook };
