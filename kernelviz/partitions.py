@@ -325,9 +325,13 @@ class Partition(BaseEstimator):
         out = np.empty((n, self.n_components_))
         for k in range(self.n_components_):
             L = linalg.cholesky(self.covariances_[k], lower=True)
-            z = linalg.solve_triangular(L, (X - self.means_[k]).T, lower=True)
+            # whitened by one matrix product with L⁻¹ (d × d): a triangular solve against all n points
+            # ran as LAPACK's many small steps, and with two threads on a busy machine made the RWM
+            # Gram up to 2.9× rbf_kernel (bench_kernels.py); the product is one BLAS call
+            L_inv = linalg.solve_triangular(L, np.eye(d), lower=True)
+            z = (X - self.means_[k]) @ L_inv.T
             log_det = 2.0 * np.log(np.diag(L)).sum()
-            out[:, k] = np.log(self.weights_[k]) - 0.5 * (d * np.log(2 * np.pi) + log_det + (z**2).sum(axis=0))
+            out[:, k] = np.log(self.weights_[k]) - 0.5 * (d * np.log(2 * np.pi) + log_det + (z**2).sum(axis=1))
         return out
 
     def predict(self, X):

@@ -14,6 +14,7 @@ import io
 import math
 import os
 import re
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,22 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 """Largest file :func:`read` accepts (parsing 50 MB of text already takes seconds)."""
 
 
-SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"
+def _find_sample_dir() -> Path:
+    """The folder of the bundled samples, in an installed wheel and in a checkout alike.
+
+    The files live in the project's top-level ``sample_data/``. A wheel carries them as
+    package data, ``kernelviz/data/sample_data/`` (setup.py copies them there), found with
+    importlib.resources; a source checkout or an editable install has no such folder in
+    the package and uses the checkout's own ``sample_data/``.
+    """
+    packaged = resources.files(__package__).joinpath("sample_data")
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parents[2] / "sample_data"
+
+
+SAMPLE_DIR = _find_sample_dir()
+"""Where :func:`load` reads the bundled samples (see :func:`_find_sample_dir`)."""
 
 _LIBSVM_PAIR = re.compile(r"^\d+:")
 _DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
@@ -98,7 +114,7 @@ SAMPLES = {
         "feature_names": ["variance", "skewness", "curtosis", "entropy"],
     },
 }
-"""Bundled samples: short name -> file in ``sample_data/``, a one-line description and
+"""Bundled samples: short name -> file in :data:`SAMPLE_DIR`, a one-line description and
 the feature names. Provenance and licences are in ``sample_data/README.md``."""
 
 
