@@ -37,6 +37,12 @@ code 0 — beyond d ≈ 0.24), where d keeps 254 steps over the whole field at e
 
 With more than two classes a decision field is the class libsvm's one-vs-one vote predicts in
 each cell, its index among the training classes as the code (as the committed panel draws it).
+
+Models (:class:`Model`: SCM, MCPM, MPM, KFD, KNDA, CKSVMNDA, mkRBF) are previewed from their
+own panel function, :func:`kernelviz.views.model_panel`, at each lattice value — the figure's
+numbers, by the figure's code. A model's f has its own scale (an SVM's saturates at ±1 … ±3, a
+discriminant's may be 10⁻³ or 10³): a model without margins stores f / scale, the scale being the
+95th percentile of |f| the figure saturates its tints at, so that the codes span the tints.
 """
 
 from __future__ import annotations
@@ -386,8 +392,9 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
     ----------
     lattice : Lattice
         From :meth:`Lattice.decision`: the kernels, grid and axes.
-    kernels : mapping of name → fitted kernel
-        As the app fits them (:func:`kernelviz.views.fit_kernel`), at any γ.
+    kernels : mapping of name → fitted kernel or :class:`Model`
+        As the app fits them (:func:`kernelviz.views.fit_kernel`), at any γ; a model's panel is
+        its own (:func:`kernelviz.views.model_panel`).
     prep : kernelviz.views.Prepared
         The SVM trains on its training points; the grid is mapped to model space.
     cancel : threading.Event, optional
@@ -410,12 +417,23 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
     if len(classes) != lattice.classes:
         raise ValueError(f"The lattice was made for {lattice.classes} classes, but the training points hold "
                          f"{len(classes)}: make it with classes=training_classes(prep).")
+    svms = {name: kernels[name] for name in lattice.names if not isinstance(kernels[name], Model)}
+    models = {name: kernels[name] for name in lattice.names if isinstance(kernels[name], Model)}
     grid_model = prep.to_model(lattice.grid.points)
-    if len(classes) > 2:
-        yield from _class_fields(lattice, kernels, prep, grid_model, cancel)
-        return
+    # the kernels first: an SVM's fields take milliseconds each, a model's fit may take a second
+    yield from (_class_fields if len(classes) > 2 else _binary_fields)(lattice, svms, prep, grid_model, cancel)
+    for name, model in models.items():
+        if cancel is not None and cancel.is_set():
+            return
+        yield from _model_fields(lattice, name, model, prep, cancel)
+
+
+def _binary_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared, grid_model: np.ndarray,
+                   cancel: threading.Event | None) -> Iterator[Field | Failure]:
+    """:func:`decision_fields` of SVMs on two classes: f itself (see the module notes)."""
+    y_train = prep.y[prep.train]
     codec = lattice.codec
-    for name in lattice.names:
+    for name in kernels:
         todo = {axis: [i for i in range(len(values)) if not lattice.has(name, axis, i)]
                 for axis, values in lattice.axes.items()}
         if not any(todo.values()):
@@ -441,6 +459,59 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
             yield Failure(name, _failure_sentence(err))
 
 
+@dataclass(frozen=True)
+class Model:
+    """A model of ``kv.models`` in a decision lattice, with the settings its panel takes besides γ and C."""
+
+    name: str
+    seed: int
+    log_eta: float = -4.0
+    unit_kernel: str = "rbf-ppk"
+
+    def panel(self, prep: kvviews.Prepared, grid: fg.Grid, log_gamma: float, log_C: float) -> fg.BoundaryPanel:
+        return kvviews.model_panel(self.name, prep, grid, log_gamma, log_C, self.seed, self.log_eta, self.unit_kernel)
+
+    def takes(self, setting: str) -> bool:
+        """Whether the model's fit depends on ``setting`` ("gamma" or "C")."""
+        return setting in kv.models.MODELS[self.name][0]().get_params()
+
+
+def panel_codes(panel: fg.BoundaryPanel, grid: fg.Grid) -> tuple[np.ndarray, float]:
+    """A decision panel's field as a lattice stores it: (codes, scale) — class indices, f (an SVM's,
+    which saturates within ±3) or f / scale (a model without margins, see the module notes)."""
+    values = np.asarray(panel.values)
+    if panel.multiclass:
+        return grid.reshape(values.astype(np.uint8)), 1.0
+    scale = 1.0
+    if not panel.margins:
+        finite = np.abs(values[np.isfinite(values)])
+        spread = float(np.percentile(finite, 95)) if finite.size else 0.0
+        scale = spread if spread > 0 else 1.0
+    return grid.reshape(CODECS["decision"].encode(values / scale)), scale
+
+
+def _model_fields(lattice: Lattice, name: str, model: Model, prep: kvviews.Prepared,
+                  cancel: threading.Event | None) -> Iterator[Field | Failure]:
+    """A model's decision fields over both axes, each from its own panel function; along an axis
+    the model does not take (MPM has no C), one fit serves every value."""
+    try:
+        for axis, setting in (("log_gamma", "gamma"), ("log_C", "C")):
+            todo = [i for i in range(len(lattice.axes[axis])) if not lattice.has(name, axis, i)]
+            same = None
+            for i in todo:
+                if cancel is not None and cancel.is_set():
+                    return
+                if same is None or model.takes(setting):
+                    value = lattice.axes[axis][i]
+                    log_gamma, log_C = (value, lattice.log_C) if axis == "log_gamma" else (lattice.log_gamma, value)
+                    if not model.takes(setting):  # at the lattice's own values: the figure's fit
+                        log_gamma, log_C = lattice.log_gamma, lattice.log_C
+                    same = panel_codes(model.panel(prep, lattice.grid, log_gamma, log_C), lattice.grid)
+                yield Field(name, axis, i, *same)
+    except ValueError as err:
+        yield Failure(name, _failure_sentence(err))
+
+
 def training_classes(prep: kvviews.Prepared) -> int:
     """How many classes the SVMs of a decision lattice train on."""
     return len(np.unique(prep.y[prep.train]))
@@ -461,7 +532,7 @@ def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews
         labels = _svm.predict(clf, grid_against(clf.support_))
         return lattice.grid.reshape(np.searchsorted(classes, labels).astype(np.uint8))
 
-    for name in lattice.names:
+    for name in kernels:
         todo = {axis: [i for i in range(len(values)) if not lattice.has(name, axis, i)]
                 for axis, values in lattice.axes.items()}
         if not any(todo.values()):

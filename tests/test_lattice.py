@@ -435,3 +435,34 @@ def test_a_background_job_cancelled_while_it_waits_computes_nothing(small):
     job.result(timeout=5)  # the wait ends at the cancel, not after 30 s
     assert job.done and job.error is None
     assert not any(lattice.filled[key].any() for key in lattice.filled)
+
+
+@pytest.mark.parametrize("name", ["mkRBF", "MPM", "KFD"])
+def test_a_models_fields_are_its_own_panels_at_each_lattice_value(small, name):
+    """A model previews from the function that draws its panel (kernelviz.views.model_panel): at every
+    lattice value the codes are that panel's f (an SVM model's) or f over the scale its tints saturate
+    at (a model without margins: KFD's f is nowhere near ±3); along an axis the model does not take
+    (MPM and KFD have no C) the field is the figure's own."""
+    kernels, prep, grid = small
+    model = kvlattice.Model(name, seed=0)
+    lattice = kvlattice.Lattice.decision(["rbf", name], grid, log_gamma=0.0, log_C=0.0, step=2.0)
+    for item in kvlattice.decision_fields(lattice, {"rbf": kernels["rbf"], name: model}, prep):
+        lattice.add(item)
+    assert lattice.complete and not lattice.failed
+    for axis in ("log_gamma", "log_C"):
+        for index, value in enumerate(lattice.axes[axis]):
+            log_gamma, log_C = (value, 0.0) if axis == "log_gamma" else (0.0, value)
+            if not model.takes("C"):
+                log_C = 0.0
+            panel = kvviews.model_panel(name, prep, grid, log_gamma, log_C, 0)
+            codes, scale = lattice.codes[(name, axis)][index], lattice.scales[(name, axis)][index]
+            expected, expected_scale = kvlattice.panel_codes(panel, grid)
+            assert scale == pytest.approx(expected_scale)
+            np.testing.assert_array_equal(codes, expected)
+            f = np.asarray(panel.values)
+            decoded = lattice.codec.decode(codes).ravel() * scale
+            nonzero = f != 0
+            assert np.mean(np.sign(decoded[nonzero]) == np.sign(f[nonzero])) >= 0.999
+    if not model.takes("C"):
+        first = lattice.codes[(name, "log_C")][0]
+        assert all(np.array_equal(first, codes) for codes in lattice.codes[(name, "log_C")])

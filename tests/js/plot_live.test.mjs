@@ -135,3 +135,19 @@ test("plotly.js's private fields the component reads are named when they change"
   layers.pop();
   assert.deepEqual(plotlyChanges(root(axis)), ["svg.main-svg layers"]);
 });
+
+test("a model without margins: codes of f / scale, tints saturating at its own 95th percentile", () => {
+  const field = { colorscale: [[0, "#000000"], [0.5, "#808080"], [1, "#ffffff"]] };
+  const scale = 0.002;  // a discriminant's f: thousandths
+  const codes = new Uint8Array(100).map((_, i) => encode(DECISION, (i - 50) / 50));  // f / scale over [−1, 1)
+  const levels = [{ type: "contour", contours: { start: 0, end: 0, size: 1, coloring: "none" }, line: { color: "black", width: 2.6 } }];
+  const look = decisionLook(DECISION, { field, levels }, codes, scale, false);
+  assert.equal(look.lines[0].code, 126.5);  // f = 0 is still between codes 126 and 127
+  // the limit is ~0.95 × scale, not 1: f = scale is beyond it (saturated), f = scale / 2 about half way
+  assert.equal(look.table[encode(DECISION, 1) * 4], 255);
+  const half = look.table[encode(DECISION, 0.5) * 4];
+  assert.ok(half > 185 && half < 200, String(half));
+  // with margins (an SVM) the same codes would saturate only beyond f = 1, i.e. never here
+  const svm = decisionLook(DECISION, { field, levels }, codes, scale, true);
+  assert.ok(svm.table[encode(DECISION, 1) * 4] < 140);
+});

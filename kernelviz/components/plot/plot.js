@@ -599,7 +599,7 @@ function paintLive(view) {
         badge(context, full, area, kernel && kernel.failed ? "updates on release" : "preview not ready: updates on release");
         continue;
       }
-      paintPanel(view, context, area, kernel, where, live.traces.get(panel.name));
+      paintPanel(view, context, area, panel, kernel, where, live.traces.get(panel.name));
     }
     for (const panel of live.held) {
       const area = plotArea(full, panel);
@@ -740,17 +740,22 @@ function levelsOf(contours) {
   return levels;
 }
 
-function decisionLook(codec, traces, codes) {
-  const value = (code) => codec.lo + (code + 0.5) * (codec.hi - codec.lo) / (codec.top + 1);
+// A field of f (codes of f / scale: a model without margins stores its f over its own scale,
+// kernelviz.lattice.panel_codes); `margins`: the panel is an SVM's, whose f = ±1 means something.
+function decisionLook(codec, traces, codes, scale = 1, margins = true) {
+  const step = (codec.hi - codec.lo) / (codec.top + 1);
+  const value = (code) => (codec.lo + (code + 0.5) * step) * scale;
   // kernelviz.figures._binary_regions: tints saturate at the 95th percentile of |f|, within [1, 3]
-  const spread = quantile(codeHistogram(codes, codec.undefined), (code) => Math.abs(value(code)), 0.95);
-  const limit = Math.min(Math.max(Number.isFinite(spread) ? spread : 1, 1), 3);
+  // for an SVM, as it is for the other models
+  const found = quantile(codeHistogram(codes, codec.undefined), (code) => Math.abs(value(code)), 0.95);
+  const spread = Number.isFinite(found) ? found : 1;
+  const limit = margins ? Math.min(Math.max(spread, 1), 3) : Math.max(spread, 1e-12);
   const table = new Uint8ClampedArray(256 * 4);
   for (let code = 0; code <= codec.top; code += 1) {
     const colour = scaleColour(traces.field.colorscale, Math.min(Math.max((value(code) + limit) / (2 * limit), 0), 1));
     table.set([...colour, 255], code * 4);
   }
-  const toCode = (f) => (f - codec.lo) / ((codec.hi - codec.lo) / (codec.top + 1)) - 0.5;
+  const toCode = (f) => (f / scale - codec.lo) / step - 0.5;
   const lines = traces.levels.flatMap((trace) => levelsOf(trace.contours).map((f) => ({
     code: toCode(f), colour: trace.line.color, width: trace.line.width, dash: trace.line.dash })));
   return { table, lines };
@@ -809,7 +814,7 @@ function similarityLook(codec, traces, codes, scale, gamma, behind) {
   return { table, lines };
 }
 
-function paintPanel(view, context, area, kernel, where, traces) {
+function paintPanel(view, context, area, panel, kernel, where, traces) {
   const { lattice } = view.live;
   const { nx, ny, codec } = lattice;
   const size = nx * ny;
@@ -821,7 +826,8 @@ function paintPanel(view, context, area, kernel, where, traces) {
     look = similarityLook(codec, traces, codes, kernel.scales[where.axis][where.index],
                           10 ** lattice.axes[where.axis][where.index], behind);
   } else {
-    look = lattice.classes > 2 ? classLook(traces, codes, lattice.classes) : decisionLook(codec, traces, codes);
+    look = lattice.classes > 2 ? classLook(traces, codes, lattice.classes)
+      : decisionLook(codec, traces, codes, kernel.scales[where.axis][where.index], panel.margins !== false);
   }
   const dx = (lattice.x_range[1] - lattice.x_range[0]) / (nx - 1);
   const dy = (lattice.y_range[1] - lattice.y_range[0]) / (ny - 1);
