@@ -266,7 +266,8 @@ def commit_ab(other: Path, rounds: int = 3) -> dict:
                     page = browser.new_page(viewport={"width": 1440, "height": 900})
                     page.set_default_timeout(300_000)
                     page.goto(f"{url}/?view=boundaries&log_gamma=1")
-                    page.locator(ld.READY).wait_for()
+                    # an older checkout's helpers name the scrub row's live state instead
+                    page.locator(getattr(ld, "READY", None) or f'{ld.SCRUB}[data-state="live"]').wait_for()
                     page.wait_for_selector(ld.IDLE)
                     out[name].append(statistics.median(ld.commit_gamma_step(page, expected, key)
                                                        for key, expected in COMMIT_STEPS))

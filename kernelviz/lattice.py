@@ -48,6 +48,7 @@ discriminant's may be 10⁻³ or 10³): a model without margins stores f / scale
 from __future__ import annotations
 
 import threading
+import uuid
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping, Sequence
 
@@ -171,6 +172,8 @@ class Lattice:
     scales: dict = field(default_factory=dict)
     failed: dict = field(default_factory=dict)
     filled: dict = field(default_factory=dict)
+    #: Names this lattice among all others (with what is ready, :meth:`to_browser`'s ``id``).
+    uid: str = field(default_factory=lambda: uuid.uuid4().hex, compare=False)
 
     @classmethod
     def decision(cls, names: Sequence[str], grid: fg.Grid, log_gamma: float, log_C: float,
@@ -261,7 +264,10 @@ class Lattice:
                 "fields": {axis: self.codes[(name, axis)] for axis in self.axes} if ready else None,
                 "scales": {axis: [float(v) for v in self.scales[(name, axis)]] for axis in self.axes} if ready else None,
             })
+        ready = ",".join(k["name"] for k in kernels if k["fields"] is not None or k["failed"])
         return {
+            # what the browser has if it has this id: the same lattice with the same kernels ready
+            "id": f"{self.uid}:{ready}",
             "kind": self.kind, "nx": len(self.grid.xs), "ny": len(self.grid.ys),
             "x_range": [float(self.grid.xs[0]), float(self.grid.xs[-1])],
             "y_range": [float(self.grid.ys[0]), float(self.grid.ys[-1])],

@@ -590,3 +590,30 @@ def test_in_every_lesson_step_the_preview_at_the_figures_values_has_the_figures_
         assert agree >= 0.999, (panel["name"], agree)
         compared += 1
     assert compared or all(p["name"] in lattice.failed for p in preview["panels"])
+
+
+def test_a_lattice_the_browser_has_goes_without_its_bytes():
+    """A committed step's message was ~1.6 MB, ~1 MB of it the lattice the browser already had."""
+    at = make_app(view="boundaries")
+    finish_jobs(at)
+    at.run()
+
+    def sent() -> tuple[dict, bytes]:
+        (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.plot"
+                      and kvplot.unpack(e.proto.bytes)["live"]]
+        return kvplot.unpack(element.proto.bytes)["live"], element.proto.bytes
+
+    whole, data = sent()
+    assert not whole["lattice"].get("sent") and all(k["fields"] is not None for k in whole["lattice"]["kernels"])
+    at.run()  # the same lattice again: its id alone
+    again, smaller = sent()
+    assert again["lattice"]["sent"] and again["lattice"]["id"] == whole["lattice"]["id"]
+    assert all(k["fields"] is None for k in again["lattice"]["kernels"])
+    lattice_bytes = sum(job.lattice.codes[key].nbytes for job in lattice_jobs(at).values() for key in job.lattice.codes)
+    assert len(data) - len(smaller) >= lattice_bytes
+    at.session_state["log_gamma"] = 0.5  # a commit: the figure is new, the lattice is still the one sent
+    at.run()
+    assert live_data(at)["lattice"]["sent"]
+    finish_jobs(at)
+    at.run()  # the new values' lattice: sent whole
+    assert not live_data(at)["lattice"].get("sent") and live_data(at)["lattice"]["id"] != whole["lattice"]["id"]

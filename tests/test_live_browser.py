@@ -264,3 +264,20 @@ def test_cancel_keeps_the_finished_cells_and_the_page_usable(server, page):
     page.wait_for_selector(live_drag.IDLE)
     live_drag.title_contains(page, "incomplete")
     assert page.get_by_role("button", name="Run grid search").count() == 1
+
+
+def test_a_lattice_sent_by_its_id_alone_is_asked_for_whole_when_the_page_lacks_it(server, page):
+    """A run sends a lattice the page already has by its id alone; a page that lost it (its module
+    loaded again) asks for it, and the next run sends it whole: the preview still works."""
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    page.locator(live_drag.READY).wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    page.locator(".kv-plot").first.evaluate("(root) => root._kvForgetLattices()")
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("r")  # a run of the same values: the same lattice, sent by its id alone …
+    page.locator('.kv-live[data-ready="false"]').wait_for()  # … which the page lacks: it asks
+    page.locator(live_drag.READY).wait_for()  # and the next run sends it whole
+    page.wait_for_selector(live_drag.IDLE)
+    live_drag.drag(page, "log_gamma", [13, 14])
+    assert all(live_drag.panel_pixels(page))
+    live_drag.release(page)

@@ -98,12 +98,14 @@ def _renderer(name: str = COMPONENT_NAME):
 IMAGE_BUTTON = "toImage"
 
 
+#: Session key: per chart key, the id of the lattice last sent to it (see :func:`plot`).
+LATTICES_SENT_KEY = "_kv_lattices_sent"
 #: Bytes of a payload's header length (unsigned, little-endian): see :func:`payload`.
 _LENGTH = struct.Struct("<I")
 
 
 def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: bool = False,
-            live: dict | None = None) -> bytes:
+            live: dict | None = None, lattice_sent: bool = False) -> bytes:
     """What the browser receives: the figure (``{"data", "layout"}``), its config, plotly.js's chunk
     and, with ``live``, the lattice its panels are repainted from while a slider moves.
 
@@ -112,6 +114,10 @@ def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: b
     is ~1 MB and goes with every run of the page: as JSON it would be serialised twice in Python
     (once more to hash it), parsed in the browser and, as base64, decoded there; as bytes the
     browser takes each field as a view of the payload, with no copy.
+
+    ``lattice_sent``: the browser has this very lattice (its ``id``) already; the payload then
+    carries its header without the fields, and no body — a committed step's message was ~1.6 MB,
+    ~1 MB of it the same lattice again.
     """
     revision = str((figure.get("layout") or {}).get("datarevision", ""))
     if points_on_canvas:
@@ -121,7 +127,10 @@ def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: b
     header = {"figure": figure, "config": config, "plotly": plotly_chunk(), "selectable": selectable,
               "revision": revision, "canvas": points_on_canvas, "live": None}
     body: list[bytes] = []
-    if live is not None:
+    if live is not None and lattice_sent:
+        kernels = [{**kernel, "fields": None} for kernel in live["lattice"]["kernels"]]
+        header["live"] = {**live, "lattice": {**live["lattice"], "kernels": kernels, "sent": True}}
+    elif live is not None:
         offset, kernels = 0, []
         for kernel in live["lattice"]["kernels"]:
             if kernel["fields"] is not None:
@@ -144,7 +153,7 @@ def unpack(data: bytes) -> dict:
     header = orjson.loads(data[_LENGTH.size:_LENGTH.size + length])
     body = memoryview(data)[_LENGTH.size + length:]
     for kernel in (header["live"] or {"lattice": {"kernels": []}})["lattice"]["kernels"]:
-        if kernel["fields"] is not None:
+        if kernel.get("fields") is not None:
             kernel["fields"] = {axis: np.frombuffer(body[offset:offset + size], dtype=np.uint8)
                                 for axis, (offset, size) in kernel["fields"].items()}
     return header
@@ -162,16 +171,25 @@ def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool
     """
     import streamlit as st
 
-    data = payload(figure, config=config or {}, selectable=selectable, points_on_canvas=points_on_canvas, live=live)
+    # The lattice each chart's browser side was last sent (plot.js keeps the latest ones, across
+    # remounts): the same one again goes without its bytes.
+    sent = st.session_state.setdefault(LATTICES_SENT_KEY, {})
+    lattice_id = live["lattice"]["id"] if live else None
+    data = payload(figure, config=config or {}, selectable=selectable, points_on_canvas=points_on_canvas, live=live,
+                   lattice_sent=lattice_id is not None and sent.get(key) == lattice_id)
+    sent[key] = lattice_id
 
     def committed() -> None:
         value = (st.session_state.get(key) or {}).get("commit")
         if value is not None and on_commit is not None:
             on_commit(value)
 
+    def missing() -> None:  # the browser did not have it after all (a reloaded module): send it whole
+        sent.pop(key, None)
+
     # a callback for "selection" makes it a state key the browser may set (its click reruns the page)
     result = _renderer()(key=key, data=data, default={"selection": None}, on_selection_change=lambda: None,
-                         on_commit_change=committed)
+                         on_commit_change=committed, on_lattice_missing_change=missing)
     return {"selection": {"points": current_points(result.get("selection"), figure)}}
 
 

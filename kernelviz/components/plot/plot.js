@@ -402,6 +402,13 @@ function canvasSelection(view, event) {
 // contours and the lines that do not depend on γ or C (the Gaussians' ellipses). The points stay
 // as drawn; the support vectors, those of the figure's values, turn faint until the release.
 
+// The latest lattices this page received, by id, their fields views of the payloads they came in:
+// a run that sends the same lattice again sends its id alone (kernelviz.components.plot.plot),
+// also to a chart mounted anew (a view switched away and back). A few MB at most.
+const LATTICES = new Map();
+const LATTICES_KEPT = 3;
+let missingAsked = 0;
+
 const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
 const FAINT = 0.2;
 const LIVE_AXES = ["log_gamma", "log_C"];
@@ -502,23 +509,28 @@ function updateLive(view, live, figure) {
   if (!view.controls) createControls(view);
   view.live = live;
   view.root._kvLive = live;  // for tests: the panels that preview, and where
+  view.root._kvForgetLattices = () => LATTICES.clear();  // for tests: as after a reload of this module
   view.controls.hidden = !live || live.locked.length >= Object.keys(live.lattice.axes).length;
   if (!live) {
     if (view.fieldCanvas) view.fieldCanvas.remove();
     view.dimmed = false;
     return;
   }
-  const { lattice } = live;
-  const size = lattice.nx * lattice.ny;
-  const body = view.body;
-  for (const kernel of lattice.kernels) {
-    if (!kernel.fields) continue;
-    for (const axis of Object.keys(kernel.fields)) {
-      const [offset, length] = kernel.fields[axis];
-      kernel.fields[axis] = body.subarray(offset, offset + length);
-      if (length !== size * lattice.axes[axis].length) throw new Error(`the ${kernel.name} lattice has the wrong size`);
+  if (live.lattice.sent) {
+    const kept = LATTICES.get(live.lattice.id);
+    if (kept) live.lattice = kept;
+    else {  // not here after all (a reloaded module): ask for it, and preview nothing meanwhile
+      for (const kernel of live.lattice.kernels) kernel.fields = null;
+      live.lattice.complete = false;
+      if (view.setStateValue) view.setStateValue("lattice_missing", { id: live.lattice.id, ask: ++missingAsked });
     }
+  } else {
+    unpackLattice(live.lattice, view.body);
+    LATTICES.delete(live.lattice.id);
+    LATTICES.set(live.lattice.id, live.lattice);
+    while (LATTICES.size > LATTICES_KEPT) LATTICES.delete(LATTICES.keys().next().value);
   }
+  const { lattice } = live;
   // every kernel's lattice is there (or failed): what tests and benchmarks wait for
   view.controls.dataset.ready = String(Boolean(lattice.complete));
   live.traces = new Map([...live.panels, ...live.held].map((p) => [p.name, panelTraces(figure, p)]));
@@ -534,6 +546,19 @@ function updateLive(view, live, figure) {
       input.value = String(view.index[axis]);
     }
     showValue(view, axis);
+  }
+}
+
+// Each kernel's fields from their [offset, size] spans into views of the payload's body.
+function unpackLattice(lattice, body) {
+  const size = lattice.nx * lattice.ny;
+  for (const kernel of lattice.kernels) {
+    if (!kernel.fields) continue;
+    for (const axis of Object.keys(kernel.fields)) {
+      const [offset, length] = kernel.fields[axis];
+      if (length !== size * lattice.axes[axis].length) throw new Error(`the ${kernel.name} lattice has the wrong size`);
+      kernel.fields[axis] = body.subarray(offset, offset + length);
+    }
   }
 }
 
