@@ -291,3 +291,14 @@ def test_plotly_js_is_loaded_on_a_page_without_charts_and_its_loader_takes_no_ro
     loader = page.locator(f".st-key-{plot.LOADER_KEY}")
     assert loader.count() == 1 and loader.evaluate("(el) => getComputedStyle(el).display") == "none"
     assert errors == []
+
+
+def test_a_field_shared_by_several_traces_is_sent_once():
+    """A boundary panel's heatmap and its two contours carry the same f: three copies were ~0.4 of the
+    figure's ~0.66 MB on every committed step."""
+    z = {"dtype": "f8", "bdata": "AAAAAAAA8D8AAAAAAAAAQA==", "shape": "1, 2"}
+    figure = {"data": [{"type": "heatmap", "z": z}, {"type": "contour", "z": dict(z)},
+                       {"type": "contour", "z": {**z, "bdata": "AAAAAAAACEAAAAAAAAAQQA=="}}], "layout": {}}
+    data = plot.payload(figure, config={}, selectable=False)
+    assert data.count(z["bdata"].encode()) == 1
+    assert plot.unpack(data)["figure"] == figure

@@ -124,7 +124,7 @@ def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: b
         removed = list(config.get("modeBarButtonsToRemove") or [])
         if IMAGE_BUTTON not in removed:
             config = {**config, "modeBarButtonsToRemove": [*removed, IMAGE_BUTTON]}
-    header = {"figure": figure, "config": config, "plotly": plotly_chunk(), "selectable": selectable,
+    header = {"figure": _shared_z(figure), "config": config, "plotly": plotly_chunk(), "selectable": selectable,
               "revision": revision, "canvas": points_on_canvas, "live": None}
     body: list[bytes] = []
     if live is not None and lattice_sent:
@@ -147,10 +147,44 @@ def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: b
     return b"".join([_LENGTH.pack(len(text)), text, *body])
 
 
+#: A trace's ``z`` that is an earlier trace's: ``{SAME_Z: index of that trace}`` (see :func:`_shared_z`).
+SAME_Z = "kv_same_z_as"
+
+
+def _shared_z(figure: dict) -> dict:
+    """``figure`` with each ``z`` that repeats an earlier trace's replaced by a reference to it.
+
+    A boundary panel's heatmap and its two contour traces (f = 0, the margins) carry the same
+    field: sent once, the four-panel figure is ~0.25 MB instead of ~0.66 MB, which the server
+    writes and the browser parses and decodes on every committed step. plot.js (and
+    :func:`unpack`) put the same array back in each place.
+    """
+    data = figure.get("data")
+    if not data:
+        return figure
+    seen: dict = {}
+    shared = []
+    for index, trace in enumerate(data):
+        z = trace.get("z") if isinstance(trace, dict) else None
+        if isinstance(z, dict) and isinstance(z.get("bdata"), str):
+            fingerprint = (z["bdata"], z.get("dtype"), z.get("shape"))
+            if fingerprint in seen:
+                trace = {**trace, "z": {SAME_Z: seen[fingerprint]}}
+            else:
+                seen[fingerprint] = index
+        shared.append(trace)
+    return {**figure, "data": shared}
+
+
 def unpack(data: bytes) -> dict:
-    """The header of a :func:`payload`, each lattice field as a flat uint8 array (what the browser reads)."""
+    """The header of a :func:`payload`, each lattice field as a flat uint8 array and each shared ``z``
+    in its places again (what the browser reads)."""
     (length,) = _LENGTH.unpack_from(data)
     header = orjson.loads(data[_LENGTH.size:_LENGTH.size + length])
+    traces = (header.get("figure") or {}).get("data") or []
+    for trace in traces:
+        if isinstance(trace.get("z"), dict) and SAME_Z in trace["z"]:
+            trace["z"] = traces[trace["z"][SAME_Z]]["z"]
     body = memoryview(data)[_LENGTH.size + length:]
     for kernel in (header["live"] or {"lattice": {"kernels": []}})["lattice"]["kernels"]:
         if kernel.get("fields") is not None:

@@ -26,6 +26,7 @@
 // the nearest point as the selected one.
 
 const VIEWS = new WeakMap();
+const SAME_Z = "kv_same_z_as";
 let plotlyLoading = null;
 
 function loadPlotly(file) {
@@ -49,6 +50,11 @@ function decode(data) {
   const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
   const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
   const payload = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length)));
+  // a z sent once for the traces that share it (kernelviz.components.plot._shared_z): the same array in each
+  const traces = (payload.figure && payload.figure.data) || [];
+  for (const trace of traces) {
+    if (trace.z && typeof trace.z === "object" && SAME_Z in trace.z) trace.z = traces[trace.z[SAME_Z]].z;
+  }
   return { payload, body: bytes.subarray(4 + length) };
 }
 
