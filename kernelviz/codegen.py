@@ -86,7 +86,7 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
         raise ValueError(f"{settings['source'].capitalize()} data cannot be written into code: pass the name of the "
                          "CSV file the script should read (kernelviz.codegen.data_download makes it).")
     blocks = [_header(settings, data_file), _data(settings, data_file)]
-    if view in ("partition", "kernel") or any(name in kvviews.PARTITION_KERNELS for name in settings["kernels"]):
+    if view in ("partition", "kernel") or any(registry.kernel(name).uses_partition for name in settings["kernels"]):
         blocks.append(_partition(settings))
     blocks.append(_BODIES[view](settings))
     return "\n\n".join(blocks) + "\n"

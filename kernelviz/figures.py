@@ -34,10 +34,6 @@ CLASS_SYMBOLS = ("circle", "cross", "diamond", "square", "triangle-up", "star", 
 UNLABELED_COLOR = "#B5B5B5"
 CLUSTER_COLORS = ("#8DD3C7", "#FFED6F", "#BEBADA", "#FB8072", "#80B1D3", "#FDB462", "#B3DE69",
                   "#FCCDE5", "#BC80BD", "#CCEBC5", "#D9D9D9", "#FFFFB3")
-KERNEL_COLORS = {
-    "rbf": "#4C4C4C", "mrbf": "#0072B2", "ckrbf": "#D55E00", "ckrbf-radial": "#E69F00",
-    "gmm": "#009E73", "rwm": "#CC79A7", "lap": "#56B4E9", "lppk": "#8C564B", "rbf-ppk": "#7F3C8D",
-}
 FONT = dict(family="Source Sans Pro, Helvetica, Arial, sans-serif", size=14)
 
 
@@ -47,7 +43,10 @@ def kernel_label(name: str) -> str:
 
 
 def kernel_color(name: str, index: int = 0) -> str:
-    return KERNEL_COLORS.get(name, CLASS_COLORS[index % len(CLASS_COLORS)])
+    """A kernel's colour (its row in ``kernelviz.registry``); anything else, e.g. a model, takes the
+    ``index``-th class colour."""
+    facts = registry.KERNELS.get(name)
+    return facts.color if facts is not None else CLASS_COLORS[index % len(CLASS_COLORS)]
 
 
 class NamedClasses(tuple):

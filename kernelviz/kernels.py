@@ -38,6 +38,7 @@ from sklearn.neighbors import kneighbors_graph
 
 from . import _cluster_pairs as _pairs
 from . import partitions as _partitions
+from . import registry as _registry
 from ._chunks import apply_in_chunks  # noqa: F401 -- public name kv.kernels.apply_in_chunks (DESIGN.md)
 from ._cluster_pairs import LOG_MAX as _LOG_MAX
 from ._cluster_pairs import OVERFLOW_MESSAGE as _OVERFLOW_MESSAGE
@@ -99,8 +100,13 @@ class Kernel(BaseEstimator):
     """
 
     name = "kernel"
-    gamma_convertible = True
     needs_fit = True
+
+    @property
+    def gamma_convertible(self) -> bool:
+        """Whether K = n ⊙ exp(−γ D), so that :meth:`gamma_family` exists: the kernel's row in
+        ``kernelviz.registry.KERNELS`` says (one place for every fact about a kernel)."""
+        return _registry.KERNELS[self.name].gamma_convertible
 
     def __init__(self, *, gamma=1.0):
         self.gamma = gamma
@@ -408,13 +414,6 @@ class _ClusterCovarianceKernel(Kernel):
         X, Y, same = self._prepare(X, Y)
         cx, cy = self._clusters(X, Y, same)
         return _pairs.gram(X, Y, cx, cy, self._centers, self._tables, self.log_norm_, gamma, same)
-
-    @property
-    def log_scale_(self):
-        """0.0, kept for ``app.scale_sentence``, which multiplies ``describe()``'s normaliser
-        range by ``exp(log_scale_)``: that range is the paper's under either scale now, so
-        there is nothing to multiply back (the unit scale is no longer one constant)."""
-        return 0.0
 
     def describe(self):
         """The paper's normaliser det(Σx+Σy)^(−½) over cluster pairs ("normaliser min/max",
@@ -763,7 +762,6 @@ class Laplacian(_MixedAttributeKernel):
     """
 
     name = "lap"
-    gamma_convertible = False
 
     def __init__(self, *, gamma=1.0, n_neighbors=7, laplacian_power=1, lap_ratio=1.0, normalized_laplacian=False,
                  categorical=(), categorical_coding="codes", continuous_weight=1.0, categorical_weight=1.0):
@@ -1080,7 +1078,6 @@ class LPPK(_UnitKernel):
     """
 
     name = "lppk"
-    gamma_convertible = False
     needs_fit = False
 
     def _bandwidth(self, gamma):
@@ -1132,23 +1129,14 @@ class RBFPPK(_UnitKernel):
         return {**super().describe(), "point bandwidth": self.bandwidth_}
 
 
-# ----------------------------------------------------------------------------- registry
-_REGISTRY = {
-    "rbf": RBF,
-    "mrbf": MahalanobisRBF,
-    "ckrbf": CkRBF,
-    "ckrbf-radial": CkRBFRadial,
-    "gmm": GMMDistance,
-    "rwm": RWM,
-    "lap": Laplacian,
-    "lppk": LPPK,
-    "rbf-ppk": RBFPPK,
-}
+# ----------------------------------------------------------------------------- by name
+_CLASSES = {cls.name: cls for cls in (RBF, MahalanobisRBF, CkRBF, CkRBFRadial, GMMDistance, RWM, Laplacian, LPPK,
+                                     RBFPPK)}
 
 
 def names():
-    """Names of every kernel, in the order the app lists them."""
-    return list(_REGISTRY)
+    """Names of every kernel, in the order the app lists them (``kernelviz.registry.KERNELS``)."""
+    return list(_registry.KERNELS)
 
 
 def parameters(name):
@@ -1157,10 +1145,8 @@ def parameters(name):
 
 
 def _kernel_class(name):
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"Unknown kernel {name!r}; choose one of {', '.join(_REGISTRY)}.") from None
+    _registry.kernel(name)  # a ValueError naming the kernels for any other name
+    return _CLASSES[name]
 
 
 def make(name, **params):

@@ -290,22 +290,17 @@ def worst_case_bound(name: str) -> Callable[[Results], str]:
     return explain
 
 
-#: Kernels positive semi-definite on any points by a theorem: inner products of Gaussians (RBF, Mahalanobis
-#: RBF, CkRBF and its radial variant, LPPK) and an RBF of a distance in LPPK's feature space (RBF-PPK). For
-#: the others (GMM distance, RWM, LAP) the app promises nothing and the Kernel matrix view looks.
-PSD_BY_THEOREM = frozenset({"rbf", "mrbf", "ckrbf", "ckrbf-radial", "lppk", "rbf-ppk"})
-
-
 def psd_verdict(name: str) -> Callable[[Results], str]:
     """An ``explain`` reading the Kernel matrix view's verdict on a kernel's positive semi-definiteness
-    (and, when the view finds it PSD, whether a theorem said so beforehand: :data:`PSD_BY_THEOREM`)."""
+    (and, when the view finds it PSD, whether a theorem said so beforehand: the kernel's ``psd_proven``
+    in ``kernelviz.registry``)."""
 
     def explain(results: Results) -> str:
         smallest = _measure(results, name, "min_eigenvalue")
         if _value(results, name, "psd"):
             found = (f"{kernel_label(name)}'s Gram matrix has no negative eigenvalue beyond rounding (smallest "
                      f"{smallest:.2g})")
-            if name in PSD_BY_THEOREM:
+            if registry.kernel(name).psd_proven:
                 return f"{found}, as a theorem guarantees: it is positive semi-definite on any points."
             return f"{found}: positive semi-definite on these points, though no theorem promises it."
         count = _measure(results, name, "negative_eigenvalues")

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import views
+from kernelviz import registry, views
 
 __all__ = ["STAGES", "DataSpec", "PartitionSpec", "KernelSpec", "GridSpec", "load", "prepare", "fit_partition",
            "fit_kernel", "grid_search"]
@@ -147,8 +147,9 @@ class KernelSpec:
 
     @classmethod
     def from_settings(cls, name: str, values: Mapping[str, Any]) -> KernelSpec:
-        return cls(name, PartitionSpec.from_settings(values) if name in views.PARTITION_KERNELS else None,
-                   values["normalize"] if name in views.SCALED_KERNELS else None)
+        facts = registry.kernel(name)
+        return cls(name, PartitionSpec.from_settings(values) if facts.uses_partition else None,
+                   values["normalize"] if facts.has_scale else None)
 
 
 def fit_kernel(spec: KernelSpec, prep: views.Prepared, partition):

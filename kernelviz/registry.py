@@ -7,10 +7,15 @@ from these dicts (their keys are the allowed values), the sidebar takes its labe
 from them, and ``kernelviz.figures`` titles its panels with the same labels, so a kernel is
 called the same everywhere.
 
-The keys must agree with the backend's own lists (``kv.kernels.names()``,
-``kv.models.MODELS``, ``kv.data.SCALINGS``, ``kv.data.SELECTIONS``,
-``kv.partitions.METHODS``); a test checks that they do. Nothing here imports the backend,
-so the first page does not wait for scikit-learn.
+A kernel's row (:class:`KernelFacts`) also holds every fact about it that more than one module
+reads — its colour, Theory entry, whether it uses the partition, has the CkRBF scale, is
+γ-convertible, is proven positive semi-definite; its keys are the kernels' names, in the app's
+order (``kv.kernels.names()`` reads them), and :func:`kernel` looks a row up by name.
+
+The other keys must agree with the backend's own lists (``kv.models.MODELS``,
+``kv.data.SCALINGS``, ``kv.data.SELECTIONS``, ``kv.partitions.METHODS``); a test checks that
+they do. Nothing here imports anything, so every layer may read it and the first page does not
+wait for scikit-learn.
 """
 
 from __future__ import annotations
@@ -32,18 +37,95 @@ class Choice:
     phrase: str = ""
 
 
-KERNELS: dict[str, Choice] = {
-    "rbf": Choice("RBF", "Round Gaussians of one size everywhere: the yardstick that ignores where the data lie."),
-    "mrbf": Choice("Mahalanobis RBF", "One Gaussian shaped like the whole data set's covariance."),
-    "ckrbf": Choice("CkRBF", "Each point borrows the covariance of its own cluster (the partition's)."),
-    "ckrbf-radial": Choice("CkRBF (radial)", "CkRBF with round cluster Gaussians: each keeps its average spread."),
-    "gmm": Choice("GMM distance", "Mahalanobis distances of every mixture component, weighted by the components' "
-                                  "sizes."),
-    "rwm": Choice("RWM", "Mahalanobis distances weighted by how responsible each component is for the two points."),
-    "lap": Choice("Laplacian (LAP)", "The Laplacian SVM as a kernel: RBF deformed by a nearest-neighbour graph of "
-                                     "all points."),
-    "lppk": Choice("LPPK", "Probability product kernel: points blurred into small Gaussians, compared by overlap."),
-    "rbf-ppk": Choice("RBF-PPK", "An RBF kernel on the distance between Gaussians in the LPPK feature space."),
+@dataclass(frozen=True, kw_only=True)
+class KernelFacts(Choice):
+    """A kernel's row: how the app names it (a :class:`Choice`) and every fact about it that more
+    than one module reads, so that no two of them can disagree about a kernel.
+
+    ``color`` draws its curves; ``formula`` (LaTeX) and ``explanation`` (Markdown) are its entry in
+    the Theory view. ``uses_partition``: it measures with the partition of the Partition view
+    (the pipeline fits that partition for it); ``has_scale``: it follows the CkRBF scale switch
+    (``normalize``, "paper" or "unit"); ``gamma_convertible``: K = n ⊙ exp(−γ D), so one D serves
+    every γ (``kv.kernels.Kernel.gamma_convertible`` reads it); ``psd_proven``: a theorem makes it
+    positive semi-definite on any points (docs/MATH.md §7; LAP's holds in exact arithmetic).
+    """
+
+    color: str
+    formula: str
+    explanation: str
+    uses_partition: bool = False
+    has_scale: bool = False
+    gamma_convertible: bool = True
+    psd_proven: bool = False
+
+
+KERNELS: dict[str, KernelFacts] = {
+    "rbf": KernelFacts(
+        label="RBF",
+        help="Round Gaussians of one size everywhere: the yardstick that ignores where the data lie.",
+        color="#4C4C4C", psd_proven=True,
+        formula=r"k(x,y)=\exp\!\left(-\gamma\,\lVert x-y\rVert^2\right)",
+        explanation=("Every point becomes a round Gaussian of the same size; two points are similar when their "
+                     "Gaussians overlap. It ignores where the data lie — the yardstick for everything below.")),
+    "mrbf": KernelFacts(
+        label="Mahalanobis RBF",
+        help="One Gaussian shaped like the whole data set's covariance.",
+        color="#0072B2", psd_proven=True,
+        formula=r"k(x,y)=\exp\!\left(-\gamma\,(x-y)^\top\Sigma^{-1}(x-y)\right),\quad \Sigma=\operatorname{cov}(X)",
+        explanation=("The same Gaussian everywhere, but shaped like the whole data set: distances are measured in "
+                     "units of the data's spread along each direction.")),
+    "ckrbf": KernelFacts(
+        label="CkRBF",
+        help="Each point borrows the covariance of its own cluster (the partition's).",
+        color="#D55E00", uses_partition=True, has_scale=True, psd_proven=True,
+        formula=r"k(x,y)=\det(\Sigma_x+\Sigma_y)^{-1/2}\exp\!\left(-\gamma\,(x-y)^\top(\Sigma_x+\Sigma_y)^{-1}(x-y)\right)",
+        explanation=("Each point borrows the covariance Σₓ of its own cluster, so a point in a long thin cluster "
+                     "becomes a long thin Gaussian. The kernel is (up to a constant) the overlap integral of the "
+                     "two points' Gaussians — which is why it is always positive semi-definite, whatever the "
+                     "clustering.")),
+    "ckrbf-radial": KernelFacts(
+        label="CkRBF (radial)",
+        help="CkRBF with round cluster Gaussians: each keeps its average spread.",
+        color="#E69F00", uses_partition=True, has_scale=True, psd_proven=True,
+        formula=r"k(x,y)=(\sigma_x^2+\sigma_y^2)^{-d/2}\exp\!\left(-\gamma\,\frac{\lVert x-y\rVert^2}{\sigma_x^2+\sigma_y^2}\right)",
+        explanation=("CkRBF with round cluster Gaussians: each cluster keeps only its average spread σ² = "
+                     "trace(Σ)/d. The power d/2 on the normaliser is what keeps it an overlap of Gaussians.")),
+    "gmm": KernelFacts(
+        label="GMM distance",
+        help="Mahalanobis distances of every mixture component, weighted by the components' sizes.",
+        color="#009E73", uses_partition=True,
+        formula=r"k(x,y)=\exp\!\left(-\gamma\,\Delta_{\mathrm{GMM}}(x,y)^2\right),\ \Delta_{\mathrm{GMM}}=\sum_k \pi_k\sqrt{(x-y)^\top\Sigma_k^{-1}(x-y)}",
+        explanation=("A mixture model of all points (labeled or not) supplies several Gaussians; the distance is "
+                     "the average of their Mahalanobis distances, weighted by how big each component is.")),
+    "rwm": KernelFacts(
+        label="RWM",
+        help="Mahalanobis distances weighted by how responsible each component is for the two points.",
+        color="#CC79A7", uses_partition=True,
+        formula=r"k(x,y)=\exp\!\left(-\gamma\,\Delta_{\mathrm{RWM}}(x,y)^2\right),\ \Delta_{\mathrm{RWM}}=\sum_k \tfrac12\big(\rho(x,k)+\rho(y,k)\big)\sqrt{(x-y)^\top\Sigma_k^{-1}(x-y)}",
+        explanation=("Like the GMM distance, but each component counts as much as it is responsible for the two "
+                     "points compared: distances are measured with the Gaussians the points actually belong to. Not "
+                     "proven positive semi-definite — the Kernel matrix view shows its smallest eigenvalue.")),
+    "lap": KernelFacts(
+        label="Laplacian (LAP)",
+        help="The Laplacian SVM as a kernel: RBF deformed by a nearest-neighbour graph of all points.",
+        color="#56B4E9", gamma_convertible=False, psd_proven=True,
+        formula=r"\tilde k(x,z)=k(x,z)-k_x^\top\,(I+M K_{ZZ})^{-1} M\,k_z,\quad M=\tfrac{\gamma_I}{\gamma_A}L^p",
+        explanation=("The Laplacian SVM written as a kernel: an RBF kernel deformed by a nearest-neighbour graph "
+                     "over all points, so that points joined by a path through dense regions become more similar.")),
+    "lppk": KernelFacts(
+        label="LPPK",
+        help="Probability product kernel: points blurred into small Gaussians, compared by overlap.",
+        color="#8C564B", gamma_convertible=False, psd_proven=True,
+        formula=r"K(a,b)=P_aP_b\,\mathcal N\!\left(\mu_a\,\middle|\,\mu_b,\ \Sigma_a+\Sigma_b\right)",
+        explanation=("The probability product kernel compares two Gaussians directly — clusters, or points blurred "
+                     "into small Gaussians — by the integral of their product.")),
+    "rbf-ppk": KernelFacts(
+        label="RBF-PPK",
+        help="An RBF kernel on the distance between Gaussians in the LPPK feature space.",
+        color="#7F3C8D", psd_proven=True,
+        formula=r"k(a,b)=\exp\!\left(-\gamma\,\big(K(a,a)+K(b,b)-2K(a,b)\big)\right),\quad K=\text{LPPK}",
+        explanation=("An RBF kernel on the distance between two Gaussians measured in the probability-product "
+                     "feature space.")),
 }
 
 #: The classifiers of ``kv.models`` other than the plain kernel SVM (the kernels list covers that one).
@@ -133,6 +215,20 @@ VI_PRIORS: dict[str, Choice] = {
     "dirichlet_process": Choice("Dirichlet process", "Stick-breaking prior: favours few components."),
     "dirichlet_distribution": Choice("Dirichlet distribution", "A symmetric prior over the components' weights."),
 }
+
+
+def kernel(name: str) -> KernelFacts:
+    """Kernel ``name``'s row.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a kernel's, naming the kernels there are.
+    """
+    try:
+        return KERNELS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"Unknown kernel {name!r}; choose one of {', '.join(KERNELS)}.") from None
 
 
 def label(registry: Mapping[str, Choice], name: str) -> str:

@@ -18,13 +18,9 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import _chunks, anatomy
+from kernelviz import _chunks, anatomy, registry
 from kernelviz import figures as fg
 
-#: Kernels whose definition uses the partition / mixture shown in the Partition view.
-PARTITION_KERNELS = ("ckrbf", "ckrbf-radial", "gmm", "rwm")
-#: Kernels whose value changes with the CkRBF scale switch.
-SCALED_KERNELS = ("ckrbf", "ckrbf-radial")
 #: Models of kv.models that are SVMs underneath, so their f = ±1 lines are margins.
 SVM_MODELS = ("mkRBF", "SCM", "CKSVMNDA")
 #: libsvm iteration cap for the interactive fits: a badly scaled kernel stops here instead of hanging.
@@ -489,10 +485,11 @@ def fit_partition(X: np.ndarray, method: str, n_components: int, seed: int, para
 
 def kernel_params(name: str, partition, normalize: str) -> dict:
     """The keyword arguments a kernel takes besides γ: the partition and the CkRBF scale where it uses them."""
+    facts = registry.kernel(name)
     params = {}
-    if name in PARTITION_KERNELS:
+    if facts.uses_partition:
         params["partition"] = partition
-    if name in SCALED_KERNELS:
+    if facts.has_scale:
         params["normalize"] = normalize
     return params
 
@@ -755,6 +752,26 @@ def _with_one_class_note(panel: fg.BoundaryPanel) -> fg.BoundaryPanel:
     return panel
 
 
+def accuracy_table(panels: Sequence[fg.BoundaryPanel]) -> dict[str, list]:
+    """The table under the decision boundaries, column → cells (one per panel).
+
+    A column with no value at all (no held-out or no hidden points) is left out: it would only
+    show "None"; a model without support vectors (SCM, MPM, KFD …) shows "—" in that column.
+    """
+    columns = {
+        "kernel": [fg.kernel_label(p.name) + (f" ({p.scheme})" if p.scheme else "") for p in panels],
+        "train accuracy": [p.train_accuracy for p in panels],
+        "test accuracy": [p.test_accuracy for p in panels],
+        "accuracy on hidden labels": [p.hidden_accuracy for p in panels],
+        "support vectors": [len(p.support) if p.support is not None else None for p in panels],
+        "fit (ms)": [round(1000 * p.fit_seconds, 1) for p in panels],
+    }
+    columns = {name: cells for name, cells in columns.items() if any(c is not None for c in cells)}
+    if "support vectors" in columns:
+        columns["support vectors"] = [str(c) if c is not None else "—" for c in columns["support vectors"]]
+    return columns
+
+
 # ============================================================================ similarity
 
 def kernel_diagonal(kernel, points: np.ndarray, block: int = 256) -> np.ndarray:
@@ -806,10 +823,10 @@ def similarity_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma
     dis, sim = dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)
     means = covs = None
     note = ""
-    if name in ("ckrbf", "ckrbf-radial"):
-        means, covs = kernel.partition_.means_, kernel.covariances_
-    elif name in ("gmm", "rwm"):
-        means, covs = kernel.partition_.means_, kernel.partition_.covariances_
+    if registry.kernel(name).uses_partition:
+        # CkRBF's own (regularised) cluster covariances; the mixture's for GMM and RWM
+        means = kernel.partition_.means_
+        covs = kernel.covariances_ if hasattr(kernel, "covariances_") else kernel.partition_.covariances_
     elif name == "mrbf":
         means, covs = prep.X_model.mean(axis=0, keepdims=True), np.cov(prep.X_model.T)[None]
         note = "data covariance"

@@ -82,7 +82,7 @@ def app_numbers(values: dict, upload: bytes | None = None, name: str = "my-data"
                     "means": partition.means_.tolist(),
                     "regularisation ε per component": partition.epsilons_.tolist()})
     elif view == "similarity":
-        if values["ref_x"] is None:  # app.centre_reference
+        if values["ref_x"] is None:  # the Similarity view's centre_reference
             reference = tuple(round(v, 4) for v in views.default_reference(prep))
         else:
             reference = (values["ref_x"], values["ref_y"])

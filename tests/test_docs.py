@@ -15,7 +15,7 @@ import pytest
 import kernelviz.references as refs
 
 ROOT = Path(__file__).resolve().parent.parent
-CITING = [*sorted((ROOT / "kernelviz").glob("*.py")), *sorted((ROOT / "tests").glob("*.py")),
+CITING = [*sorted((ROOT / "kernelviz").rglob("*.py")), *sorted((ROOT / "tests").glob("*.py")),
           *sorted((ROOT / "benchmarks").glob("*.py")), *sorted((ROOT / "docs").glob("*.md")),
           ROOT / "README.md", ROOT / "app.py"]
 SECTION_CITATION = re.compile(r"docs/MATH\.md §(\d+(?:\.\d+)*)")

@@ -13,7 +13,7 @@ import pytest
 from _charts import as_lists, figures
 import kernelviz as kv
 from kernelviz import figures as fg
-from kernelviz import lessons
+from kernelviz import lessons, registry
 from kernelviz import state
 from kernelviz import views
 from kernelviz.references import PAPERS
@@ -349,6 +349,17 @@ def test_psd_verdict_says_a_theorem_covers_the_gaussian_kernels_and_none_covers_
         sentence = lessons.psd_verdict(name)({name: fine})
         assert "no theorem" not in sentence and sentence.endswith("positive semi-definite on any points.")
     assert lessons.psd_verdict("rwm")({"rwm": fine}).endswith("though no theorem promises it.")
+
+
+def test_psd_verdict_says_a_theorem_covers_lap_as_docs_math_says():
+    # docs/MATH.md §4.7 and §7: with M = (γ_I/γ_A) Lᵖ positive semi-definite, LAP is the reproducing
+    # kernel of the RBF space with the graph penalty added, so PSD in exact arithmetic. The lessons'
+    # own list of theorem-PSD kernels (lessons.PSD_BY_THEOREM) left LAP out and told a learner that
+    # no theorem promises it; the kernel's row in kernelviz.registry is now the one place that says.
+    fine = {"psd": True, "negative_eigenvalues": 0, "min_eigenvalue": -3e-15}
+    sentence = lessons.psd_verdict("lap")({"lap": fine})
+    assert "no theorem" not in sentence and sentence.endswith("positive semi-definite on any points.")
+    assert [n for n, facts in registry.KERNELS.items() if not facts.psd_proven] == ["gmm", "rwm"]
 
 
 def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():

@@ -87,14 +87,14 @@ def test_a_hostile_upload_is_shown_as_inert_text_everywhere(file, columns, class
         assert "<a " not in spec and "<img" not in spec and "<script" not in spec.lower()
     for code in at.code:
         if "DATA_FILE" in code.value:
-            assert f"DATA_FILE = {file_name(file or 'upload', 'csv')!r}" in code.value  # app.uploaded's stem
+            assert f"DATA_FILE = {file_name(file or 'upload', 'csv')!r}" in code.value  # caches.uploaded's stem
 
 
-SOURCES = [Path(APP), *sorted((Path(APP).parent / "kernelviz" / "ui").glob("*.py"))]
+SOURCES = [Path(APP), *sorted((Path(APP).parent / "kernelviz" / "ui").rglob("*.py"))]
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(Path(APP).parent)))
 def test_every_downloaded_file_is_named_by_file_name_or_a_literal(source):
     """A download's name is outside text when it comes from the data: only
     ``kernelviz.outside.file_name`` (the name the code box's script reads) may build it."""

@@ -1,15 +1,16 @@
-"""One registry per concept (kernelviz.registry): its names agree with the backend, and every
-place the app names a choice takes the registry's label."""
+"""One registry per concept (kernelviz.registry): its names agree with the backend, every
+place the app names a choice takes the registry's label, and a kernel's facts (one row per
+kernel) are what the kernel does."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import kernelviz as kv
 from kernelviz import registry, state
 
 BACKEND_NAMES = {
-    "KERNELS": lambda: list(kv.kernels.names()),
     "MODELS": lambda: [name for name in kv.models.MODELS if name != "Kernel SVM"],
     "SCALINGS": lambda: list(kv.data.SCALINGS),
     "SELECTIONS": lambda: list(kv.data.SELECTIONS),
@@ -50,3 +51,55 @@ def test_figures_name_kernels_and_models_as_the_registry_does():
 def test_a_phrase_falls_back_to_the_label():
     assert registry.phrase(registry.SCALINGS, "zscore") == "z-scored"
     assert registry.phrase(registry.PARTITIONS, "gmm") == "GMM"
+
+
+def _kernel_classes(cls=kv.kernels.Kernel):
+    """Every kernel class of kv.kernels that has a name of its own (the private bases have none)."""
+    found = {}
+    for sub in cls.__subclasses__():
+        if "name" in vars(sub):
+            found[sub.name] = sub
+        found.update(_kernel_classes(sub))
+    return found
+
+
+def test_every_kernel_class_has_a_row_and_every_row_makes_its_kernel():
+    assert set(_kernel_classes()) == set(registry.KERNELS)
+    assert kv.kernels.names() == list(registry.KERNELS)
+    for name, cls in _kernel_classes().items():
+        assert type(kv.kernels.make(name)) is cls
+
+
+@pytest.mark.parametrize("name", list(registry.KERNELS))
+def test_a_kernels_facts_are_what_the_kernel_does(name):
+    facts = registry.KERNELS[name]
+    params = kv.kernels.make(name).get_params(deep=False)
+    assert facts.uses_partition == ("partition" in params)
+    assert facts.has_scale == (params.get("normalize") in kv.registry.CKRBF_SCALES)
+    assert facts.color.startswith("#") and kv.figures.kernel_color(name) == facts.color
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    kernel = kv.kernels.make(name, gamma=0.7).fit(X)
+    K = kernel(X)  # through the family or the Gram, as the row says: the other way does not exist
+    assert kernel.gamma_convertible == facts.gamma_convertible
+    if facts.gamma_convertible:
+        family = kernel.gamma_family(X)
+        np.testing.assert_allclose(family.gram(0.7), K, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(family.gram(2.0), kernel.set_params(gamma=2.0)(X), rtol=1e-10, atol=1e-12)
+    else:
+        with pytest.raises(ValueError, match="not of the form"):
+            kernel.gamma_family(X)
+    if facts.psd_proven:
+        assert kv.kernels.psd_report(K)["is_psd"], name
+
+
+def test_every_kernel_has_its_own_colour():
+    colors = [facts.color.upper() for facts in registry.KERNELS.values()]
+    assert len(set(colors)) == len(colors)
+
+
+def test_the_kernel_matrix_caption_names_the_kernels_a_theorem_makes_psd():
+    from kernelviz.ui.views import kernel_matrix
+
+    proven, unproven = kernel_matrix.psd_note().split(" are PSD by a theorem; ")
+    assert "Laplacian (LAP)" in proven and "CkRBF" in proven and "RWM" not in proven
+    assert unproven.startswith("GMM distance and RWM need not be")

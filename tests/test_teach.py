@@ -22,7 +22,7 @@ from kernelviz import state as kvstate
 from kernelviz import views
 from kernelviz.references import PAPERS
 from kernelviz.ui import anatomy as ui_anatomy
-from kernelviz.ui import lesson_grids, takeaway, teach
+from kernelviz.ui import caches, lesson_grids, takeaway, teach
 
 from test_app import APP, assert_clean, charts, unescaped
 
@@ -381,8 +381,8 @@ def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeyp
 
 def test_the_terms_section_starts_closed_and_refits_nothing_until_opened(monkeypatch):
     fits = []
-    fitted_svm = ui_anatomy.fitted_svm
-    monkeypatch.setattr(ui_anatomy, "fitted_svm", lambda *args: fits.append(args[0]) or fitted_svm(*args))
+    fitted_svm = caches.fitted_svm
+    monkeypatch.setattr(caches, "fitted_svm", lambda *args: fits.append(args[0]) or fitted_svm(*args))
     at = open_app(view="boundaries", kernels="rbf", ref_x="0.5", ref_y="0.2")
     assert_clean(at)
     assert any(e.label.startswith("The decision function taken apart") for e in at.expander)

@@ -13,7 +13,7 @@ from sklearn.svm import SVC
 
 import kernelviz as kv
 from kernelviz import figures as fg
-from kernelviz import state
+from kernelviz import registry, state
 from kernelviz import theory
 from kernelviz import views
 
@@ -141,8 +141,8 @@ def test_pf_curves_fall_from_one_at_the_worst_score():
 
 
 def test_theory_covers_every_kernel_model_and_preset():
-    assert set(theory.KERNELS) == set(kv.kernels.names())
-    assert all(formula.strip() and text.strip() for formula, text in theory.KERNELS.values())
+    assert list(registry.KERNELS) == kv.kernels.names()
+    assert all(facts.formula.strip() and facts.explanation.strip() for facts in registry.KERNELS.values())
     assert set(theory.MODELS) == set(kv.models.MODELS)
     assert all(text.strip() for text in theory.MODELS.values())
     assert [key for key, _, _ in theory.PRESETS] == [p.key for p in kv.state.PRESETS]
@@ -336,3 +336,16 @@ def test_a_model_that_predicts_one_class_everywhere_says_so():
     assert "one class on" in far.note
     near = views.model_panel("MCPM", prep, grid, -1.0, 0.0, 0)  # γ = 0.1
     assert "one class on" not in near.note and near.train_accuracy > 0.95
+
+
+def test_the_accuracy_table_leaves_out_empty_columns_and_counts_no_support_vectors_as_a_dash():
+    from types import SimpleNamespace
+
+    svm = SimpleNamespace(name="ckrbf", scheme="", train_accuracy=0.9, test_accuracy=None, hidden_accuracy=None,
+                          support=np.arange(7), fit_seconds=0.01234)
+    mpm = SimpleNamespace(name="MPM", scheme="linear", train_accuracy=0.8, test_accuracy=None, hidden_accuracy=None,
+                          support=None, fit_seconds=0.002)
+    table = views.accuracy_table([svm, mpm])
+    assert list(table) == ["kernel", "train accuracy", "support vectors", "fit (ms)"]
+    assert table["kernel"] == ["CkRBF", "MPM (linear)"]
+    assert table["support vectors"] == ["7", "—"] and table["fit (ms)"] == [12.3, 2.0]

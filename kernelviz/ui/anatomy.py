@@ -15,9 +15,9 @@ import streamlit as st
 from kernelviz import anatomy
 from kernelviz import figures as fg
 from kernelviz import views as kvviews
-from kernelviz.outside import message, plain
-from kernelviz.session import read_only
-from kernelviz.ui import takeaway
+from kernelviz.outside import plain
+from kernelviz.ui import caches, takeaway
+from kernelviz.ui.widgets import number_input
 
 #: How many terms get a bar of their own.
 TOP_TERMS = 8
@@ -25,24 +25,11 @@ TOP_TERMS = 8
 BOX_KEY = "anatomy_open"
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
-def fitted_svm(name: str, data_key: str, kernel_key: tuple, log_gamma: float, log_C: float, _kernel,
-               _prep: kvviews.Prepared):
-    """(SVC, kernel at γ) of one panel, fitted on the training points as the panel's SVM is."""
-    from kernelviz import _svm  # scikit-learn: imported by the first fit, not at the app's start
-
-    kernel = kvviews.at_gamma(_kernel, 10.0 ** log_gamma)
-    X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
-    svc = _svm.fit_svm(kernel(X_train), y_train, C=10.0 ** log_C, max_iter=kvviews.SVM_MAX_ITER)
-    return read_only(svc), kernel
-
-
-def section(prep: kvviews.Prepared, values: dict, kernels: dict, kernel_keys: dict, grid: fg.Grid,
-            number_input) -> None:
+def section(prep: kvviews.Prepared, values: dict, kernels: dict, kernel_keys: dict, grid: fg.Grid) -> None:
     """The point's terms under every kernel, and the build-up of one kernel's f.
 
     ``kernels`` maps the kernels shown to their fitted objects, ``kernel_keys`` to their cache
-    keys; ``number_input`` draws a setting's input (the app's, bounded like the setting).
+    keys (``kernelviz.ui.caches``).
 
     The section is computed and drawn only while its expander is open (opening it reruns the
     page), and it starts closed: open, every γ or C step refitted each SVM once more for the
@@ -54,8 +41,8 @@ def section(prep: kvviews.Prepared, values: dict, kernels: dict, kernel_keys: di
     X_train, y_train = prep.X_model[prep.train], prep.y[prep.train]
 
     def svm_of(name):
-        return fitted_svm(name, prep.key, kernel_keys[name], values["log_gamma"], values["log_C"], kernels[name],
-                          prep)
+        return caches.fitted_svm(name, prep.key, kernel_keys[name], values["log_gamma"], values["log_C"],
+                                 kernels[name], prep)
 
     box = st.expander("The decision function taken apart: f(x) = Σ αᵢ yᵢ k(xᵢ, x) + b", key=BOX_KEY,
                       on_change="rerun")

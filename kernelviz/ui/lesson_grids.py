@@ -23,7 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import lessons, pipeline
+from kernelviz import lessons, pipeline, registry
 from kernelviz import views as kvviews
 
 STORE = Path(__file__).with_name("lesson_grids.npz")
@@ -42,8 +42,9 @@ def store_key(name: str, values: Mapping[str, Any]) -> str | None:
         return None
     # the stages' settings in kernelviz.pipeline's order: the shipped searches' keys depend on it
     relevant = pipeline.STAGES["data"] + pipeline.STAGES["grid"]
-    relevant += pipeline.STAGES["partition"] if name in kvviews.PARTITION_KERNELS else ()
-    relevant += ("normalize",) if name in kvviews.SCALED_KERNELS else ()
+    facts = registry.kernel(name)
+    relevant += pipeline.STAGES["partition"] if facts.uses_partition else ()
+    relevant += ("normalize",) if facts.has_scale else ()
     described = [name] + [[setting, _plain(values[setting])] for setting in relevant]
     return hashlib.sha1(json.dumps(described, sort_keys=True).encode()).hexdigest()[:16]
 

@@ -1,0 +1,130 @@
+"""The app's caches: every expensive step, kept across runs and sessions, keyed by what it depends on.
+
+The keys are ``kernelviz.pipeline``'s specs (``DataSpec``, ``PartitionSpec``, ``KernelSpec``,
+``GridSpec``; a prepared data set is named by its spec's ``key``), the evaluation grid, and γ
+and C where a result depends on them: a γ change leaves every spec unchanged, so it refits no
+partition and no kernel. Arguments whose names start with ``_`` are not hashed (Streamlit's
+rule): they are the objects the key stands for.
+
+What ``st.cache_resource`` returns is one object shared by every session, so each result is made
+read-only (``kernelviz.session.read_only``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import kernelviz as kv
+from kernelviz import figures as fg
+from kernelviz import pipeline
+from kernelviz import views as kvviews
+from kernelviz.session import read_only
+from kernelviz.ui import lesson_grids
+from kernelviz.views import Prepared
+
+
+def backend_key() -> int:
+    """Changes whenever Streamlit re-imports ``kernelviz`` after a source edit, so objects
+    cached from the old modules never meet the new classes (``isinstance`` would fail)."""
+    return id(kv.partitions)
+
+
+def evaluation_grid_key(grid: fg.Grid) -> tuple:
+    """What identifies an evaluation grid for the caches: its extent and resolution."""
+    return (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1], len(grid.xs), len(grid.ys))
+
+
+# ============================================================================ data and partition
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def uploaded(digest: str, upload_name: str, _raw: bytes) -> kv.data.Dataset:
+    stem = upload_name.rsplit(".", 1)[0] or "upload"
+    return read_only(kv.data.read(_raw, name=stem))
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def prepare(spec: pipeline.DataSpec, _raw: kv.data.Dataset | None) -> Prepared:
+    return read_only(pipeline.prepare(spec, _raw))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def fit_partition(data_key: str, spec: pipeline.PartitionSpec, backend: int, _prep: Prepared):
+    return read_only(pipeline.fit_partition(spec, _prep))
+
+
+# ============================================================================ kernels
+
+@st.cache_resource(show_spinner=False, max_entries=48)
+def fitted_kernel(spec: pipeline.KernelSpec, data_key: str, backend: int, _prep: Prepared, _partition):
+    """The kernel's unsupervised part fitted on every point (labels are never used)."""
+    return read_only(pipeline.fit_kernel(spec, _prep, _partition))
+
+
+def kernel_cache_key(name: str, values: dict) -> tuple:
+    """What a kernel's fitted state and its panels depend on besides the data (so a γ change
+    reuses it): its spec, and the backend's identity."""
+    return pipeline.KernelSpec.from_settings(name, values), backend_key()
+
+
+def get_kernel(name: str, prep: Prepared, values: dict, partition):
+    """Kernel ``name`` of the settings ``values``, fitted on ``prep`` (at γ = 1: the views set γ)."""
+    spec, backend = kernel_cache_key(name, values)
+    return fitted_kernel(spec, prep.key, backend, prep, partition)
+
+
+# ============================================================================ panels at (γ, C)
+
+@st.cache_resource(show_spinner=False, max_entries=24)
+def gamma_families(name: str, data_key: str, kkey: tuple, grid_key: tuple, _kernel, _prep: Prepared, _grid_model):
+    """γ-free parts of a boundary panel's Gram matrices, computed once per data/partition:
+    a γ change then costs one ``exp`` per matrix."""
+    return read_only(kvviews.gamma_families(_kernel, _prep, _grid_model))
+
+
+@st.cache_resource(show_spinner=False, max_entries=96)
+def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float, log_C: float,
+                   _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
+    def cached_families(grid_model: np.ndarray) -> dict:
+        return gamma_families(name, data_key, kkey, grid_key, _kernel, _prep, grid_model)
+
+    return read_only(kvviews.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
+                log_eta: float, unit_kernel: str, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
+    """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ, C, η and unit kernel, on the same grid."""
+    return read_only(kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed, log_eta, unit_kernel))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float,
+                     reference: tuple, _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.SimilarityPanel:
+    return read_only(kvviews.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference))
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def fitted_svm(name: str, data_key: str, kernel_key: tuple, log_gamma: float, log_C: float, _kernel,
+               _prep: Prepared):
+    """(SVC, kernel at γ) of one panel, fitted on the training points as the panel's SVM is."""
+    from kernelviz import _svm  # scikit-learn: imported by the first fit, not at the app's start
+
+    kernel = kvviews.at_gamma(_kernel, 10.0 ** log_gamma)
+    X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
+    svc = _svm.fit_svm(kernel(X_train), y_train, C=10.0 ** log_C, max_iter=kvviews.SVM_MAX_ITER)
+    return read_only(svc), kernel
+
+
+# ============================================================================ grid searches
+
+def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
+    """What kernel ``name``'s grid search depends on: the data, the grid and the kernel's key."""
+    return (prep.key, pipeline.GridSpec.from_settings(values)) + kernel_cache_key(name, values)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def shipped_grid(name: str, key: tuple, _values: dict, _prep: Prepared, _partition):
+    """A lesson's shipped search, rebuilt once per server (its Keerthi–Lin path costs seconds)."""
+    shipped = lesson_grids.load(name, _values, _prep, _partition)
+    return None if shipped is None else read_only(shipped)

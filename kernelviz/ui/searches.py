@@ -1,0 +1,100 @@
+"""The grid searches the Grid search and P_f views show, kernel by kernel: a lesson's search
+shipped with the package, one finished in this session, one running in the background
+(``kernelviz.ui.grid_jobs``), or one waiting for its button.
+
+A search is stored in the session under ``caches.grid_key`` (the data, the grid's spec and the
+kernel's spec), so going back to settings already searched shows their results at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from kernelviz import figures as fg
+from kernelviz import pipeline
+from kernelviz import views as kvviews
+from kernelviz.outside import message, plain
+from kernelviz.ui import caches, grid_jobs, lesson_grids, session_end
+from kernelviz.ui.page import fail_and_restore, session
+from kernelviz.views import Prepared
+
+
+def start_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
+    """Grid-search ``names`` in the background (kernelviz.ui.grid_jobs): the page stays usable.
+
+    The grid's kernels use the very partition the other views show (fitted on every point).
+    """
+    grid = pipeline.GridSpec.from_settings(values)
+    params = {name: kvviews.kernel_params(name, partition, values["normalize"]) for name in names}
+    job = grid_jobs.GridJob(names, prep, np.array(grid.log_Cs), np.array(grid.log_gammas), grid.cv, grid.cv_seed,
+                            params)
+    grid_jobs.start(session_end.store(), {name: caches.grid_key(name, prep, values) for name in names}, job)
+
+
+def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, dict]:
+    """(name → finished search, name → why it failed) of the kernels searched with these settings."""
+    stored = {n: session().stored_grid(caches.grid_key(n, prep, values)) for n in names}
+    found = {n: grid for n, grid in stored.items() if grid is not None}
+    return ({n: g for n, g in found.items() if not isinstance(g, kvviews.GridFailure)},
+            {n: g for n, g in found.items() if isinstance(g, kvviews.GridFailure)})
+
+
+def check_grid_settings(prep: Prepared, values: dict) -> bool:
+    """Refuse folds the labeled points cannot fill: say why, and go back to the grid settings that worked."""
+    try:
+        kvviews.check_folds(prep, values["cv"])
+    except ValueError as err:
+        # the folds are what the labeled points cannot fill: the other grid settings stay
+        fail_and_restore("grid", ("cv",), err)
+        st.error(plain(err))
+        return False
+    session().remember_good("grid", pipeline.STAGES["grid"])
+    return True
+
+
+def take_shipped_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
+    """The lessons' searches shipped with the package (``kernelviz.ui.lesson_grids``), where the
+    settings are exactly a lesson step's: into the session's store, as if just searched."""
+    for name in names:
+        key = caches.grid_key(name, prep, values)
+        if session().stored_grid(key) is None and lesson_grids.store_key(name, values) in lesson_grids.stored_keys():
+            shipped = caches.shipped_grid(name, key, values, prep, partition)
+            if shipped is not None:
+                session().store_grid(key, shipped)
+
+
+def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
+                 draw_partial=None, run_label: str = "Run grid search") -> dict:
+    """The finished searches of ``names`` (a lesson's shipped ones included); the others run in the
+    background (their cells so far go to ``draw_partial(grids, complete=False)``) or wait for the button."""
+    if not check_grid_settings(prep, values):
+        return {}
+    take_shipped_grids(prep, values, names, partition)
+    grid_jobs.hand_over(session_end.store(), session().store_grid)
+    grids, failures = stored_grids(prep, values, names)
+    for name, reason in failures.items():
+        st.warning(message("**{label}** could not be grid-searched: {reason}", label=fg.kernel_label(name),
+                           reason=reason))
+    missing = [n for n in names if n not in grids and n not in failures]
+    if missing:
+        session_job = grid_jobs.current(session_end.store())
+        ours = session_job is not None and session_job.covers({n: caches.grid_key(n, prep, values) for n in missing})
+        if ours and session_job.running:
+            grid_jobs.show_running(session_end.store(), draw_partial or (lambda found, complete: None))
+            return {}
+        grid = pipeline.GridSpec.from_settings(values)
+        fits = len(missing) * len(grid.log_Cs) * len(grid.log_gammas) * grid.cv
+        stopped = ours and session_job.job.cancelled
+        st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: "
+                + ("the search was cancelled; " if stopped else "not searched yet with these settings ")
+                + f"({fits} SVM fits). It runs in the background: the other views stay usable.")
+        st.button(run_label, key=button_key, type="primary", on_click=start_grids,
+                  args=(prep, values, missing, partition))
+        # after a Cancel, one figure of everything that finished, marked incomplete, whether the
+        # stop fell inside a kernel's columns or between two kernels
+        kept = {**grids, **session_job.job.partial()} if stopped and draw_partial is not None else {}
+        if kept:
+            draw_partial(kept, complete=False)
+            return {}
+    return grids

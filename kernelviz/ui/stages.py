@@ -1,0 +1,98 @@
+"""The pipeline's first stages as the page runs them: the data (made from the settings, uploaded or
+drawn) and the partition, from the caches, with the last data that worked kept and a failing
+stage's settings set back (``page.fail_and_restore``)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import streamlit as st
+
+import kernelviz as kv
+from kernelviz import pipeline
+from kernelviz import views as kvviews
+from kernelviz.outside import message
+from kernelviz.ui import caches
+from kernelviz.ui.page import data_settings, fail_and_restore, session
+from kernelviz.views import NoDataYet, Prepared
+
+
+def handle_upload() -> None:
+    """Read a newly uploaded file; a bad one leaves the previous data in place."""
+    file = st.session_state.get("uploader")
+    if file is None:
+        return
+    raw = file.getvalue()
+    digest = hashlib.sha1(raw).hexdigest()
+    # the name belongs to the upload as much as the bytes: the same bytes under a new name are a new upload
+    if st.session_state.get("_upload_seen") == (digest, file.name):
+        return
+    st.session_state["_upload_seen"] = (digest, file.name)
+    try:
+        kvviews.check_upload(caches.uploaded(digest, file.name, raw), file.name)
+    except Exception as err:  # noqa: BLE001 - any failure to read a user's file is shown, never raised
+        session().flash(f"Could not use {file.name!r}: {err} The previous data are kept.")
+        return
+    st.session_state["_upload"] = (digest, file.name, raw)
+
+
+def handed_in(values: dict) -> tuple[kv.data.Dataset | None, str | None]:
+    """The data the pipeline cannot make from the settings (an upload, a drawing) and the
+    identity of their content: (None, None) for generated and bundled data."""
+    source = values["source"]
+    if source in pipeline.BUILT_SOURCES:
+        return None, None
+    if source == "upload":
+        if "_upload" not in st.session_state:
+            raise NoDataYet("No file uploaded yet: choose a CSV or LIBSVM file in the sidebar.")
+        # named by the file's name too: the caches are shared by every session, and one
+        # session uploading another's bytes under its own name must see its own name
+        digest, upload_name, raw = st.session_state["_upload"]
+        return caches.uploaded(digest, upload_name, raw), f"{digest}:{upload_name}"
+    points = np.asarray(values["points"], dtype=float)
+    return kvviews.drawn_dataset(points), hashlib.sha1(points.tobytes()).hexdigest()
+
+
+def load_prepared(values: dict) -> Prepared:
+    """The current data, prepared; on failure the last data that worked, with an error on top."""
+    try:
+        raw, identity = handed_in(values)
+        prep = caches.prepare(pipeline.DataSpec.from_settings(values, identity), raw)
+    except NoDataYet as err:
+        previous = session().last_good_data
+        if previous is None or (values["source"] == "drawn" and values["view"] == "data"):
+            raise
+        st.info(message("{err} Meanwhile the views show the previous data ({name}).", err=err,
+                        name=previous.name))
+        return previous
+    except ValueError as err:
+        fail_and_restore("data", data_settings(values), err)
+        previous = session().last_good_data
+        if previous is None:
+            raise
+        st.error(message("{err} Showing the last data that worked ({name}).", err=err,
+                         name=previous.name))
+        return previous
+    session().remember_good_data(prep)
+    session().remember_good("data", data_settings(values))
+    return prep
+
+
+def sample_note(prep: Prepared) -> str:
+    """Says, in plain words, that the views work on a sample of a large data set."""
+    return (f"Showing a stratified sample of {len(prep.y):,} of {prep.n_total:,} points (each class keeps its "
+            "share): the views build n × n matrices, which would not fit in memory for all of them. The command "
+            "line (`kernelviz grid`) and `kv.evaluation` use every point.")
+
+
+def current_partition(prep: Prepared, values: dict):
+    try:
+        with st.spinner("Fitting the partition …"):
+            part = caches.fit_partition(prep.key, pipeline.PartitionSpec.from_settings(values), caches.backend_key(),
+                                        prep)
+    except ValueError as err:
+        fail_and_restore("partition", pipeline.STAGES["partition"], err)
+        raise
+    session().remember_good("partition", pipeline.STAGES["partition"])
+    return part

@@ -1,0 +1,93 @@
+"""What several views share: panels that fail one at a time, the live preview of the scrub views,
+the points a click selected, and the check that an SVM has two classes to separate."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from kernelviz import figures as fg
+from kernelviz import views as kvviews
+from kernelviz.outside import message
+from kernelviz.ui import caches, live, takeaway, teach
+from kernelviz.ui.page import rerun_page
+from kernelviz.views import Prepared
+
+
+def require_kernels(values: dict) -> bool:
+    """Whether the settings name a kernel; if not, say where to choose one."""
+    if not values["kernels"]:
+        st.info("Choose at least one kernel in the sidebar.")
+        return False
+    return True
+
+
+def require_two_classes(prep: Prepared) -> bool:
+    train_classes = np.unique(prep.y[prep.train])
+    if len(train_classes) < 2:
+        st.info("An SVM needs labeled training points of at least two classes: label more points "
+                "(sidebar, *Labeled points*) or draw points of both classes.")
+        return False
+    return True
+
+
+def show_panels(names: list, compute, label=fg.kernel_label) -> list:
+    """Each name's panel; a name that fails gets a warning in its place, the others still show.
+
+    When every one fails there is nothing to show: a ValueError then takes the view's
+    error path (message, and the last model settings that worked).
+    """
+    panels, reasons = kvviews.each_or_reason(names, compute)
+    if names and not panels:
+        raise ValueError(" ".join(f"{label(n)}: {r}" for n, r in reasons.items()))
+    for name, reason in reasons.items():
+        st.warning(message("**{label}** is left out: {reason}", label=label(name), reason=reason))
+    return list(panels.values())
+
+
+def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, grid: fg.Grid,
+                 reference=None) -> live.Preview | None:
+    """What makes the view's figure its own live preview: the lattice of the kernels that drew a
+    panel, on the figure's own grid (kernelviz.ui.live)."""
+    names = [p.name for p in panels if p.name in values["kernels"]]
+    kernels = {name: caches.get_kernel(name, prep, values, partition) for name in names}
+    context = (prep.key, tuple((name, caches.kernel_cache_key(name, values)) for name in names),
+               caches.evaluation_grid_key(grid), reference)
+    return live.live_preview(kind, prep=prep, kernels=kernels, grid=grid, context=context,
+                             log_gamma=values["log_gamma"], log_C=values["log_C"] if kind == "decision" else None,
+                             reference=reference, axes={p.name: fg.panel_axes(i) for i, p in enumerate(panels)},
+                             locked=st.session_state.get("hide") or ())
+
+
+def scrub_chart(fig, panels, preview: live.Preview | None, key: str):
+    """A scrub view's figure, drawn as its own live preview (its sliders commit through
+    :func:`commit_live`), the open lesson's panels highlighted, with the preview's status line
+    under it: (the figure drawn, the chart's click event)."""
+    fig = teach.highlighted(fig, [p.name for p in panels])
+    event = takeaway.chart(fig, key=key, selectable=True, points_on_canvas=True,
+                           live=preview and preview.payload, on_commit=commit_live)
+    if preview:
+        preview.status()
+    return fig, event
+
+
+def commit_live(value: dict) -> None:
+    """A release of a slider above a figure: the value becomes the setting, and the view's body reruns
+    (the whole page while a lesson is open: its sentence, above the view, comes from the view's numbers)."""
+    live.commit(value)
+    if teach.lesson_open():
+        rerun_page()
+
+
+def explain_regularised(panels) -> None:
+    """Under panels whose kernel had to regularise a flat cluster: what that does to the map."""
+    if any(panel.regularised for panel in panels):
+        st.info(kvviews.REGULARISATION_EXPLANATION)
+
+
+def selected_points(event) -> list[dict]:
+    """The points of a chart selection event; Streamlit gives an attribute dict, tests a plain dict."""
+    if not event:
+        return []
+    selection = event["selection"] if "selection" in event else {}
+    return list(selection.get("points", []) or [])

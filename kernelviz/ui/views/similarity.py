@@ -1,0 +1,72 @@
+"""The Similarity view: each kernel's similarity to one reference point (×), as level curves of
+the distance inside its exponent or shaded, with the Gaussians it measures with.
+
+A scrub view: its body is the page's fragment (``page.scrub_view_body``), and the figure is its
+own live preview — the γ slider above it repaints the panels from a lattice (``kernelviz.ui.live``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from kernelviz import figures as fg
+from kernelviz import views as kvviews
+from kernelviz.ui import caches, live, takeaway
+from kernelviz.ui.page import queue_and_rerun
+from kernelviz.ui.views.shared import (explain_regularised, live_preview, require_kernels, scrub_chart, selected_points,
+                                       show_panels)
+from kernelviz.ui.widgets import choice, number_input
+from kernelviz.views import Prepared
+
+#: Cells along the longer side of the grid the kernels are evaluated on.
+SIMILARITY_RESOLUTION = 80
+
+
+def show(prep: Prepared, values: dict, partition) -> None:
+    if st.session_state.get("ref_x") is None or st.session_state.get("ref_y") is None:
+        # Their inputs are not drawn yet in this run, so they can be set directly.
+        st.session_state.update(centre_reference(prep))
+    c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+    choice("radio", "Show", "sim_mode", where=c1, horizontal=True)
+    number_input("reference x", "ref_x", where=c2, step=0.1, format="%.3f")
+    number_input("reference y", "ref_y", where=c3, step=0.1, format="%.3f")
+    if c4.button("Centre point", help="Put the reference on the data point nearest the centre."):
+        queue_and_rerun(centre_reference(prep))
+    if not require_kernels(values):
+        return
+    names = values["kernels"]
+    reference = (float(st.session_state["ref_x"]), float(st.session_state["ref_y"]))
+    grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION, extra=np.array([reference]))
+    gkey = caches.evaluation_grid_key(grid)
+
+    def panel(name):
+        kernel = caches.get_kernel(name, prep, values, partition)
+        return caches.similarity_panel(name, prep.key, caches.kernel_cache_key(name, values), gkey,
+                                       values["log_gamma"], reference, kernel, prep, grid)
+
+    with st.spinner("Evaluating the kernels around the reference point …"):
+        panels = show_panels(names, panel)
+    preview = live_preview("similarity", prep, values, partition, panels, grid, reference=reference)
+    fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
+                               classes=prep.legend_classes)
+    fig, event = scrub_chart(fig, panels, preview, key="similarity_chart")
+    explain_regularised(panels)
+    clicked = selected_points(event)
+    if clicked:
+        x, y = (live.within("ref_x", float(clicked[0][axis])) for axis in ("x", "y"))
+        if (x, y) != (round(reference[0], 4), round(reference[1], 4)):
+            queue_and_rerun({"ref_x": x, "ref_y": y})
+    st.caption(
+        "Click a point of the data to move the reference (×). Dissimilarity is the distance inside each kernel's "
+        "exponent, √(−ln(k(r,y)/√(k(r,r)k(y,y)))/γ): Euclidean for RBF, Mahalanobis for Mahalanobis RBF, "
+        "Δ for GMM and RWM; CkRBF's includes its normaliser. Kernels measure in different units, so each panel "
+        "spaces its curves for its own range (labels give the values); grey ellipses are the Gaussians "
+        "(1 Mahalanobis unit) the kernel uses.")
+    takeaway.downloads(fig, "similarity")
+
+
+def centre_reference(prep: Prepared) -> dict:
+    """The reference on the data point nearest the centre, within the coordinate inputs' bounds."""
+    rx, ry = (live.within("ref_x", v) for v in kvviews.default_reference(prep))
+    return {"ref_x": rx, "ref_y": ry}
