@@ -522,14 +522,21 @@ def test_a_scrub_view_takes_gamma_and_c_out_of_the_sidebar_and_another_view_give
     assert at.session_state["log_gamma"] == 0.5
 
 
-def test_models_alone_keep_gamma_and_c_above_their_figure_and_update_on_release():
+def test_models_preview_from_their_own_panels_beside_the_kernels():
     """MCPM's lesson step 3 draws models only: the sliders above the figure vanished with the kernels.
-    They stay; every panel keeps its picture while they move (nothing to preview) and says so."""
-    at = make_app(view="boundaries", kernels="", models="SCM")
+    Now models preview too, from the function that draws their panel, with the settings it used."""
+    at = make_app(view="boundaries", kernels="rbf", models="SCM,KFD")
     assert not at.exception
     preview = live_data(at)
-    assert preview["panels"] == [] and [p["name"] for p in preview["held"]] == ["SCM"]
-    assert not {"log_gamma", "log_C"} & set(_sidebar_sliders(at)) and not lattice_jobs(at)
+    assert [(p["name"], p["margins"]) for p in preview["panels"]] == [("rbf", True), ("SCM", True), ("KFD", False)]
+    assert preview["held"] == [] and not {"log_gamma", "log_C"} & set(_sidebar_sliders(at))
+    finish_jobs(at)
+    ((key, job),) = lattice_jobs(at).items()
+    assert job.lattice.complete and not job.lattice.failed
+    models = [k for k in key[1] if isinstance(k, tuple) and k and isinstance(k[0], kvlattice.Model)]
+    assert [m.name for m in models[0]] == ["SCM", "KFD"]
+    at.run()
+    assert all(k["fields"] is not None for k in live_data(at)["lattice"]["kernels"])
 
 
 def test_without_a_figure_the_sidebar_keeps_gamma_and_c():
@@ -559,7 +566,7 @@ def _boundary_steps():
 @pytest.mark.parametrize("lesson, step", _boundary_steps())
 def test_in_every_lesson_step_the_preview_at_the_figures_values_has_the_figures_sign(monkeypatch, lesson, step):
     """At the values the figure was drawn at, the lattice the preview paints from agrees in sign with
-    the figure's own field on ≥ 99.9 % of the cells where f ≠ 0, in every panel that previews."""
+    the figure's own field on ≥ 99.9 % of the cells where f ≠ 0, in every panel — kernels and models."""
     from kernelviz import state as kvstate
 
     # three lattice values per axis (the ends and the figure's own): the one compared, at a fraction of the cost
@@ -571,9 +578,6 @@ def test_in_every_lesson_step_the_preview_at_the_figures_values_has_the_figures_
     assert not at.exception
     preview = live_data(at)
     figure = figures(at)[-1]
-    if not preview["panels"]:  # models only: nothing to preview, the sliders still commit
-        assert preview["held"] and not lattice_jobs(at)
-        return
     finish_jobs(at)
     (job,) = [job for key, job in lattice_jobs(at).items() if key[2] == (preview["log_gamma"], preview["log_C"])]
     lattice = job.lattice
@@ -584,12 +588,17 @@ def test_in_every_lesson_step_the_preview_at_the_figures_values_has_the_figures_
             continue  # no preview: the panel keeps its picture and says "updates on release"
         (heatmap,) = [t for t in figure["data"] if t["type"] == "heatmap" and t.get("xaxis", "x") == panel["xaxis"]]
         f = np.asarray(heatmap["z"], dtype=float).ravel()
-        decoded = lattice.codec.decode(lattice.codes[(panel["name"], "log_gamma")][index]).ravel()
+        codes = lattice.codes[(panel["name"], "log_gamma")][index].ravel()
+        if lattice.classes > 2:  # class regions: the very classes
+            assert np.mean(codes == f) >= 0.999, panel["name"]
+            compared += 1
+            continue
+        decoded = lattice.codec.decode(codes)
         nonzero = f != 0
         agree = np.mean(np.sign(decoded[nonzero]) == np.sign(f[nonzero]))
         assert agree >= 0.999, (panel["name"], agree)
         compared += 1
-    assert compared or all(p["name"] in lattice.failed for p in preview["panels"])
+    assert compared == len(preview["panels"]) - len(lattice.failed) and compared
 
 
 def test_a_lattice_the_browser_has_goes_without_its_bytes():

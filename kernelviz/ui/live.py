@@ -256,8 +256,8 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
 
     Requests the session's lattice for these values (its job starts once the page is drawn).
     Sets :data:`SCRUB_SHOWN_KEY`: the app then leaves γ and C out of the sidebar, which a commit
-    does not rerun. With no kernel panel (models only) there is nothing to compute: the sliders
-    still set γ and C on release, and every panel says "updates on release" while they move.
+    does not rerun. With nothing to preview there is nothing to compute: the sliders still set γ
+    and C on release, and every panel says "updates on release" while they move.
     None (and the sidebar keeps γ and C) when the figure has no panel, or the lattice failed as a
     whole (a warning says so).
 
@@ -265,8 +265,8 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
     ----------
     kind : {"decision", "similarity"}
     prep : kernelviz.views.Prepared
-    kernels : dict of name → fitted kernel
-        The kernels whose panels preview (those the figure drew).
+    kernels : dict of name → fitted kernel or :class:`kernelviz.lattice.Model`
+        The kernels and models whose panels preview (those the figure drew).
     grid : kernelviz.figures.Grid
         The figure's own field grid: at the committed values the preview and the figure agree.
     context : hashable
@@ -276,9 +276,10 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         The committed values (``log_C`` None for a similarity lattice).
     reference : (float, float), optional
         The reference point of a similarity lattice.
-    axes : mapping of panel name → {"xaxis", "yaxis"}
-        Every panel of the figure and its subplot; those not in ``kernels`` (models, …) keep
-        their committed picture while a slider moves, and say "updates on release".
+    axes : mapping of panel name → {"xaxis", "yaxis"[, "margins"]}
+        Every panel of the figure and its subplot (and whether its f = ±1 are an SVM's margins);
+        those not in ``kernels`` keep their committed picture while a slider moves, and say
+        "updates on release".
     locked : iterable of {"log_gamma", "log_C"}
         Settings the teacher's link hides: their sliders are not drawn.
     """

@@ -47,16 +47,24 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
 
 def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, grid: fg.Grid,
                  reference=None) -> live.Preview | None:
-    """What makes the view's figure its own live preview: the lattice of the kernels that drew a
-    panel, on the figure's own grid (kernelviz.ui.live)."""
+    """What makes the view's figure its own live preview: the lattice of the kernels and models that
+    drew a panel, on the figure's own grid (kernelviz.ui.live); a model previews from its own panel
+    function with the settings it was drawn with (kernelviz.lattice.Model)."""
+    from kernelviz.lattice import Model  # the lattice imports scikit-learn: first needed here
+
     names = [p.name for p in panels if p.name in values["kernels"]]
     kernels = {name: caches.get_kernel(name, prep, values, partition) for name in names}
+    if kind == "decision":
+        kernels.update({p.name: Model(p.name, values["partition_seed"], values["log_eta"], values["unit_kernel"])
+                        for p in panels if p.name in values["models"]})
     context = (prep.key, tuple((name, caches.kernel_cache_key(name, values)) for name in names),
+               tuple(kernel for kernel in kernels.values() if isinstance(kernel, Model)),
                caches.evaluation_grid_key(grid), reference)
+    # each panel's subplot, and whether its f = ±1 are margins (an SVM's): its tints saturate otherwise
+    axes = {p.name: {**fg.panel_axes(i), "margins": getattr(p, "margins", True)} for i, p in enumerate(panels)}
     return live.live_preview(kind, prep=prep, kernels=kernels, grid=grid, context=context,
                              log_gamma=values["log_gamma"], log_C=values["log_C"] if kind == "decision" else None,
-                             reference=reference, axes={p.name: fg.panel_axes(i) for i, p in enumerate(panels)},
-                             locked=st.session_state.get("hide") or ())
+                             reference=reference, axes=axes, locked=st.session_state.get("hide") or ())
 
 
 def scrub_chart(fig, panels, preview: live.Preview | None, key: str):
