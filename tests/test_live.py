@@ -235,7 +235,8 @@ def test_boundaries_figure_is_its_own_live_preview_preparing_then_ready_with_eve
     # on the figure's own grid, and each kernel on its own panel of the figure
     (heatmap, *_) = [t for t in figures(at)[0]["data"] if t["type"] == "heatmap"]
     assert lattice["nx"] == len(heatmap["x"]) and lattice["ny"] == len(heatmap["y"])
-    assert data["panels"] == [{"name": "rbf", "xaxis": "x", "yaxis": "y"}, {"name": "ckrbf", "xaxis": "x2", "yaxis": "y2"}]
+    assert data["panels"] == [{"name": "rbf", "xaxis": "x", "yaxis": "y", "margins": True},
+                              {"name": "ckrbf", "xaxis": "x2", "yaxis": "y2", "margins": True}]
     assert data["held"] == [] and data["locked"] == []
 
 
