@@ -14,21 +14,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
 import live_drag  # noqa: E402  (a helper beside the test apps: where the drawing canvas's plot square is)
 
 from kernelviz.state import decode_points  # noqa: E402
+from test_browser import settle  # noqa: E402  (the browser tests' one wait for a page at rest)
 
 pytestmark = pytest.mark.browser
 
 FOUR_POINTS = "1_0.5_1~-1_-0.5_-1~1_1_1~-1_-1_-1"
 #: A wait that fails a test soon: what it waits for follows a click by a fraction of a second.
 SOON_MS = 15_000
-
-
-def settle(page, text: str | None = None) -> None:
-    """Wait for the expected text, then for the script run to finish."""
-    if text:
-        page.get_by_text(text, exact=False).first.wait_for()
-    page.wait_for_selector(live_drag.IDLE)
-    page.wait_for_timeout(600)
-    page.wait_for_selector(live_drag.IDLE)
 
 
 def link(page) -> dict[str, str]:
