@@ -669,13 +669,6 @@ def dissimilarity_scale(dissimilarity: np.ndarray) -> float:
     return largest if largest > 0 else 1.0
 
 
-def similarity_of(codes: np.ndarray, scale: float, gamma: float) -> np.ndarray:
-    """The normalised similarity exp(−γ d²) a similarity field's codes give (0 where d is undefined,
-    as the shaded panel clips a negative similarity to 0)."""
-    dissimilarity = CODECS["similarity"].decode(codes) * scale
-    return np.where(np.isnan(dissimilarity), 0.0, np.exp(-gamma * np.nan_to_num(dissimilarity) ** 2))
-
-
 # ============================================================================ in a background thread
 
 #: How each kind of lattice is filled.

@@ -277,7 +277,8 @@ def test_similarity_lattice_equals_the_similarity_panel(small, names):
             assert np.max(np.abs(decoded[defined] - panel.dissimilarity[defined])) <= scale * lattice.codec.step / 2 + 1e-9
             # the shaded similarity exp(−γ d²) from the same codes: exact to d's half step, through the slope 2γd·s
             gamma = 10.0 ** log_gamma
-            similarity = kvlattice.similarity_of(codes, scale, gamma)
+            # as plot.js shades it: exp(−γ d²) of the decoded d, 0 where d is undefined
+            similarity = np.where(np.isnan(decoded), 0.0, np.exp(-gamma * np.nan_to_num(decoded) ** 2))
             shaded = np.nan_to_num(panel.similarity)
             slope = 2 * gamma * panel.dissimilarity[defined] * shaded[defined]
             half = scale * lattice.codec.step / 2
