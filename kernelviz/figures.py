@@ -316,6 +316,18 @@ def _on(traces: list[dict], ref: dict) -> list[dict]:
 # ----------------------------------------------------------------------------- points
 
 
+def point_marker(index: int | None, *, size: int = 8, hollow: bool = False, opacity: float = 1.0) -> dict:
+    """The Plotly marker of a data point: of the ``index``-th class (sorted order), or unlabeled (None).
+
+    The one look of a point: the figures' traces and the drawing canvas use it.
+    """
+    if index is None:
+        return {"color": UNLABELED_COLOR, "size": max(size - 2, 4), "line": {"width": 0}, "opacity": opacity}
+    color, symbol = class_style(index)
+    return {"color": "rgba(0,0,0,0)" if hollow else color, "size": size, "symbol": symbol, "opacity": opacity,
+            "line": {"width": 1.6 if hollow else 0.8, "color": color if hollow else "white"}}
+
+
 def point_traces(X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray | None = None,
                  classes: Sequence | None = None, size: int = 8, show_legend: bool = True,
                  hovertext: Sequence[str] | None = None, name_suffix: str = "",
@@ -340,21 +352,18 @@ def point_traces(X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray |
         traces.append({
             "type": "scatter", "x": X[unlabeled, 0], "y": X[unlabeled, 1], "mode": "markers",
             "name": "unlabeled" + name_suffix, "legendgroup": "unlabeled", "showlegend": show_legend,
-            "marker": {"color": UNLABELED_COLOR, "size": max(size - 2, 4), "line": {"width": 0}, "opacity": opacity},
+            "marker": point_marker(None, size=size, opacity=opacity),
             **({"hovertext": text[unlabeled]} if text is not None else {}),
         })
     for index, label in enumerate(classes):
         mask = labeled_mask & (np.asarray(y) == label)
         if not mask.any():
             continue
-        color, symbol = class_style(index)
         traces.append({
             "type": "scatter", "x": X[mask, 0], "y": X[mask, 1], "mode": "markers",
             "name": names[label] + name_suffix, "legendgroup": f"class{label}" + name_suffix,
             "showlegend": show_legend,
-            "marker": {"color": "rgba(0,0,0,0)" if hollow else color, "size": size, "symbol": symbol,
-                       "opacity": opacity,
-                       "line": {"width": 1.6 if hollow else 0.8, "color": color if hollow else "white"}},
+            "marker": point_marker(index, size=size, hollow=hollow, opacity=opacity),
             **({"hovertext": text[mask]} if text is not None else {}),
         })
     return traces

@@ -7,9 +7,11 @@ screenshots: a temporary folder, so that a test run never changes the repository
 ``KERNELVIZ_SCREENSHOTS`` names a folder (``make screenshots`` sets it to docs/screenshots
 to refresh the README's pictures on purpose).
 
-Every test belongs to one layer, so that ``pytest -m unit`` is the fast one: ``browser`` (marked
-in its file), ``app`` (runs the app through AppTest: found from the test's own code and the
-helpers it calls) or ``unit`` (everything else). ``slow`` is orthogonal.
+Every test belongs to one layer, so that ``pytest -m unit`` is the fast one (under two minutes):
+``browser`` (marked in its file), ``app`` (runs the app through AppTest: found from the test's own
+code and the helpers it calls) or ``unit`` (everything else). A library test marked ``slow`` (a
+grid search, a hung browser waited out, a Dask cluster started) is left out of ``unit``:
+``pytest -m slow`` runs those, ``make test`` runs everything.
 """
 
 from __future__ import annotations
@@ -118,10 +120,14 @@ def page(browser):
 LAYERS = ("unit", "app", "browser")
 
 
+# What code that opens the app contains: AppTest itself, or the tests' one way to build it (tests/apptest.py).
+APP_MARKS = ("AppTest", "open_app(")
+
+
 def _runs_the_app(function, module) -> bool:
     """The test's code, or a helper of its module that it calls, builds an AppTest."""
     try:
-        if "AppTest" in inspect.getsource(function):
+        if any(mark in inspect.getsource(function) for mark in APP_MARKS):
             return True
     except (OSError, TypeError):
         return False
@@ -129,7 +135,7 @@ def _runs_the_app(function, module) -> bool:
     for helper in helpers:
         if inspect.isfunction(helper) and helper.__module__ == module.__name__:
             try:
-                if "AppTest" in inspect.getsource(helper):
+                if any(mark in inspect.getsource(helper) for mark in APP_MARKS):
                     return True
             except (OSError, TypeError):
                 continue
@@ -142,5 +148,7 @@ def pytest_collection_modifyitems(config, items):
             continue
         function = getattr(item, "function", None)
         module = getattr(item, "module", None)
-        layer = "app" if function is not None and _runs_the_app(function, module) else "unit"
-        item.add_marker(getattr(pytest.mark, layer))
+        if function is not None and _runs_the_app(function, module):
+            item.add_marker(pytest.mark.app)
+        elif not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.unit)

@@ -17,35 +17,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from _charts import click, figures
+from apptest import APP, assert_clean, open_app, unescaped
 
 import kernelviz as kv
 from kernelviz import registry
 from kernelviz import state as kvstate
-from kernelviz.outside import WORD_JOINER
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 VIEWS = kvstate.VIEWS
 CHART_VIEWS = ("data", "partition", "similarity", "boundaries", "kernel")
 # Few points and two kernels keep the per-data-set sweep short; every kernel is covered below.
 SMALL = {"gen_params": "n_samples:80", "kernels": "rbf,ckrbf", "grid_steps": "3", "cv": "2"}
-
-
-def make_app(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    return at.run()
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [unescaped(e.value) for e in at.error]
-
-
-def unescaped(text: str) -> str:
-    """What a person reads: Markdown's backslash escapes removed, the invisible word joiners
-    that keep addresses from becoming links (kernelviz.outside) too."""
-    return re.sub(r"\\(.)", r"\1", text).replace(WORD_JOINER, "")
 
 
 def charts(at: AppTest) -> list[dict]:
@@ -108,21 +89,21 @@ def sweep_views(at: AppTest) -> None:
 
 @pytest.mark.parametrize("generator", list(kv.data.GENERATORS))
 def test_every_view_renders_for_each_generator(generator):
-    at = make_app(generator=generator, **SMALL)
+    at = open_app(dict(generator=generator, **SMALL))
     assert_clean(at)
     sweep_views(at)
 
 
 @pytest.mark.parametrize("sample", list(kvstate.BY_NAME["sample"].choices()))
 def test_every_view_renders_for_each_bundled_sample(sample):
-    at = make_app(source="sample", sample=sample, kernels="rbf,ckrbf", label_how="fraction", label_fraction="0.3",
-                  grid_steps="3", cv="2")
+    at = open_app(dict(source="sample", sample=sample, kernels="rbf,ckrbf", label_how="fraction", label_fraction="0.3",
+                       grid_steps="3", cv="2"))
     assert_clean(at)
     sweep_views(at)
 
 
 def test_every_kernel_renders_in_the_kernel_views():
-    at = make_app(gen_params="n_samples:60", kernels=",".join(tuple(registry.KERNELS)), view="boundaries")
+    at = open_app(dict(gen_params="n_samples:60", kernels=",".join(tuple(registry.KERNELS)), view="boundaries"))
     assert_clean(at)
     (fig,) = charts(at)
     titles = " ".join(a["text"] for a in fig["layout"]["annotations"])
@@ -135,7 +116,8 @@ def test_every_kernel_renders_in_the_kernel_views():
 
 
 def test_every_model_gets_a_boundary_panel():
-    at = make_app(gen_params="n_samples:60", kernels="rbf", models=",".join(tuple(registry.MODELS)), view="boundaries")
+    at = open_app(dict(gen_params="n_samples:60", kernels="rbf", models=",".join(tuple(registry.MODELS)),
+                       view="boundaries"))
     assert_clean(at)
     titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
     for name in tuple(registry.MODELS):
@@ -144,8 +126,8 @@ def test_every_model_gets_a_boundary_panel():
 
 
 def test_every_model_draws_a_multiclass_boundary_on_three_classes():
-    at = make_app(gen_params="n_classes:3,n_samples:90", generator="blobs", kernels="rbf",
-                  models=",".join(tuple(registry.MODELS)), view="boundaries")
+    at = open_app(dict(gen_params="n_classes:3,n_samples:90", generator="blobs", kernels="rbf",
+                       models=",".join(tuple(registry.MODELS)), view="boundaries"))
     assert_clean(at)
     assert not at.info and not at.warning
     (fig,) = charts(at)
@@ -175,7 +157,7 @@ def _heatmap_z(fig_or_trace: dict) -> np.ndarray:
 
 
 def test_a_gamma_change_changes_the_decision_boundaries():
-    at = make_app(view="boundaries", kernels="rbf,rwm")
+    at = open_app(dict(view="boundaries", kernels="rbf,rwm"))
     before = charts(at)[0]
     at.session_state["log_gamma"] = 1.0  # what a commit of the view's γ slider does (the sidebar has none here)
     at.run()
@@ -187,7 +169,7 @@ def test_a_gamma_change_changes_the_decision_boundaries():
 
 
 def test_a_partition_change_changes_the_partition_figure():
-    at = make_app(view="partition")
+    at = open_app(dict(view="partition"))
     before = charts(at)[0]
     widget(at, "n_components").set_value(4)
     at.run()
@@ -198,7 +180,7 @@ def test_a_partition_change_changes_the_partition_figure():
 
 
 def test_the_similarity_reference_follows_a_click():
-    at = make_app(view="similarity", kernels="rbf")
+    at = open_app(dict(view="similarity", kernels="rbf"))
     fig = charts(at)[0]
     ref = next(t for t in fig["data"] if t.get("name") == "reference point")
     assert at.session_state["ref_x"] == pytest.approx(float(array(ref["x"])[0]), abs=1e-3)
@@ -227,7 +209,7 @@ def test_the_url_round_trips_every_setting_it_holds():
              "kernels": "rwm,rbf", "models": "SCM,KFD", "log_gamma": "0.5", "log_C": "1.2", "normalize": "unit",
              "ref_x": "0.25", "ref_y": "-0.5", "sim_mode": "similarity", "grid_log_C": "-1_3",
              "grid_log_gamma": "-2_2", "grid_steps": "4", "cv": "3", "cv_seed": "19"}
-    at = make_app(**query)
+    at = open_app(query)
     assert_clean(at)
     assert widget(at, "generator").value == "circles"
     assert at.session_state["log_gamma"] == 0.5  # Similarity: γ is its scrub's, not a sidebar slider
@@ -248,7 +230,7 @@ def test_the_url_round_trips_every_setting_it_holds():
         assert {k: v for k, v in _link(at).items() if k != "view"} == {k: v for k, v in query.items() if k != "view"}
     # the link written back opens the same state
     show(at, "similarity")
-    again = make_app(**_link(at))
+    again = open_app(_link(at))
     for name in kvstate.BY_NAME:
         if name != "points":
             assert again.session_state[name] == at.session_state[name], name
@@ -257,7 +239,7 @@ def test_the_url_round_trips_every_setting_it_holds():
 
 @pytest.mark.parametrize("view", ["partition", "similarity"])
 def test_a_damaged_link_opens_with_defaults_and_says_why(view):
-    at = make_app(log_gamma="abc", n_components="0", kernels="rbf,nope", ref_x="5e6", view=view)
+    at = open_app(dict(log_gamma="abc", n_components="0", kernels="rbf,nope", ref_x="5e6", view=view))
     messages = " ".join(unescaped(e.value) for e in at.error)
     for name in ("log_gamma", "n_components", "kernels", "ref_x"):
         assert f"link's {name}" in messages, (name, messages)
@@ -282,7 +264,7 @@ def test_every_numeric_widget_is_bounded_like_its_setting():
     seen = set()
     for query in ({"label_how": "fraction", "partition": "vi", "view": "similarity"},
                   {"label_how": "per_class", "view": "grid", "kernels": "rbf", "cv": "2", "models": "CKSVMNDA"}):
-        at = make_app(gen_params="n_samples:40", **query)
+        at = open_app(dict(gen_params="n_samples:40", **query))
         assert_clean(at)
         for w in list(at.number_input) + list(at.slider):
             if w.key in kvstate.BY_NAME:
@@ -301,7 +283,7 @@ def test_every_settings_widget_shows_its_settings_help_and_registry_labels():
     for query in ({"label_how": "fraction", "partition": "vi", "view": "similarity", "sample": "heart",
                    "source": "sample"}, {"view": "grid", "kernels": "rbf", "cv": "2", "gen_params": "n_samples:40",
                    "label_how": "per_class", "models": "CKSVMNDA,MCPM"}):
-        at = make_app(**query)
+        at = open_app(query)
         assert_clean(at)
         for kind in ("number_input", "slider", "selectbox", "radio", "multiselect", "segmented_control", "toggle"):
             for w in getattr(at, kind):
@@ -343,7 +325,7 @@ def _upload(at: AppTest, name: str, content: bytes) -> AppTest:
 
 @pytest.mark.parametrize("case", list(BAD_UPLOADS))
 def test_a_bad_upload_shows_an_error_and_keeps_the_previous_data(case):
-    at = make_app(source="upload")
+    at = open_app(dict(source="upload"))
     _upload(at, "good.csv", GOOD_CSV)
     assert_clean(at)
     assert "**good**" in at.markdown[-1].value or any("**good**" in m.value for m in at.markdown)
@@ -360,7 +342,7 @@ def test_a_bad_upload_shows_an_error_and_keeps_the_previous_data(case):
 
 
 def test_values_too_large_to_scale_keep_the_previous_data():
-    at = make_app(source="upload", scaling="minmax")
+    at = open_app(dict(source="upload", scaling="minmax"))
     _upload(at, "good.csv", GOOD_CSV)
     assert_clean(at)
     good_chart = charts(at)[0]
@@ -376,7 +358,7 @@ def test_values_too_large_to_scale_keep_the_previous_data():
 
 
 def test_a_generator_parameter_that_fails_is_restored():
-    at = make_app(generator="blobs", gen_params="n_classes:3")
+    at = open_app(dict(generator="blobs", gen_params="n_classes:3"))
     assert_clean(at)
     n_samples = widget(at, "gp:blobs:n_samples")
     assert n_samples.min == 2  # n_samples = 0 cannot be typed in
@@ -392,21 +374,21 @@ def test_a_generator_parameter_that_fails_is_restored():
 
 
 def test_a_link_with_an_impossible_generator_parameter_uses_its_default():
-    at = make_app(generator="blobs", gen_params="n_samples:0,noise:0.25,factor:2")
+    at = open_app(dict(generator="blobs", gen_params="n_samples:0,noise:0.25,factor:2"))
     assert not at.exception
     messages = " ".join(unescaped(e.value) for e in at.error)
     assert "gen_params n_samples=0" in messages and "gen_params factor" in messages, messages
     assert at.session_state["gp:blobs:n_samples"] == 300 and at.session_state["gp:blobs:noise"] == 0.25
     assert at.query_params["gen_params"] in ("noise:0.25", ["noise:0.25"])
     assert charts(at)
-    at = make_app(generator="blobs", gen_params="n_samples:2,n_classes:3")  # each fine, together impossible
+    at = open_app(dict(generator="blobs", gen_params="n_samples:2,n_classes:3"))  # each fine, together impossible
     assert "too few for 3 classes" in " ".join(unescaped(e.value) for e in at.error)
     assert at.session_state["gp:blobs:n_samples"] == 300 and at.session_state["gp:blobs:n_classes"] == 2
     assert charts(at)
 
 
 def test_more_clusters_than_points_is_refused_and_the_setting_restored():
-    at = make_app(view="partition", gen_params="n_samples:12")
+    at = open_app(dict(view="partition", gen_params="n_samples:12"))
     assert_clean(at)
     widget(at, "n_components").set_value(20)
     at.run()
@@ -418,7 +400,7 @@ def test_more_clusters_than_points_is_refused_and_the_setting_restored():
 
 def test_a_link_with_more_clusters_than_points_opens_on_the_default():
     """Nothing has worked yet in a session opened from a damaged link: fall back to the defaults."""
-    at = make_app(view="partition", gen_params="n_samples:12", n_components="20")
+    at = open_app(dict(view="partition", gen_params="n_samples:12", n_components="20"))
     assert not at.exception
     assert any("More clusters" in unescaped(e.value) for e in at.error)
     assert at.session_state["n_components"] == 2
@@ -426,15 +408,15 @@ def test_a_link_with_more_clusters_than_points_opens_on_the_default():
 
 
 def test_a_one_class_labeling_explains_instead_of_failing():
-    at = make_app(view="boundaries", source="drawn", points="1_0.5_1~0_1_1~0.5_0.5_0")
+    at = open_app(dict(view="boundaries", source="drawn", points="1_0.5_1~0_1_1~0.5_0.5_0"))
     assert_clean(at)
     assert any("two classes" in unescaped(i.value) for i in at.info)
 
 
 def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
     # four points: too few for the Laplacian kernel's 7-nearest-neighbour graph
-    at = make_app(source="drawn", points="1_0.5_1~1_1_1~-1_0_-1~-1_-0.5_-1", kernels="rbf,ckrbf,rwm,lap",
-                  grid_steps="3", cv="2", view="similarity")
+    at = open_app(dict(source="drawn", points="1_0.5_1~1_1_1~-1_0_-1~-1_-0.5_-1", kernels="rbf,ckrbf,rwm,lap",
+                       grid_steps="3", cv="2", view="similarity"))
     for view in ("similarity", "boundaries", "kernel", "grid", "pf"):
         show(at, view)
         if view == "grid":
@@ -462,7 +444,7 @@ def test_a_model_that_fails_leaves_the_other_panels(monkeypatch):
         return fit(name, *args)
 
     monkeypatch.setattr(kv.views, "model_panel", failing)
-    at = make_app(view="boundaries", kernels="rbf", models="KFD,MPM", gen_params="n_samples:53")
+    at = open_app(dict(view="boundaries", kernels="rbf", models="KFD,MPM", gen_params="n_samples:53"))
     assert_clean(at)
     (warning,) = at.warning
     assert unescaped(warning.value) == "**KFD** is left out: KFD cannot be fitted here."
@@ -471,8 +453,8 @@ def test_a_model_that_fails_leaves_the_other_panels(monkeypatch):
 
 
 def test_cv_is_checked_against_the_smallest_class_and_restored():
-    at = make_app(view="grid", source="sample", sample="iris-2class", label_how="per_class", label_per_class="3",
-                  kernels="rbf", cv="2", grid_steps="3")
+    at = open_app(dict(view="grid", source="sample", sample="iris-2class", label_how="per_class", label_per_class="3",
+                       kernels="rbf", cv="2", grid_steps="3"))
     assert_clean(at)
     widget(at, "cv").set_value(5)
     at.run()
@@ -487,7 +469,7 @@ def test_cv_is_checked_against_the_smallest_class_and_restored():
 
 
 def test_an_equal_grid_range_searches_a_single_value_and_round_trips():
-    at = make_app(view="grid", kernels="rbf", grid_steps="3", cv="2", gen_params="n_samples:60")
+    at = open_app(dict(view="grid", kernels="rbf", grid_steps="3", cv="2", gen_params="n_samples:60"))
     widget(at, "grid_log_C").set_value((1, 1))
     at.run()
     assert any("(6 SVM fits)" in unescaped(i.value) for i in at.info)  # 1 C × 3 γ × 2 folds
@@ -496,7 +478,7 @@ def test_an_equal_grid_range_searches_a_single_value_and_round_trips():
     heat = next(t for t in charts(at)[0]["data"] if t["type"] == "heatmap")
     assert _heatmap_z(heat).shape == (1, 3)
     assert _link(at)["grid_log_C"] == "1_1"
-    again = make_app(**_link(at))
+    again = open_app(_link(at))
     assert_clean(again)
     assert again.session_state["grid_log_C"] == (1, 1)
 
@@ -505,7 +487,7 @@ def test_an_equal_grid_range_searches_a_single_value_and_round_trips():
 
 
 def test_the_canvas_gets_the_points_and_the_label_a_click_adds_and_undo_clear_start_a_new_generation():
-    at = make_app(source="drawn", points="1_0.5_1~-1_-0.5_-1")
+    at = open_app(dict(source="drawn", points="1_0.5_1~-1_-0.5_-1"))
     assert not at.exception
     at.segmented_control(key="draw_class").set_value("unlabeled")
     at.run()
@@ -531,7 +513,7 @@ def canvas_data(at: AppTest) -> dict:
 
 
 def test_undo_brings_back_what_clear_took():
-    at = make_app(source="drawn", points="1_0.5_1~-1_-0.5_-1~0_0_0")
+    at = open_app(dict(source="drawn", points="1_0.5_1~-1_-0.5_-1~0_0_0"))
     next(b for b in at.button if b.label == "Clear").click()
     at.run()
     assert len(at.session_state["points"]) == 0
@@ -561,7 +543,7 @@ def test_the_sidebar_sends_gamma_and_c_again_when_it_draws_them_after_a_scrub_vi
     (Clear on the canvas, …) sent log_gamma=-3, log_C=-2 (issue 19)."""
     from kernelviz.ui import live
 
-    at = make_app(source="drawn", points="1_0.5_1~-1_-0.5_-1~1_1_1~-1_-1_-1", log_gamma="0.5", log_C="1")
+    at = open_app(dict(source="drawn", points="1_0.5_1~-1_-0.5_-1~1_1_1~-1_-1_-1", log_gamma="0.5", log_C="1"))
     show(at, "similarity")
     assert_clean(at)
     assert at.session_state[live.SCRUB_SHOWN_KEY] and not [s for s in at.slider if s.key == "log_gamma"]
@@ -585,8 +567,8 @@ def test_the_canvas_accepts_only_its_current_generation_of_well_formed_points():
 
 
 def test_drawn_points_reopen_from_the_link():
-    at = make_app(source="drawn", points="1_0.5_1~-1_-0.5_-1~0_0_0", view="boundaries", kernels="rbf",
-                  test_fraction="0")
+    at = open_app(dict(source="drawn", points="1_0.5_1~-1_-0.5_-1~0_0_0", view="boundaries", kernels="rbf",
+                       test_fraction="0"))
     assert_clean(at)
     assert at.session_state["points"].shape == (3, 3)
     assert charts(at)
@@ -596,7 +578,7 @@ def test_drawn_points_reopen_from_the_link():
 
 
 def test_grid_search_then_pf_with_the_scale_switch():
-    at = make_app(view="grid", kernels="rbf,ckrbf", grid_steps="3", cv="2", gen_params="n_samples:60")
+    at = open_app(dict(view="grid", kernels="rbf,ckrbf", grid_steps="3", cv="2", gen_params="n_samples:60"))
     assert not charts(at)
     run_grid_search(at)
     assert_clean(at)
@@ -638,7 +620,7 @@ def test_a_search_cancelled_between_two_kernels_shows_what_finished_marked_incom
         search(job, name)
 
     monkeypatch.setattr(grid_jobs.GridJob, "_search", cancelled_while_ckrbf_is_fitted)
-    at = make_app(view="grid", **SMALL)
+    at = open_app(dict(view="grid", **SMALL))
     run_grid_search(at)
     assert_clean(at)
     assert any("CkRBF: the search was cancelled" in unescaped(i.value) for i in at.info)
@@ -658,7 +640,7 @@ def _unlabeled_accuracy(title: str) -> float:
 
 
 def _open_preset(key: str) -> AppTest:
-    at = make_app(view="theory", kernels="lap", log_gamma="2", scaling="none")  # far from every preset
+    at = open_app(dict(view="theory", kernels="lap", log_gamma="2", scaling="none"))  # far from every preset
     assert_clean(at)
     assert len(at.get("latex")) == len(tuple(registry.KERNELS))
     next(b for b in at.button if b.key == f"preset_{key}").click()
@@ -717,7 +699,7 @@ def test_the_data_downloads_read_back_as_the_data(monkeypatch):
         return add_deferred(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", record)
-    at = make_app(gen_params="n_samples:50", label_how="fraction", label_fraction="0.5", data_seed="3")
+    at = open_app(dict(gen_params="n_samples:50", label_how="fraction", label_fraction="0.5", data_seed="3"))
     assert_clean(at)
     X, y = kv.data.make("moons", n_samples=50, random_state=3)
     labeled = at.session_state["_last_good_data"].labeled
@@ -741,7 +723,7 @@ def test_a_gamma_change_reuses_the_cached_distance_matrices(monkeypatch):
 
     monkeypatch.setattr(kv.views, "gamma_families", counted)
     # data no other test uses, so the process-wide caches start empty
-    at = make_app(view="boundaries", kernels="rbf,ckrbf,rwm", gen_params="n_samples:91", data_seed="424242")
+    at = open_app(dict(view="boundaries", kernels="rbf,ckrbf,rwm", gen_params="n_samples:91", data_seed="424242"))
     assert_clean(at)
     first = list(calls)
     assert sorted(first) == ["CkRBF", "RBF", "RWM"], first  # one γ-free family per γ-convertible kernel
@@ -757,8 +739,8 @@ def test_a_gamma_change_reuses_the_cached_distance_matrices(monkeypatch):
 
 
 def test_large_data_evaluates_the_boundary_in_blocks():
-    at = make_app(view="boundaries", kernels="rbf,ckrbf", gen_params="n_samples:2400", label_how="fraction",
-                  label_fraction="0.9")
+    at = open_app(dict(view="boundaries", kernels="rbf,ckrbf", gen_params="n_samples:2400", label_how="fraction",
+                       label_fraction="0.9"))
     assert_clean(at)
     (fig,) = charts(at)
     assert np.isfinite(_heatmap_z(fig)).all()
@@ -766,7 +748,7 @@ def test_large_data_evaluates_the_boundary_in_blocks():
 
 
 def test_fitting_on_all_features_maps_the_plane_back_through_the_pca():
-    at = make_app(source="sample", sample="heart", fit_on="full", kernels="rbf,ckrbf", models="KFD")
+    at = open_app(dict(source="sample", sample="heart", fit_on="full", kernels="rbf,ckrbf", models="KFD"))
     assert_clean(at)
     assert any("all features" in c.value for c in at.caption)
     for view in ("partition", "similarity", "boundaries", "kernel"):
@@ -798,7 +780,7 @@ def markdown_on_the_page(at: AppTest) -> list[str]:
     ("generator", ":red[alarm] www.example.com"),
 ])
 def test_a_links_rejected_value_is_shown_as_text_never_as_markup(name, value):
-    at = make_app(**{name: value})
+    at = open_app({name: value})
     assert at.error
     for text in markdown_on_the_page(at):
         assert not LIVE_MARKUP.search(text), text
@@ -808,7 +790,7 @@ def test_a_links_rejected_value_is_shown_as_text_never_as_markup(name, value):
 
 @pytest.mark.parametrize("file_name", ["[x](https://example.com).csv", "![x](http://127.0.0.1:9/t.png).csv"])
 def test_an_uploaded_file_name_is_shown_as_text_in_the_summary_and_in_errors(file_name):
-    at = make_app(source="upload")
+    at = open_app(dict(source="upload"))
     _upload(at, file_name, GOOD_CSV)
     assert_clean(at)
     stem = file_name.rsplit(".", 1)[0]
@@ -823,7 +805,7 @@ def test_an_uploaded_file_name_is_shown_as_text_in_the_summary_and_in_errors(fil
 
 def test_two_sessions_uploading_the_same_bytes_each_see_their_own_file_name():
     content = GOOD_CSV + b"0,1,1\n"  # bytes no other test uploads, so no earlier run has cached them
-    first, second = make_app(source="upload"), make_app(source="upload")
+    first, second = open_app(dict(source="upload")), open_app(dict(source="upload"))
     _upload(first, "alice-private.csv", content)
     _upload(second, "bob.csv", content)
     for at, own, other in ((first, "alice-private", "bob"), (second, "bob", "alice-private")):
@@ -844,7 +826,7 @@ def test_a_partition_that_fails_leaves_the_kernel_list_and_the_grid_settings(mon
 
     monkeypatch.setattr(kv.views, "fit_partition", refuse)
     # a data seed no other test uses, so no cached partition answers for the refusing one
-    at = make_app(view="grid", kernels="rbf", grid_steps="5", cv="2", data_seed="987654")
+    at = open_app(dict(view="grid", kernels="rbf", grid_steps="5", cv="2", data_seed="987654"))
     assert not at.exception
     assert "This partition cannot be fitted." in " ".join(unescaped(e.value) for e in at.error)
     assert at.session_state["kernels"] == ["rbf"]
@@ -852,8 +834,8 @@ def test_a_partition_that_fails_leaves_the_kernel_list_and_the_grid_settings(mon
 
 
 def test_too_many_folds_restore_the_folds_and_nothing_else():
-    at = make_app(view="grid", source="sample", sample="iris-2class", label_how="per_class", label_per_class="3",
-                  kernels="rbf", cv="2", grid_steps="3")
+    at = open_app(dict(view="grid", source="sample", sample="iris-2class", label_how="per_class", label_per_class="3",
+                       kernels="rbf", cv="2", grid_steps="3"))
     assert_clean(at)
     widget(at, "cv").set_value(5)
     widget(at, "grid_steps").set_value(4)  # changed in the same run, and fine
@@ -867,7 +849,7 @@ def test_too_many_folds_restore_the_folds_and_nothing_else():
 
 
 def test_cached_data_shared_by_every_session_are_read_only():
-    at = make_app(view="boundaries", gen_params="n_samples:50", kernels="rbf,ckrbf", data_seed="4242")
+    at = open_app(dict(view="boundaries", gen_params="n_samples:50", kernels="rbf,ckrbf", data_seed="4242"))
     assert_clean(at)
     prepared = at.session_state["_last_good_data"]  # the very object the shared cache holds
     arrays = {name: value for name, value in vars(prepared).items() if isinstance(value, np.ndarray)}
@@ -880,11 +862,11 @@ def test_cached_data_shared_by_every_session_are_read_only():
 
 def test_a_grid_search_belongs_to_the_session_that_ran_it():
     query = dict(view="grid", gen_params="n_samples:40", kernels="rbf", grid_steps="3", cv="2", data_seed="31337")
-    first = make_app(**query)
+    first = open_app(query)
     run_grid_search(first)
     assert_clean(first)
     assert charts(first)
-    second = make_app(**query)
+    second = open_app(query)
     assert_clean(second)
     assert not charts(second)
     assert any("not searched yet" in unescaped(i.value) for i in second.info)
@@ -893,7 +875,7 @@ def test_a_grid_search_belongs_to_the_session_that_ran_it():
 def test_a_large_upload_is_shown_as_a_stratified_sample_and_says_so():
     X, y = kv.data.make("blobs", n_samples=4_500, n_classes=3, random_state=1)
     content = ("a,b,label\n" + "".join(f"{p:.5f},{q:.5f},{int(c)}\n" for (p, q), c in zip(X, y))).encode()
-    at = make_app(source="upload")
+    at = open_app(dict(source="upload"))
     _upload(at, "large.csv", content)
     assert_clean(at)
     cap = kv.views.VIEW_MAX_POINTS
@@ -912,7 +894,7 @@ def test_a_large_upload_is_shown_as_a_stratified_sample_and_says_so():
 
 def test_column_names_reach_the_axis_titles_as_text():
     content = b"<a href=https://example.com>x</a>,<b>y</b>,label\n" + GOOD_CSV.split(b"\n", 1)[1]
-    at = make_app(source="upload")
+    at = open_app(dict(source="upload"))
     _upload(at, "columns.csv", content)
     assert_clean(at)
     layout = charts(at)[0]["layout"]
@@ -941,6 +923,8 @@ def test_no_view_makes_streamlit_load_its_emoji_catalogue():
     import subprocess
     import sys
 
+    # A fresh interpreter, so that sys.modules holds only what AppTest and the app load: it builds its
+    # AppTest itself rather than import the tests' helpers (apptest), which would bring their own imports.
     code = ("import logging, sys; logging.disable(logging.WARNING)\n"
             "from streamlit.testing.v1 import AppTest\n"
             f"for view in {list(VIEWS)!r}:\n"

@@ -43,9 +43,7 @@ def settle(page, text: str | None = None) -> None:
     """Wait for the expected text, then for the script run to finish and the charts to draw."""
     if text:
         page.get_by_text(text, exact=False).first.wait_for()
-    page.wait_for_selector(IDLE)
-    page.wait_for_timeout(600)
-    page.wait_for_selector(IDLE)
+    live_drag.settled(page)
 
 
 def assert_clean(page) -> None:

@@ -247,6 +247,7 @@ def test_an_export_behind_a_hung_one_gives_up_within_its_own_timeout(monkeypatch
         exporter.close()
 
 
+@pytest.mark.slow
 def test_a_browser_that_never_answers_at_start_is_killed_with_its_children(monkeypatch, tmp_path):
     # a "browser" that starts helpers (one in a session of its own, out of the process group) and never answers
     fake = tmp_path / "chromium"

@@ -601,15 +601,10 @@ def test_a_damaged_link_is_refused_with_a_reason():
 @pytest.mark.slow
 @pytest.mark.parametrize("name, k", LIGHT_STEPS)
 def test_every_light_step_draws_in_the_app_from_its_settings_link(name, k):
-    from pathlib import Path
-
-    from streamlit.testing.v1 import AppTest
+    from apptest import open_app  # here, so that importing this file does not import Streamlit
 
     step = lessons.get(name).step(k)
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120)
-    for key, value in state.encode(step.applied()).items():
-        at.query_params[key] = value
-    at.run()
+    at = open_app(state.encode(step.applied()))
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     assert figures(at), "the step's view drew no figure"

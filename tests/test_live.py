@@ -8,18 +8,17 @@ from its proto.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from _charts import click, figures
+from apptest import open_app
 from kernelviz import lattice as kvlattice
 from kernelviz.components import plot as kvplot
 from kernelviz.ui import grid_jobs, live, pollers, session_end
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SMALL = {"gen_params": "n_samples:60", "kernels": "rbf,ckrbf"}
 
 
@@ -191,10 +190,7 @@ def test_a_failed_job_is_reported_not_shown():
 # ============================================================================ the app
 
 def make_app(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in {**SMALL, **query}.items():
-        at.query_params[key] = value
-    return at.run()
+    return open_app({**SMALL, **query})
 
 
 def lattice_jobs(at: AppTest) -> dict:
@@ -475,7 +471,7 @@ def test_a_click_on_a_boundary_point_sets_the_reference_and_opens_similarity_the
 # ============================================================================ drawing
 
 def test_drawn_points_all_train_by_default_and_the_hold_out_comes_back_after_drawing():
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = open_app()
     assert at.session_state["test_fraction"] == 0.3
     at.radio(key="source").set_value("drawn")
     at.run()
@@ -573,9 +569,7 @@ def test_in_every_lesson_step_the_preview_at_the_figures_values_has_the_figures_
     # three lattice values per axis (the ends and the figure's own): the one compared, at a fraction of the cost
     monkeypatch.setattr(kvlattice, "lattice_axis",
                         lambda setting, current, step=None: np.unique(np.round([*kvstate.bounds(setting), current], 9)))
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.query_params.update({"lesson": lesson, "step": str(step)})
-    at.run()
+    at = open_app({"lesson": lesson, "step": str(step)}, timeout=300)
     assert not at.exception
     preview = live_data(at)
     figure = figures(at)[-1]

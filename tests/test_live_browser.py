@@ -113,9 +113,7 @@ def test_a_committed_gamma_step_stays_committed_while_the_new_lattice_is_prepare
     page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     live_drag.commit_gamma_step(page, "γ = 1.78,")
-    page.get_by_text("Preparing the live preview").wait_for(state="detached")  # the new lattice came by a rerun
-    page.wait_for_timeout(1500)  # and any tick of the status fragment after it
-    page.wait_for_selector(live_drag.IDLE)
+    live_drag.lattice_arrived(page)  # the new lattice came by a rerun
     titles = page.evaluate("() => [...document.querySelectorAll('.gtitle')].map((t) => t.textContent)")
     assert any("γ = 1.78," in t for t in titles) and not any("γ = 1," in t for t in titles), titles
     assert re.search(r"log_gamma=0\.25(&|$)", page.url), page.url
@@ -124,7 +122,8 @@ def test_a_committed_gamma_step_stays_committed_while_the_new_lattice_is_prepare
 def test_a_committed_gamma_step_draws_the_annotated_figure_once(server, page):
     """A new figure mounts a new Plotly element, which Streamlit 1.67 drew twice: when mounted,
     and again after its theme and selection effects — each a full Plotly draw (0.2–0.4 s of the
-    four-panel figure), half of a committed step's time in the browser. And the figure stays
+    four-panel figure), half of a committed step's time in the browser. The rerun that brings the
+    new value's lattice sends the same figure again: it is not drawn again. And the figure stays
     where it is: moved by an element before it, it was hidden during the run."""
     page.goto(f"{server}/?view=boundaries&{SMALL}")
     page.locator(live_drag.READY).wait_for()
@@ -133,7 +132,7 @@ def test_a_committed_gamma_step_draws_the_annotated_figure_once(server, page):
     live_drag.watch_sizes(page)
     for title in ("γ = 1.78,", "γ = 3.16,"):
         live_drag.commit_gamma_step(page, title)
-        page.wait_for_timeout(600)
+        live_drag.lattice_arrived(page)
         assert live_drag.draws(page, title) == 1, f"{title}: {live_drag.draws(page, title)} draws"
     # Never hidden on the way: a hidden chart blinks, and comes back with a second full draw.
     sizes = live_drag.sizes(page)
@@ -159,9 +158,7 @@ def test_a_committed_gamma_step_reruns_the_views_body_not_the_page(server, page)
     widgets nor the rest of the page (a full run, the R key, does)."""
     page.add_init_script(COUNT_MESSAGES)
     page.goto(f"{server}/?view=boundaries&{SMALL}")
-    page.locator(live_drag.READY).wait_for()
-    page.wait_for_selector(live_drag.IDLE)
-    page.wait_for_timeout(1000)
+    live_drag.lattice_arrived(page)
 
     def messages(action) -> int:
         start = page.evaluate("() => window.__kvMessages")
@@ -170,14 +167,11 @@ def test_a_committed_gamma_step_reruns_the_views_body_not_the_page(server, page)
         return page.evaluate("() => window.__kvMessages") - start
 
     commit = messages(lambda: live_drag.commit_gamma_step(page, "γ = 1.78,"))
-    page.get_by_text("Preparing the live preview").wait_for(state="detached")
-    page.wait_for_selector(live_drag.IDLE)
-    page.wait_for_timeout(1000)
+    live_drag.lattice_arrived(page)
 
     def full_run():  # Streamlit's R key, away from any input
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
-        page.keyboard.press("r")
-        page.wait_for_timeout(1500)
+        live_drag.run_once(page, lambda: page.keyboard.press("r"))
 
     whole = messages(full_run)
     # 32 and 61 here; before, a commit was a full run (as many messages or more). The margin is

@@ -27,8 +27,8 @@ from kernelviz import state as kvstate
 from kernelviz.outside import file_name
 
 from _hostile import hostile_text
+from apptest import APP, open_app
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
@@ -48,11 +48,7 @@ def markdown_bodies(at: AppTest) -> list[str]:
 @example(name="grid_log_C", raw="www.evil.example mail@evil.example [fix](https://evil.example)")
 @given(name=st.sampled_from(sorted(n for n in kvstate.BY_NAME if n != "points")), raw=hostile_text)
 def test_a_hostile_link_value_comes_back_as_inert_text(name, raw):
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["view"] = "boundaries" if name != "view" else raw
-    at.query_params["gen_params"] = "n_samples:40"
-    at.query_params[name] = raw
-    at.run()
+    at = open_app({"view": "boundaries" if name != "view" else raw, "gen_params": "n_samples:40", name: raw})
     assert not at.exception
     for body in markdown_bodies(at):
         assert_inert(body)
@@ -74,8 +70,7 @@ def hostile_upload(names: list[str], classes: list[str]) -> bytes:
        view=st.sampled_from(["data", "boundaries"]))
 def test_a_hostile_upload_is_shown_as_inert_text_everywhere(file, columns, classes, view):
     raw = hostile_upload(columns, classes)
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update(view=view, source="upload", kernels="rbf")
+    at = open_app(dict(view=view, source="upload", kernels="rbf"), run=False)
     at.session_state["_upload"] = (hashlib.sha1(raw).hexdigest(), f"{file}.csv", raw)
     at.session_state["code_box_open"] = True
     at.run()

@@ -79,6 +79,10 @@ def test_the_wheel_ships_every_sample_and_an_installed_wheel_loads_one(tmp_path)
             assert member in listed, f"{member} is not in {wheel.name}"
             assert archive.read(member) == path.read_bytes(), f"{member} differs from {path}"
     assert not any(name.startswith("sample_data/") for name in listed), "samples as a top-level folder"
+    # the components' front end, the module they share included (no CDN: the app serves these)
+    front_end = {path.relative_to(ROOT).as_posix() for path in (ROOT / "kernelviz" / "components").rglob("*")
+                 if path.suffix in (".js", ".css")}
+    assert "kernelviz/components/points.js" in front_end and front_end <= listed, front_end - listed
 
     # A fresh venv sees this interpreter's packages (numpy, pandas …) through a .pth file, so
     # --no-deps and --no-index need no network; its own site-packages comes first, so the

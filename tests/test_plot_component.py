@@ -16,7 +16,7 @@ import streamlit
 from _charts import click, figures
 from kernelviz.components import plot
 from kernelviz.ui import takeaway
-from test_app import assert_clean, make_app
+from apptest import assert_clean, open_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
 import live_drag  # noqa: E402
@@ -52,8 +52,24 @@ def test_a_streamlit_whose_chunk_does_not_define_plotly_js_gets_the_fallback(mon
 
 def test_the_payload_carries_the_figure_its_revision_and_plotly_js():
     sent = plot.unpack(plot.payload(FIGURE, config={"displaylogo": False}, selectable=True))
+    drawing = sent.pop("drawing")
     assert sent == {"figure": FIGURE, "config": {"displaylogo": False}, "plotly": plot.plotly_chunk(),
                     "selectable": True, "revision": "abc", "canvas": False, "live": None}
+    assert isinstance(drawing, str) and len(drawing) == 16
+
+
+def test_the_drawing_digest_changes_with_what_plotly_draws_and_not_with_the_live_preview():
+    """plot.js skips Plotly.react for a drawing it has drawn (the rerun that brings a finished
+    lattice sends the same figure): the digest must change whenever Plotly's picture would."""
+    def drawing(figure=FIGURE, config=None, canvas=False, live=None) -> str:
+        return plot.unpack(plot.payload(figure, config=config or {}, selectable=False, points_on_canvas=canvas,
+                                        live=live))["drawing"]
+
+    live = {"lattice": {"kind": "decision", "nx": 1, "ny": 1, "axes": {}, "kernels": []}, "log_gamma": 0.0,
+            "log_C": 0.0, "panels": [], "held": [], "locked": []}
+    assert drawing() == drawing() == drawing(live=live)
+    other = {**FIGURE, "layout": {**FIGURE["layout"], "title": {"text": "another"}}}
+    assert len({drawing(), drawing(other), drawing(config={"displaylogo": False}), drawing(canvas=True)}) == 4
 
 
 def test_a_live_preview_travels_with_its_figure_its_lattice_as_raw_bytes():
@@ -85,7 +101,7 @@ def test_points_on_a_canvas_leave_plotlys_image_button_out_and_keep_the_whole_fi
 
 def test_the_boundary_and_similarity_figures_put_their_points_on_a_canvas_the_others_do_not():
     for view, key in (("boundaries", "boundary_chart"), ("similarity", "similarity_chart"), ("data", "data_chart")):
-        at = make_app(view=view, gen_params="n_samples:60", kernels="rbf")
+        at = open_app(dict(view=view, gen_params="n_samples:60", kernels="rbf"))
         assert_clean(at)
         (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
         assert element.key == key
@@ -107,7 +123,7 @@ def test_a_malformed_selection_from_the_browser_is_ignored(state):
 
 
 def test_every_chart_is_drawn_by_the_plot_component():
-    at = make_app(view="boundaries", gen_params="n_samples:60", kernels="rbf")
+    at = open_app(dict(view="boundaries", gen_params="n_samples:60", kernels="rbf"))
     assert_clean(at)
     assert not at.get("plotly_chart")
     (figure,) = figures(at)
@@ -126,7 +142,7 @@ def test_every_chart_is_drawn_by_the_plot_component():
 def test_the_page_starts_plotly_js_with_its_first_element():
     """Imported when the first chart mounted, after the server had run the view and the browser
     had drawn the page, plotly.js's evaluation came last on the way to the first chart."""
-    at = make_app()
+    at = open_app()
     first = at.main.children[0]
     assert first.type == "bidi_component" and first.proto.component_name == plot.LOADER_NAME
     assert plot.unpack(first.proto.bytes)["plotly"] == plot.plotly_chunk()
@@ -140,7 +156,7 @@ def _loaders(at) -> list:
 
 def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatch):
     monkeypatch.setattr(plot, "available", lambda: False)
-    at = make_app(view="boundaries", gen_params="n_samples:60", kernels="rbf")
+    at = open_app(dict(view="boundaries", gen_params="n_samples:60", kernels="rbf"))
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 1
     assert not [e for e in at.get("bidi_component") if e.proto.component_name == plot.COMPONENT_NAME]
@@ -150,7 +166,7 @@ def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatc
 
 
 def test_a_click_left_from_an_older_figure_moves_nothing():
-    at = make_app(view="similarity", kernels="rbf", gen_params="n_samples:60")
+    at = open_app(dict(view="similarity", kernels="rbf", gen_params="n_samples:60"))
     before = (at.session_state["ref_x"], at.session_state["ref_y"])
     at.session_state["similarity_chart"] = {"selection": {"revision": "an older figure", "points": [
         {"x": 0.75, "y": -0.5, "curve_number": 3}]}}

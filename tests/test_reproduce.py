@@ -286,6 +286,7 @@ def _counting(monkeypatch, module, name):
     return calls
 
 
+@pytest.mark.slow
 def test_a_run_on_other_data_under_the_same_row_never_reads_the_first_runs_cells(tmp_path, monkeypatch):
     """Issue 17: cells were keyed by paper, table, row, split, model and cell but not by the
     data, so a run into the same store with another file for the row (here Heart with its
@@ -382,6 +383,7 @@ def test_rwm_heart_weights_its_categorical_attributes_apart_and_reports_the_chan
             f"{plain:.3f}") in why["RBF"]
 
 
+@pytest.mark.slow
 def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp_path):
     small = tmp_path / "small.csv"
     small.write_text("1,2,0\n2,1,0\n3,3,1\n4,4,1\n5,5,1\n")  # class 0 has 2 points: too few for 5 folds
@@ -415,6 +417,7 @@ def test_unknown_paper_table_or_row_is_refused():
         run("rwm", tables=["2"], data={"nope": "heart"})
 
 
+@pytest.mark.slow
 def test_selection_runner_reports_alpha_and_chosen_parameters(tmp_path):
     result = run("mcpm", tables=["II"], rows=["Pima"], out=tmp_path, settings=tiny(repetitions=2, max_points=80))
     by = {(m.model, m.metric): m for m in result.measurements}
@@ -529,6 +532,7 @@ def test_cksvmnda_selects_on_the_training_part_like_an_independent_grid_search(t
     assert "60 training / 40 test" in ksvm.protocol and "training part" in ksvm.selection
 
 
+@pytest.mark.slow
 def test_reproduce_on_a_dask_cluster_matches_the_local_run(tmp_path, monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
     monkeypatch.setattr(command, "Settings", lambda **kw: Settings(**{**TINY, "max_points": 40, **kw}))
@@ -546,6 +550,7 @@ def test_reproduce_on_a_dask_cluster_matches_the_local_run(tmp_path, monkeypatch
     assert cells[0] == cells[1] and cells[0]
 
 
+@pytest.mark.slow
 def test_reproduce_names_an_unreachable_scheduler_and_keeps_finished_cells(tmp_path, monkeypatch):
     pytest.importorskip("dask.distributed")
     from kernelviz import cli
@@ -562,6 +567,7 @@ def test_reproduce_names_an_unreachable_scheduler_and_keeps_finished_cells(tmp_p
     assert cli.main([*arguments, "--scheduler", "tcp://127.0.0.1:1"]) == 2
 
 
+@pytest.mark.slow
 def test_reproduce_says_when_the_scheduler_is_lost_and_keeps_the_cells_done(tmp_path, monkeypatch):
     distributed = pytest.importorskip("dask.distributed")
     from kernelviz.reproduce.papers import rwm

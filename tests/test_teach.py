@@ -24,16 +24,10 @@ from kernelviz.references import PAPERS
 from kernelviz.ui import anatomy as ui_anatomy
 from kernelviz.ui import caches, lesson_grids, takeaway, teach
 
-from test_app import APP, assert_clean, charts, unescaped
+from apptest import assert_clean, open_app, unescaped
+from test_app import charts
 
 ALL_STEPS = [(name, k) for name in lessons.names() for k in range(1, len(lessons.get(name).steps) + 1)]
-
-
-def open_app(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in query.items():
-        at.query_params[key] = value
-    return at.run()
 
 
 def link(at: AppTest) -> dict:
@@ -73,7 +67,7 @@ def test_the_first_screen_says_what_kernelviz_is_for_and_offers_lessons_and_view
 
 def test_theory_is_not_the_last_view_and_cites_every_paper():
     assert list(registry.VIEWS)[-1] != "theory"
-    at = open_app(view="theory")
+    at = open_app(dict(view="theory"))
     assert_clean(at)
     text = unescaped(" ".join(m.value for m in at.markdown))
     for paper in PAPERS.values():
@@ -86,7 +80,7 @@ def test_theory_is_not_the_last_view_and_cites_every_paper():
 @pytest.mark.parametrize("name, k", ALL_STEPS)
 def test_every_lesson_step_opens_from_its_link_applies_its_settings_and_draws(name, k):
     step = lessons.get(name).step(k)
-    at = open_app(**lessons.link(name, k))
+    at = open_app(lessons.link(name, k))
     assert_clean(at)
     assert figures(at) or step.view == "theory", "the step's view drew no figure"
     assert f"step {k} of {len(lessons.get(name).steps)}" in lesson_heading(at)
@@ -99,7 +93,7 @@ def test_every_lesson_step_opens_from_its_link_applies_its_settings_and_draws(na
 
 
 def test_back_and_next_walk_the_steps_and_the_link_follows():
-    at = open_app(lesson="rbf-basics")
+    at = open_app(dict(lesson="rbf-basics"))
     assert "step 1 of 6" in lesson_heading(at)
     assert at.button(key="lesson_back").disabled
     at.button(key="lesson_next").click().run()
@@ -123,11 +117,11 @@ def look_at(at: AppTest) -> str:
 def test_look_at_names_a_panel_by_its_title_and_a_value_by_its_own_name():
     assert lessons.get("rwm").step(2).look_at.label == "RWM"
     assert lessons.get("mcpm").step(2).look_at.label == "test accuracy"
-    assert "**Look at: RBF**" in look_at(open_app(**lessons.link("rbf-basics", 1)))
+    assert "**Look at: RBF**" in look_at(open_app(lessons.link("rbf-basics", 1)))
 
 
 def test_leave_goes_back_to_the_settings_and_view_the_lesson_was_opened_from():
-    at = open_app(view="theory", kernels="rbf,gmm", log_C="1.5")
+    at = open_app(dict(view="theory", kernels="rbf,gmm", log_C="1.5"))
     before = link(at)
     at.button(key="theory_lesson_ckrbf").click().run()
     at.button(key="lesson_next").click().run()
@@ -139,7 +133,7 @@ def test_leave_goes_back_to_the_settings_and_view_the_lesson_was_opened_from():
     assert at.session_state["view"] == "theory" and at.session_state["kernels"] == ["rbf", "gmm"]
     assert not [m for m in at.markdown if "· step " in m.value]
     # a lesson opened by a link goes back to the link's own settings
-    at = open_app(lesson="ckrbf", step="2", log_C="1.5")
+    at = open_app(dict(lesson="ckrbf", step="2", log_C="1.5"))
     at.button(key="lesson_leave").click().run()
     assert_clean(at)
     assert link(at) == {"log_C": "1.5"}
@@ -157,7 +151,7 @@ def history(at: AppTest, query: dict, monkeypatch) -> AppTest:
 
 
 def test_the_browsers_back_and_forward_reopen_the_pages_they_return_to(monkeypatch):
-    at = open_app(view="theory", kernels="rbf,gmm", log_C="1.5")
+    at = open_app(dict(view="theory", kernels="rbf,gmm", log_C="1.5"))
     before = link(at)
     at.button(key="theory_lesson_ckrbf").click().run()
     first = link(at)
@@ -179,7 +173,7 @@ def test_each_p_f_curve_keeps_its_colour_from_step_to_step():
     # ckrbf steps 5 and 6 show CkRBF at both scales; the sidebar's scale is the curve named "CkRBF"
     colours = {}
     for k in (5, 6):
-        at = open_app(**lessons.link("ckrbf", k))
+        at = open_app(lessons.link("ckrbf", k))
         assert_clean(at)
         scale = lessons.get("ckrbf").step(k).settings["normalize"]
         (pf,) = [f for f in charts(at) if "P<sub>f</sub>" in f["layout"]["title"]["text"]]
@@ -193,13 +187,13 @@ def test_each_p_f_curve_keeps_its_colour_from_step_to_step():
 
 
 def test_a_damaged_lesson_link_says_why_and_opens_the_app():
-    at = open_app(lesson="nonsense", step="2")
+    at = open_app(dict(lesson="nonsense", step="2"))
     assert not at.exception
     assert any("There is no lesson 'nonsense'" in unescaped(e.value) for e in at.error)
 
 
 def test_the_mcpm_bound_step_reads_alpha_from_the_panels():
-    at = open_app(**lessons.link("mcpm", 3))
+    at = open_app(lessons.link("mcpm", 3))
     assert_clean(at)
     titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
     for alpha in re.findall(r"α = (\d\.\d\d)", explanation(at)):
@@ -227,7 +221,7 @@ def test_eta_moves_cksvmnda_and_alpha_is_a_number_on_the_panel():
 
 def test_a_teachers_link_hides_sections_controls_and_views_and_keeps_their_values():
     # Kernel matrix: the sidebar holds γ (on the scrub views the scrub's sliders do)
-    at = open_app(view="kernel", hide="sidebar.partition,log_C,view.grid", log_C="2")
+    at = open_app(dict(view="kernel", hide="sidebar.partition,log_C,view.grid", log_C="2"))
     assert_clean(at)
     assert "**Partition**" not in [e.label for e in at.expander]
     assert "log_C" not in [s.key for s in at.slider] and "log_gamma" in [s.key for s in at.slider]
@@ -238,7 +232,7 @@ def test_a_teachers_link_hides_sections_controls_and_views_and_keeps_their_value
 
 
 def test_hiding_the_whole_sidebar_and_the_switcher_leaves_the_view_alone():
-    at = open_app(view="similarity", hide="sidebar,views")
+    at = open_app(dict(view="similarity", hide="sidebar,views"))
     assert_clean(at)
     assert not at.sidebar.children or not list(at.sidebar)
     assert not [w for w in at.segmented_control if w.key == "view"]
@@ -246,7 +240,7 @@ def test_hiding_the_whole_sidebar_and_the_switcher_leaves_the_view_alone():
 
 
 def test_an_unknown_hide_flag_is_named():
-    at = open_app(hide="sidebar.nonsense")
+    at = open_app(dict(hide="sidebar.nonsense"))
     assert any("hide" in unescaped(e.value) and "sidebar.nonsense" in unescaped(e.value) for e in at.error)
 
 
@@ -285,8 +279,8 @@ def test_on_the_projector_every_text_of_the_picture_is_enlarged():
                 sizes(item, found)
         return found
 
-    plain = charts(open_app(view="boundaries", kernels="rbf"))[0]
-    at = open_app(view="boundaries", kernels="rbf", projector="1")
+    plain = charts(open_app(dict(view="boundaries", kernels="rbf")))[0]
+    at = open_app(dict(view="boundaries", kernels="rbf", projector="1"))
     assert_clean(at)
     big = charts(at)[0]
     assert sizes(big, []) == [pytest.approx(size * takeaway.PROJECTOR_FONT, abs=0.05) for size in sizes(plain, [])]
@@ -295,13 +289,13 @@ def test_on_the_projector_every_text_of_the_picture_is_enlarged():
 
 
 def test_the_share_box_writes_the_link_and_offers_the_data_file_for_uploads():
-    at = open_app(view="data", lesson="rwm", step="2")
+    at = open_app(dict(view="data", lesson="rwm", step="2"))
     assert not at.code  # the box is closed: no code block on the page (it loads the browser's highlighter)
     at.session_state[teach.SHARE_BOX_KEY] = True
     at.run()
     share = [c.value for c in at.code if "lesson=rwm" in c.value]
     assert share and "step=2" in share[0]
-    at = open_app(view="data", source="upload")
+    at = open_app(dict(view="data", source="upload"))
     at.session_state[teach.SHARE_BOX_KEY] = True
     at.run()
     assert_clean(at)
@@ -317,7 +311,7 @@ def test_the_share_box_writes_the_link_and_offers_the_data_file_for_uploads():
 
 def test_every_view_but_theory_has_the_code_box_and_every_figure_three_downloads():
     for view in ("data", "boundaries", "kernel"):
-        at = open_app(view=view)
+        at = open_app(dict(view=view))
         assert_clean(at)
         assert any(e.label.startswith("Python code") for e in at.expander)
         # written only when the box is opened: highlighting it slowed every first page
@@ -328,7 +322,7 @@ def test_every_view_but_theory_has_the_code_box_and_every_figure_three_downloads
         assert code, view
         labels = [d.label for d in at.get("download_button")]
         assert labels.count("HTML") == len(charts(at)) - (view == "boundaries" and 0)
-    at = open_app(view="theory")
+    at = open_app(dict(view="theory"))
     assert not any(e.label.startswith("Python code") for e in at.expander)
 
 
@@ -348,7 +342,7 @@ def _exports(monkeypatch, result):
 
 def test_a_png_is_made_on_click_then_saved_and_never_offered_for_another_figure(monkeypatch):
     _exports(monkeypatch, b"picture-")
-    at = open_app(view="kernel")
+    at = open_app(dict(view="kernel"))
     assert_clean(at)
     (png,) = [b for b in at.button if b.key == "png_kernel_matrix"]
     png.click().run()
@@ -368,7 +362,7 @@ def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeyp
     from kernelviz import export
 
     _exports(monkeypatch, export.ExportTimeout(30.0))
-    at = open_app(view="kernel")
+    at = open_app(dict(view="kernel"))
     [b for b in at.button if b.key == "png_kernel_matrix"][0].click().run()
     errors = [unescaped(e.value) for e in at.error]
     assert any("could not be exported" in e and "took longer than 30 s" in e for e in errors), errors
@@ -383,7 +377,7 @@ def test_the_terms_section_starts_closed_and_refits_nothing_until_opened(monkeyp
     fits = []
     fitted_svm = caches.fitted_svm
     monkeypatch.setattr(caches, "fitted_svm", lambda *args: fits.append(args[0]) or fitted_svm(*args))
-    at = open_app(view="boundaries", kernels="rbf", ref_x="0.5", ref_y="0.2")
+    at = open_app(dict(view="boundaries", kernels="rbf", ref_x="0.5", ref_y="0.2"))
     assert_clean(at)
     assert any(e.label.startswith("The decision function taken apart") for e in at.expander)
     assert not any("What decides the point" in f["layout"]["title"]["text"] for f in charts(at))
@@ -395,9 +389,7 @@ def test_the_terms_section_starts_closed_and_refits_nothing_until_opened(monkeyp
 
 
 def test_the_terms_of_the_chosen_point_add_up_to_the_panels_f():
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in {"view": "boundaries", "kernels": "rbf", "ref_x": "0.5", "ref_y": "0.2"}.items():
-        at.query_params[key] = value
+    at = open_app({"view": "boundaries", "kernels": "rbf", "ref_x": "0.5", "ref_y": "0.2"}, run=False)
     at.session_state[ui_anatomy.BOX_KEY] = True
     at.run()
     assert_clean(at)
@@ -447,9 +439,7 @@ def test_a_shipped_grid_equals_a_fresh_search():
 
 def test_text_labels_name_the_classes_in_the_legend_the_summary_and_the_download():
     csv = "x1,x2,species\n0,0,cat\n1,1,dog\n0,1,cat\n1,0.2,dog\n0.5,0.5,cat\n1.5,1.5,dog\n0.1,0.3,cat\n1.2,1.4,dog\n"
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params["source"] = "upload"
-    at.query_params["test_fraction"] = "0"
+    at = open_app({"source": "upload", "test_fraction": "0"}, run=False)
     at.session_state["_upload"] = ("digest-species", "species.csv", csv.encode())
     at.run()
     assert_clean(at)
@@ -490,7 +480,7 @@ def paper_span(shape: dict, layout: dict, axis: str) -> tuple[float, float]:
 
 
 def test_the_panel_a_step_points_at_is_framed_below_its_title():
-    at = open_app(**lessons.link("rwm", 2))  # look at: the RWM panel, beside the RBF one
+    at = open_app(lessons.link("rwm", 2))  # look at: the RWM panel, beside the RBF one
     assert_clean(at)
     step = lessons.get("rwm").step(2)
     figure = charts(at)[0]
@@ -587,7 +577,7 @@ def test_a_typed_drawn_once_figure_keeps_plotlys_base64_arrays():
 
 def test_every_view_sends_its_figures_with_a_revision_and_without_template():
     for view in ("data", "partition", "boundaries", "similarity", "kernel"):
-        at = open_app(view=view, gen_params="n_samples:60", kernels="rbf,ckrbf")
+        at = open_app(dict(view=view, gen_params="n_samples:60", kernels="rbf,ckrbf"))
         assert not at.exception, view
         specs = figures(at, typed=True)
         assert specs, view

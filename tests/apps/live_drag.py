@@ -22,6 +22,8 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 #: The live preview's sliders above a figure (kernelviz.components.plot), once its lattice is complete.
 LIVE = ".kv-live"
 READY = '.kv-live[data-ready="true"]'
+#: … and computed at the figure's own values (after a commit, the previous lattice serves until then).
+CURRENT = '.kv-live[data-ready="true"][data-current="true"]'
 #: Half the width of Chromium's range thumb: the thumb's centre runs from this far inside
 #: the track's left end to as far inside its right end.
 THUMB_HALF_PX = 8
@@ -114,7 +116,9 @@ def drag(page, axis: str, indices: list[int]) -> dict:
     page.mouse.down()
     for index in indices:
         page.mouse.move(*thumb_point(page, axis, index))
-    page.wait_for_timeout(300)  # the last frame is painted
+    # the last frame is painted: a paint after the last input
+    page.wait_for_function("() => { const p = window.__kvProbe; return p.inputs.length && p.paints.length"
+                           " && p.paints[p.paints.length - 1].t >= p.inputs[p.inputs.length - 1]; }")
     probe = page.evaluate("() => window.__kvProbe")
     paints = [(p["t"] / 1000, p["field"]) for p in probe["paints"]]
     inputs = [t / 1000 for t in probe["inputs"]]
@@ -291,10 +295,46 @@ def commit_gamma_step(page, expected_title: str, key: str = "ArrowRight") -> flo
     return time.perf_counter() - start
 
 
+#: A figure of the plot component that Plotly has drawn (or that needed no new drawing).
+DRAWN = '.kv-plot[data-drawing="done"]'
+#: One still being handed to Plotly.
+DRAWING = '.kv-plot[data-drawing="busy"]'
+
+
+def settled(page) -> None:
+    """Wait until no script runs and every figure of the page has been drawn."""
+    page.wait_for_selector(IDLE)
+    page.wait_for_function("(busy) => !document.querySelector(busy)", arg=DRAWING)
+
+
+def run_once(page, action) -> None:
+    """Do ``action``, then wait until a script run has started and ended after it."""
+    page.evaluate("""() => {
+      const app = document.querySelector('[data-testid="stApp"]');
+      window.__kvRunsEnded = 0;
+      let running = false;
+      new MutationObserver(() => {
+        const state = app.getAttribute('data-test-script-state');
+        if (state === 'running') running = true;
+        else if (running) { running = false; window.__kvRunsEnded += 1; }
+      }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    }""")
+    action()
+    page.wait_for_function("() => window.__kvRunsEnded > 0")
+    settled(page)
+
+
+def lattice_arrived(page) -> None:
+    """After a committed step: wait for the rerun that brings the new values' finished lattice,
+    and for the figure to be drawn (or found the same) after it."""
+    page.locator(CURRENT).wait_for()
+    settled(page)
+
+
 #: The drawing component (kernelviz.components.draw; in a shadow root, which Playwright's CSS
 #: locators enter and ``document.querySelector`` does not) and its canvas.
 DRAW = ".kv-draw"
-DRAW_CANVAS = ".kv-draw canvas"
+DRAW_CANVAS = ".kv-draw-canvas"
 
 
 def count_drawn(page) -> int:

@@ -16,15 +16,18 @@ from typing import Callable
 import numpy as np
 
 from kernelviz import figures as fg
+from kernelviz.components import module_text
 
 FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.draw"
-#: How the canvas draws each label, in the legend's order: the classes in the colours of every
-#: other figure (−1 is the first class, +1 the second), unlabeled points hollow grey.
+#: How the canvas draws each label, in the legend's order: each point as every figure draws such a
+#: point (:func:`kernelviz.figures.point_marker`; −1 is the first class, +1 the second), a little
+#: larger, since a click places it.
+POINT_SIZE = 12
 STYLES = [
-    {"label": 1.0, "color": fg.class_style(1)[0], "name": "class +1", "hollow": False},
-    {"label": -1.0, "color": fg.class_style(0)[0], "name": "class −1", "hollow": False},
-    {"label": 0.0, "color": fg.UNLABELED_COLOR, "name": "unlabeled", "hollow": True},
+    {"label": 1.0, "name": "class +1", "marker": fg.point_marker(1, size=POINT_SIZE)},
+    {"label": -1.0, "name": "class −1", "marker": fg.point_marker(0, size=POINT_SIZE)},
+    {"label": 0.0, "name": "unlabeled", "marker": fg.point_marker(None, size=POINT_SIZE)},
 ]
 
 
@@ -32,7 +35,7 @@ STYLES = [
 def _renderer():
     import streamlit as st
 
-    return st.components.v2.component(COMPONENT_NAME, js=(FRONTEND / "draw.js").read_text(encoding="utf-8"),
+    return st.components.v2.component(COMPONENT_NAME, js=module_text(FRONTEND / "draw.js"),
                                       css=(FRONTEND / "draw.css").read_text(encoding="utf-8"))
 
 

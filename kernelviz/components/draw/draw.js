@@ -10,11 +10,13 @@
 //   label      — the label a click adds
 //   generation — bumped by Python when it changes the points itself (Undo, Clear): the browser's
 //                own list then gives way to Python's
-//   styles     — [{label, color, name, hollow}…] in the legend's order
+//   styles     — [{label, name, marker}…] in the legend's order; marker is the figures' Plotly marker
+//                of such a point (kernelviz.figures.point_marker), painted by ../points.js
+
+import { paintMarker } from "../points.js";
 
 const VIEWS = new WeakMap();
 const PAD = { left: 44, right: 14, top: 14, bottom: 36 };
-const POINT_RADIUS = 6;
 
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
@@ -70,14 +72,20 @@ function createView(parent) {
   return view;
 }
 
+const SWATCH_PX = 16;
+
 function legend(view) {
   const box = view.root.querySelector(".kv-draw-legend");
+  const ratio = window.devicePixelRatio || 1;
   box.replaceChildren(...view.data.styles.map((style) => {
     const item = document.createElement("span");
-    const swatch = document.createElement("span");
+    const swatch = document.createElement("canvas");  // the marker itself, as the points are painted
     swatch.className = "kv-draw-swatch";
-    swatch.style.borderColor = style.color;
-    swatch.style.background = style.hollow ? "transparent" : style.color;
+    swatch.setAttribute("aria-hidden", "true");  // the name beside it says it
+    swatch.width = swatch.height = SWATCH_PX * ratio;
+    const context = swatch.getContext("2d");
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    paintMarker(context, style.marker, SWATCH_PX / 2, SWATCH_PX / 2);
     item.append(swatch, document.createTextNode(style.name));  // text, never HTML
     return item;
   }));
@@ -157,12 +165,7 @@ function paint(view) {
   for (const [x, y, label] of view.points) {
     const style = view.data.styles.find((s) => s.label === label);
     const [px, py] = toPixel(view, x, y);
-    ctx.beginPath();
-    ctx.arc(px, py, POINT_RADIUS, 0, 2 * Math.PI);
-    ctx.lineWidth = 2;
-    ctx.strokeStyle = style.color;
-    if (style.hollow) { ctx.fillStyle = "#FFFFFF"; ctx.fill(); } else { ctx.fillStyle = style.color; ctx.fill(); }
-    ctx.stroke();
+    paintMarker(ctx, style.marker, px, py);
   }
   // what a test (and a screen reader's status) reads: how many points the canvas shows
   view.root.dataset.points = String(view.points.length);

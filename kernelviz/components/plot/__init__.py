@@ -34,12 +34,15 @@ per panel: there is no second drawing of the panels anywhere on the page.
 from __future__ import annotations
 
 import functools
+import hashlib
 import struct
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import orjson
+
+from kernelviz.components import module_text
 
 FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.plot"
@@ -89,7 +92,7 @@ def _renderer(name: str = COMPONENT_NAME):
     import streamlit as st
 
     # not isolated: plotly.js styles its figures from the page's head, which a shadow root would not see
-    return st.components.v2.component(name, js=(FRONTEND / "plot.js").read_text(encoding="utf-8"),
+    return st.components.v2.component(name, js=module_text(FRONTEND / "plot.js"),
                                       css=(FRONTEND / "plot.css").read_text(encoding="utf-8"),
                                       isolate_styles=False)
 
@@ -124,8 +127,12 @@ def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: b
         removed = list(config.get("modeBarButtonsToRemove") or [])
         if IMAGE_BUTTON not in removed:
             config = {**config, "modeBarButtonsToRemove": [*removed, IMAGE_BUTTON]}
-    header = {"figure": _shared_z(figure), "config": config, "plotly": plotly_chunk(), "selectable": selectable,
-              "revision": revision, "canvas": points_on_canvas, "live": None}
+    figure = _shared_z(figure)
+    # what Plotly draws: the same again (a rerun that brought only a finished lattice) is not redrawn
+    drawing = hashlib.blake2b(orjson.dumps([figure, config, points_on_canvas], option=orjson.OPT_SERIALIZE_NUMPY),
+                              digest_size=8).hexdigest()
+    header = {"figure": figure, "config": config, "plotly": plotly_chunk(), "selectable": selectable,
+              "revision": revision, "canvas": points_on_canvas, "drawing": drawing, "live": None}
     body: list[bytes] = []
     if live is not None and lattice_sent:
         kernels = [{**kernel, "fields": None} for kernel in live["lattice"]["kernels"]]

@@ -14,6 +14,9 @@
 //   revision    — the figure's data revision, stored with a selection so that Python can tell
 //                 a selection of an older figure from one of this figure
 //   canvas      — draw the figure's marker-only scatter traces on a canvas over the plot (see below)
+//   drawing     — a digest of figure, config and canvas: a payload with the drawing already drawn
+//                 (a rerun that changed only the live preview) is not handed to Plotly again.
+//                 The plot's element says data-drawing="busy" until it is drawn, then "done".
 // Without a figure (kernelviz.components.plot.load_plotly) the instance only imports plotly.js.
 //
 // Points on a canvas. Plotly draws every marker as an SVG element: in the four-panel boundary
@@ -24,6 +27,8 @@
 // plot's drawing and its hover layer, clipped to their subplot. The component then does what
 // Plotly did for those points: their hover label (hovertemplate, customdata) and, on a click,
 // the nearest point as the selected one.
+
+import { paintMarker } from "../points.js";
 
 const VIEWS = new WeakMap();
 const SAME_Z = "kv_same_z_as";
@@ -172,34 +177,6 @@ function splitPoints(figure) {
   return { figure: { ...figure, data }, layers };
 }
 
-// Plotly's marker symbols (plotly.js src/components/drawing/symbol_defs.js) as polygons of
-// radius 1 (y down, as in SVG); a circle is drawn as an arc.
-const SQRT3 = Math.sqrt(3);
-const RX = 0.8 / Math.SQRT2;
-const SYMBOLS = {
-  square: [[1, 1], [-1, 1], [-1, -1], [1, -1]],
-  diamond: [[1.3, 0], [0, 1.3], [-1.3, 0], [0, -1.3]],
-  cross: [[1.2, 0.4], [0.4, 0.4], [0.4, 1.2], [-0.4, 1.2], [-0.4, 0.4], [-1.2, 0.4], [-1.2, -0.4], [-0.4, -0.4],
-          [-0.4, -1.2], [0.4, -1.2], [0.4, -0.4], [1.2, -0.4]],
-  x: [[0, RX], [RX, 2 * RX], [2 * RX, RX], [RX, 0], [2 * RX, -RX], [RX, -2 * RX], [0, -RX], [-RX, -2 * RX],
-      [-2 * RX, -RX], [-RX, 0], [-2 * RX, RX], [-RX, 2 * RX]],
-  "triangle-up": [[-2 / SQRT3, 0.5], [2 / SQRT3, 0.5], [0, -1]],
-  star: [[0.315, -0.4326], [1.3314, -0.4326], [0.5082, 0.1652], [0.8232, 1.1326], [0, 0.5348], [-0.8232, 1.1326],
-         [-0.5082, 0.1652], [-1.3314, -0.4326], [-0.315, -0.4326], [0, -1.4]],
-  hexagon: [[SQRT3 / 2, -0.5], [SQRT3 / 2, 0.5], [0, 1], [-SQRT3 / 2, 0.5], [-SQRT3 / 2, -0.5], [0, -1]],
-};
-
-function tracePath(context, symbol, x, y, r) {
-  context.beginPath();
-  const polygon = SYMBOLS[symbol];
-  if (!polygon) {
-    context.arc(x, y, r, 0, 2 * Math.PI);
-    return;
-  }
-  polygon.forEach(([u, v], k) => (k ? context.lineTo(x + u * r, y + v * r) : context.moveTo(x + u * r, y + v * r)));
-  context.closePath();
-}
-
 function pointsCanvas(view) {
   const { container, hover } = PLOTLY.layers(view.root);
   if (!container) return null;
@@ -254,26 +231,13 @@ function drawPoints(view) {
       const py = ya.toPixel(y);
       layer.px[i] = px;
       layer.py[i] = py;
-      let symbol = String(pick(layer.symbol, i, "circle"));
-      const open = symbol.endsWith("-open");
-      if (open) symbol = symbol.slice(0, -"-open".length);
-      const color = pick(layer.color, i, "#444");
-      const lineWidth = Number(pick(layer.lineWidth, i, 0));
-      context.globalAlpha = faint * Number(pick(layer.opacity, i, 1));
-      tracePath(context, symbol, px, py, Number(pick(layer.size, i, 6)) / 2);
-      if (!open) {
-        context.fillStyle = color;
-        context.fill();
-      }
-      if (open || lineWidth > 0) {
-        context.lineWidth = open ? Math.max(lineWidth, 1) : lineWidth;
-        context.strokeStyle = open ? color : pick(layer.lineColor, i, "#444");
-        context.stroke();
-      }
+      paintMarker(context, {
+        symbol: pick(layer.symbol, i, "circle"), size: pick(layer.size, i, 6), color: pick(layer.color, i, "#444"),
+        opacity: pick(layer.opacity, i, 1), line: { width: pick(layer.lineWidth, i, 0), color: pick(layer.lineColor, i, "#444") },
+      }, px, py, faint);
     }
     context.restore();
   }
-  context.globalAlpha = 1;
 }
 
 // The canvas point under (clientX, clientY), within its marker or a few pixels of its centre:
@@ -539,6 +503,9 @@ function updateLive(view, live, figure) {
   const { lattice } = live;
   // every kernel's lattice is there (or failed): what tests and benchmarks wait for
   view.controls.dataset.ready = String(Boolean(lattice.complete));
+  // computed at the figure's own values (while a new one is prepared, the previous lattice serves)
+  const near = (a, b) => (a === null && b === null) || Math.abs(a - b) < 1e-9;
+  view.controls.dataset.current = String(near(lattice.log_gamma, live.log_gamma) && near(lattice.log_C, live.log_C));
   live.traces = new Map([...live.panels, ...live.held].map((p) => [p.name, panelTraces(figure, p)]));
   for (const axis of LIVE_AXES) {
     const values = lattice.axes[axis];
@@ -1013,7 +980,8 @@ function createView(parent) {
   parent.appendChild(root);
   const view = { root, generation: 0, payload: null, body: null, listening: false, setStateValue: null,
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
-                 live: null, controls: null, fieldCanvas: null, dimmed: false, frame: 0 };
+                 live: null, controls: null, fieldCanvas: null, dimmed: false, frame: 0,
+                 drawing: null, drawn: Promise.resolve() };
   // The figure follows the column's width (its height is the figure's own). Hidden (no width)
   // there is nothing to fit, and Plotly refuses; back at the width it was drawn at, a resize
   // would only draw it all again.
@@ -1067,13 +1035,21 @@ export default function (component) {
     showError(view, error.message || String(error));
     return undefined;
   }
+  view.root.dataset.drawing = "busy";
+  const done = () => { if (generation === view.generation) view.root.dataset.drawing = "done"; };
   loadPlotly(payload.plotly).then((Plotly) => {
     if (generation !== view.generation) return;  // a newer figure arrived meanwhile
+    // The same figure again (say, the rerun that brings a finished lattice): Plotly.react would
+    // recompute and draw it all (0.1–0.3 s of the four-panel figure) for nothing new.
+    if (payload.drawing && view.drawing === payload.drawing) {
+      return view.drawn.then(() => { paintLive(view); done(); });
+    }
+    view.drawing = payload.drawing;
     view.root.style.minHeight = `${payload.figure.layout.height || 450}px`;
     const { figure, layers } = payload.canvas ? splitPoints(payload.figure) : { figure: payload.figure, layers: [] };
     view.layers = layers;
     view.root._kvLayers = layers;  // for tests: the points as drawn (data and pixel positions)
-    return Plotly.react(view.root, figure.data, figure.layout, payload.config).then(() => {
+    view.drawn = Plotly.react(view.root, figure.data, figure.layout, payload.config).then(() => {
       if (!view.listening) {
         view.listening = true;
         listenForPoints(view);
@@ -1089,7 +1065,11 @@ export default function (component) {
       }
       paintLive(view);  // the new figure's own values, or still the sliders' where a drag goes on
     });
-  }).catch((error) => showError(view, error.message || String(error)));
+    return view.drawn.then(done);
+  }).catch((error) => {
+    view.drawing = null;  // nothing is known to be drawn: the next payload draws in full
+    showError(view, error.message || String(error));
+  });
   return () => {
     if (view.generation === generation) {
       view.resize.disconnect();
