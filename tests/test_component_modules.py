@@ -1,5 +1,6 @@
-"""The components' JavaScript as Streamlit receives it: each component one text, the shared
-points painter (kernelviz/components/points.js) put in place of its import."""
+"""The components' JavaScript as Streamlit receives it: each component one text, the modules they
+share (the points painter, kernelviz/components/points.js, and the lifecycle, lifecycle.js) put in
+place of their imports."""
 
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ MODULES = [COMPONENTS / "plot" / "plot.js", COMPONENTS / "draw" / "draw.js"]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
-def test_a_component_is_one_text_with_the_points_painter_once_and_no_import(path):
-    assert 'from "../points.js"' in path.read_text(encoding="utf-8")  # the file itself imports it
+def test_a_component_is_one_text_with_the_shared_modules_once_and_no_import(path):
+    source = path.read_text(encoding="utf-8")
+    assert 'from "../points.js"' in source and 'from "../lifecycle.js"' in source  # the file itself imports them
     text = module_text(path)
     assert not re.search(r"^\s*import\b", text, re.MULTILINE)
     assert len(re.findall(r"^function paintMarker\(", text, re.MULTILINE)) == 1
+    assert len(re.findall(r"^function mount\(", text, re.MULTILINE)) == 1
     assert len(re.findall(r"^export default function", text, re.MULTILINE)) == 1
     assert not re.search(r"^export (const|function) ", text, re.MULTILINE)  # the painter's exports are plain
 

@@ -13,6 +13,7 @@
 //   styles     — [{label, name, marker}…] in the legend's order; marker is the figures' Plotly marker
 //                of such a point (kernelviz.figures.point_marker), painted by ../points.js
 
+import { mount } from "../lifecycle.js";
 import { paintMarker } from "../points.js";
 
 const VIEWS = new WeakMap();
@@ -20,20 +21,10 @@ const PAD = { left: 44, right: 14, top: 14, bottom: 36 };
 
 export default function (component) {
   const { data, parentElement, setStateValue } = component;
-  let view = VIEWS.get(parentElement);
-  if (!view) {
-    view = createView(parentElement);
-    VIEWS.set(parentElement, view);
-  }
+  const { view, cleanup } = mount(VIEWS, parentElement, createView);
   view.setStateValue = setStateValue;
-  const call = ++view.call;
   view.update(data);
-  return () => {
-    if (view.call === call) {  // only the latest call tears the view down (see the scrub component)
-      view.dispose();
-      VIEWS.delete(parentElement);
-    }
-  };
+  return cleanup((gone) => gone.dispose());
 }
 
 function createView(parent) {
@@ -44,7 +35,7 @@ function createView(parent) {
   parent.appendChild(root);
   const canvas = root.querySelector("canvas");
   const view = {
-    call: 0, root, canvas, data: null, points: [], generation: null, setStateValue: null,
+    root, canvas, data: null, points: [], generation: null, setStateValue: null,
   };
   canvas.addEventListener("click", (event) => {
     if (!view.data) return;

@@ -28,6 +28,7 @@
 // Plotly did for those points: their hover label (hovertemplate, customdata) and, on a click,
 // the nearest point as the selected one.
 
+import { mount } from "../lifecycle.js";
 import { paintMarker } from "../points.js";
 
 const VIEWS = new WeakMap();
@@ -978,7 +979,7 @@ function createView(parent) {
   const root = document.createElement("div");
   root.className = "kv-plot";
   parent.appendChild(root);
-  const view = { root, generation: 0, payload: null, body: null, listening: false, setStateValue: null,
+  const view = { root, payload: null, body: null, listening: false, setStateValue: null,
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
                  live: null, controls: null, fieldCanvas: null, dimmed: false, frame: 0,
                  drawing: null, drawn: Promise.resolve() };
@@ -1019,14 +1020,9 @@ export default function (component) {
     loadPlotly(payload.plotly).catch(() => {});  // a chart that needs it says what went wrong
     return undefined;
   }
-  let view = VIEWS.get(parentElement);
-  if (!view) {
-    view = createView(parentElement);
-    VIEWS.set(parentElement, view);
-  }
+  const { view, isLatest, cleanup } = mount(VIEWS, parentElement, createView);
   view.setStateValue = setStateValue;
   view.setTriggerValue = setTriggerValue;
-  const generation = ++view.generation;
   view.payload = payload;
   view.body = body;
   try {
@@ -1036,9 +1032,9 @@ export default function (component) {
     return undefined;
   }
   view.root.dataset.drawing = "busy";
-  const done = () => { if (generation === view.generation) view.root.dataset.drawing = "done"; };
+  const done = () => { if (isLatest()) view.root.dataset.drawing = "done"; };
   loadPlotly(payload.plotly).then((Plotly) => {
-    if (generation !== view.generation) return;  // a newer figure arrived meanwhile
+    if (!isLatest()) return;  // a newer figure arrived meanwhile
     // The same figure again (say, the rerun that brings a finished lattice): Plotly.react would
     // recompute and draw it all (0.1–0.3 s of the four-panel figure) for nothing new.
     if (payload.drawing && view.drawing === payload.drawing) {
@@ -1070,15 +1066,12 @@ export default function (component) {
     view.drawing = null;  // nothing is known to be drawn: the next payload draws in full
     showError(view, error.message || String(error));
   });
-  return () => {
-    if (view.generation === generation) {
-      view.resize.disconnect();
-      if (view.frame) cancelAnimationFrame(view.frame);
-      if (view.controls) view.controls.remove();
-      if (window.Plotly) window.Plotly.purge(view.root);
-      VIEWS.delete(parentElement);
-    }
-  };
+  return cleanup((gone) => {
+    gone.resize.disconnect();
+    if (gone.frame) cancelAnimationFrame(gone.frame);
+    if (gone.controls) gone.controls.remove();
+    if (window.Plotly) window.Plotly.purge(gone.root);
+  });
 }
 
 // The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
