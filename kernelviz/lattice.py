@@ -61,6 +61,7 @@ from kernelviz import state as kvstate
 from kernelviz import views as kvviews
 from kernelviz._background import BackgroundJob
 from kernelviz._svm import fit_svm
+from kernelviz.components.payloads import BrowserLattice
 
 #: Spacing of the lattices in decades: every 0.25 decade gives 25 values over the app's six decades.
 LATTICE_STEP = 0.25
@@ -248,8 +249,9 @@ class Lattice:
         """Every kernel is either ready or failed: nothing more will arrive."""
         return all(self.ready(name) or name in self.failed for name in self.names)
 
-    def to_browser(self) -> dict:
-        """What the scrub component draws of this lattice (:mod:`kernelviz.components.scrub` packs it).
+    def to_browser(self) -> BrowserLattice:
+        """What the browser repaints the figure's panels from (:func:`kernelviz.components.plot.payload`
+        packs it; :class:`kernelviz.components.payloads.BrowserLattice` declares it).
 
         Each ready kernel's lattice along each axis is one uint8 array of shape
         ``(len(axis), ny, nx)`` (C order: lattice value, row from ``ys[0]`` upwards, column),

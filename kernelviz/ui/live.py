@@ -23,6 +23,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, MutableMapping
 
+from kernelviz.components.payloads import LivePreview
 from kernelviz.outside import message, plain
 from kernelviz.session import mark_fragment_rerun
 from kernelviz.ui import pollers, session_end
@@ -336,7 +337,7 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
 
 
 def preview_payload(lattice: Lattice, log_gamma: float, log_C: float | None, axes: Mapping[str, dict],
-                    locked: Iterable[str] = ()) -> dict:
+                    locked: Iterable[str] = ()) -> LivePreview:
     """``live`` of :func:`kernelviz.components.plot.plot`: the lattice, the figure's own values, and
     which of the figure's panels (``axes``: name → subplot) preview — the lattice's kernels — and
     which keep their picture."""
@@ -355,7 +356,7 @@ class Preview:
     :func:`kernelviz.components.plot.plot`); ``status()`` draws, under the figure, the line that
     says the lattice is being prepared (polling until it is) or was stopped."""
 
-    payload: dict
+    payload: LivePreview
     status: Callable[[], None]
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from kernelviz import figures as fg
 from kernelviz.components import module_text
+from kernelviz.components.payloads import DrawData
 
 FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.draw"
@@ -39,7 +40,7 @@ def _renderer():
                                       css=(FRONTEND / "draw.css").read_text(encoding="utf-8"))
 
 
-def browser_data(points: np.ndarray, *, value_range: tuple[float, float], label: float, generation: int) -> dict:
+def browser_data(points: np.ndarray, *, value_range: tuple[float, float], label: float, generation: int) -> DrawData:
     """What the canvas draws: the points, the square's range, the label a click adds."""
     points = np.asarray(points, dtype=float).reshape(-1, 3)
     return {"points": [[float(x), float(y), float(k)] for x, y, k in points],

@@ -43,6 +43,7 @@ import numpy as np
 import orjson
 
 from kernelviz.components import module_text
+from kernelviz.components.payloads import LivePreview, PlotHeader
 
 FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.plot"
@@ -108,7 +109,7 @@ _LENGTH = struct.Struct("<I")
 
 
 def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: bool = False,
-            live: dict | None = None, lattice_sent: bool = False) -> bytes:
+            live: LivePreview | None = None, lattice_sent: bool = False, chunk: str | None = None) -> bytes:
     """What the browser receives: the figure (``{"data", "layout"}``), its config, plotly.js's chunk
     and, with ``live``, the lattice its panels are repainted from while a slider moves.
 
@@ -121,6 +122,9 @@ def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: b
     ``lattice_sent``: the browser has this very lattice (its ``id``) already; the payload then
     carries its header without the fields, and no body — a committed step's message was ~1.6 MB,
     ~1 MB of it the same lattice again.
+
+    ``chunk``: the plotly.js chunk's file name, this Streamlit's by default (the JS tests' fixture
+    names a fixed one, so that it does not change with Streamlit's version).
     """
     revision = str((figure.get("layout") or {}).get("datarevision", ""))
     if points_on_canvas:
@@ -131,8 +135,8 @@ def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: b
     # what Plotly draws: the same again (a rerun that brought only a finished lattice) is not redrawn
     drawing = hashlib.blake2b(orjson.dumps([figure, config, points_on_canvas], option=orjson.OPT_SERIALIZE_NUMPY),
                               digest_size=8).hexdigest()
-    header = {"figure": figure, "config": config, "plotly": plotly_chunk(), "selectable": selectable,
-              "revision": revision, "canvas": points_on_canvas, "drawing": drawing, "live": None}
+    header: PlotHeader = {"figure": figure, "config": config, "plotly": chunk or plotly_chunk(), "selectable": selectable,
+                          "revision": revision, "canvas": points_on_canvas, "drawing": drawing, "live": None}
     body: list[bytes] = []
     if live is not None and lattice_sent:
         kernels = [{**kernel, "fields": None} for kernel in live["lattice"]["kernels"]]
@@ -201,7 +205,7 @@ def unpack(data: bytes) -> dict:
 
 
 def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool = False,
-         points_on_canvas: bool = False, live: dict | None = None,
+         points_on_canvas: bool = False, live: LivePreview | None = None,
          on_commit: Callable[[dict], None] | None = None) -> dict:
     """Draw ``figure`` (a Plotly figure as a dict) under ``key``; return ``{"selection": {"points": …}}``,
     the points clicked on this very figure (none before a click).

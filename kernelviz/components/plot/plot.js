@@ -3,7 +3,9 @@
 // every new figure (its identity includes the figure); here a new figure is handed to
 // Plotly.react on the same element.
 //
-// data (bytes, UTF-8 JSON, from kernelviz.components.plot.plot):
+// data (bytes, from kernelviz.components.plot.payload): the header's length (4 bytes, little-endian),
+// the header (UTF-8 JSON), then the lattice's raw codes, which the header points into. The header
+// (declared in kernelviz/components/payloads, checked by tests/js/payloads.test.mjs):
 //   figure      — {data, layout} as Plotly.react takes them (layout.datarevision changes with the data)
 //   config      — Plotly's config
 //   plotly      — file name of Streamlit's own plotly.js chunk (static/js/PlotlyChart.<hash>.js):
@@ -361,7 +363,8 @@ function canvasSelection(view, event) {
 // payload.live (kernelviz.ui.live.live_preview), when the figure is a view's live preview:
 //   lattice   — kernelviz.lattice.Lattice.to_browser(), each field a view of the payload's body
 //   log_gamma, log_C — the values the figure was drawn at
-//   panels    — [{name, xaxis, yaxis}]: the kernels that preview, and their subplots
+//   panels    — [{name, xaxis, yaxis, margins}]: the kernels that preview, their subplots, and
+//               whether their f = ±1 are an SVM's margins (drawn dashed)
 //   held      — [{name, xaxis, yaxis}]: panels with no preview (models …): they keep their picture
 //   locked    — the axes whose slider the teacher's link hides
 // Sent back: the trigger "commit" = {axis, log_gamma, log_C} when a slider is released.
@@ -1075,4 +1078,4 @@ export default function (component) {
 }
 
 // The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
-export { classLook, contourPaths, dashOf, decisionLook, plotlyChanges, niceStep, quantile, codeHistogram, scaleColour, similarityLook };
+export { classLook, contourPaths, dashOf, decisionLook, decode, plotlyChanges, niceStep, quantile, codeHistogram, scaleColour, similarityLook, unpackLattice };

@@ -1,0 +1,137 @@
+"""What Python sends to the components' JavaScript, declared once.
+
+The plot component's payload (:func:`kernelviz.components.plot.payload`) and the drawing
+component's data (:func:`kernelviz.components.draw.browser_data`) are plain dicts read by
+``plot.js`` and ``draw.js``; a key renamed on one side only would fail in the browser, silently
+(an ``undefined`` where a number was expected). Each payload is declared here as a TypedDict,
+its producer returns that type, and :func:`schema` lists each type's keys.
+``python -m kernelviz.components.payloads --write tests/js/fixtures`` (``__main__.py``) writes the
+schema and real payloads, built by the producers themselves, for ``tests/js/payloads.test.mjs``:
+the JavaScript decodes them with its own code and checks their keys against the schema;
+``tests/test_payloads.py`` checks that the fixtures are the producers' current output.
+
+Nothing here imports Streamlit, nor the producers (which import these types): the writer is a
+module of its own, so that the package's imports stay free of circles.
+"""
+
+# No ``from __future__ import annotations`` here: with annotations as strings, Python 3.11's TypedDict
+# does not see NotRequired, and lists every key as required.
+from typing import NotRequired, TypedDict
+
+import numpy as np
+
+
+class BrowserCodec(TypedDict):
+    """How a lattice's uint8 codes decode (:class:`kernelviz.lattice.Codec`): read by plot.js's
+    painters (``decisionLook``, ``similarityLook``) and its contours, which skip ``undefined``."""
+
+    lo: float
+    hi: float
+    top: int
+    undefined: int
+
+
+class BrowserKernel(TypedDict):
+    """One kernel of a lattice: plot.js's ``paintLive`` paints its fields, or says why not (``failed``).
+
+    ``fields`` is, per lattice axis, the codes of shape ``(len(axis), ny, nx)`` as
+    :meth:`kernelviz.lattice.Lattice.to_browser` gives them; in the plot payload an
+    ``[offset, size]`` span into the payload's body, which plot.js's ``unpackLattice`` turns into a
+    view of the body. None while the kernel is not ready, when it failed, and when the browser has
+    the lattice already (``sent``). ``scales`` (per axis, one per lattice value) is None likewise,
+    except for a lattice sent already, which keeps them.
+    """
+
+    name: str
+    label: str
+    failed: str | None
+    fields: dict[str, np.ndarray] | dict[str, list[int]] | None
+    scales: dict[str, list[float]] | None
+
+
+class BrowserLattice(TypedDict):
+    """A lattice (:meth:`kernelviz.lattice.Lattice.to_browser`): plot.js keeps it by ``id`` and paints
+    the previewing panels from it while a slider moves. ``sent``: only in a plot payload whose browser
+    has this lattice already (its fields are then None, and plot.js takes its own copy)."""
+
+    id: str
+    kind: str
+    nx: int
+    ny: int
+    x_range: list[float]
+    y_range: list[float]
+    codec: BrowserCodec
+    axes: dict[str, list[float]]
+    log_gamma: float
+    log_C: float | None
+    reference: tuple[float, float] | None
+    classes: int
+    complete: bool
+    kernels: list[BrowserKernel]
+    sent: NotRequired[bool]
+
+
+class Panel(TypedDict):
+    """A panel of the figure and its subplot: plot.js paints the field over that subplot (``panels``)
+    or a badge on it (``held``). ``margins``: whether its f = ±1 are an SVM's margins (its tints
+    saturate otherwise, ``decisionLook``); the views always say, a bare caller need not."""
+
+    name: str
+    xaxis: str
+    yaxis: str
+    margins: NotRequired[bool]
+
+
+class LivePreview(TypedDict):
+    """The live preview of a figure (:func:`kernelviz.ui.live.preview_payload`): plot.js's
+    ``updateLive`` sets its sliders from it, ``paintLive`` repaints the ``panels``."""
+
+    lattice: BrowserLattice
+    log_gamma: float
+    log_C: float | None
+    panels: list[Panel]
+    held: list[Panel]
+    locked: list[str]
+
+
+class PlotHeader(TypedDict):
+    """The JSON header of a plot payload (:func:`kernelviz.components.plot.payload`): plot.js's
+    ``decode`` reads it and its default export draws it (``plotly``: the chunk it imports; ``drawing``:
+    a figure drawn already is not handed to Plotly again)."""
+
+    figure: dict
+    config: dict
+    plotly: str | None
+    selectable: bool
+    revision: str
+    canvas: bool
+    drawing: str
+    live: LivePreview | None
+
+
+class DrawStyle(TypedDict):
+    """How the drawing canvas paints the points of one label, and names them in its legend (draw.js)."""
+
+    label: float
+    name: str
+    marker: dict
+
+
+class DrawData(TypedDict):
+    """What the drawing canvas draws (:func:`kernelviz.components.draw.browser_data`), read by draw.js."""
+
+    points: list[list[float]]
+    range: list[float]
+    label: float
+    generation: int
+    styles: list[DrawStyle]
+
+
+#: Every payload type, by the name :func:`schema` and the JavaScript test use.
+PAYLOADS = (PlotHeader, LivePreview, BrowserLattice, BrowserKernel, BrowserCodec, Panel, DrawData, DrawStyle)
+
+
+def schema() -> dict:
+    """Per payload type: ``{"required": keys, "optional": keys}``, each sorted."""
+    return {kind.__name__: {"required": sorted(kind.__required_keys__), "optional": sorted(kind.__optional_keys__)}
+            for kind in PAYLOADS}
