@@ -16,7 +16,14 @@ class BackgroundJob:
 
     ``delay``: seconds the thread waits before it works (a cancel during the wait ends it), so
     that what the page does next, such as the browser drawing a new figure, has the CPU first.
+
+    ``gate``: a subclass's semaphore, shared by all its jobs (every session's): only as many work
+    at once as it allows; the others wait, and a cancel ends their wait. None: no limit.
     """
+
+    gate: threading.Semaphore | None = None
+    #: How often a job waiting for the gate looks whether it was cancelled (seconds).
+    GATE_POLL = 0.05
 
     def __init__(self, *, name: str, delay: float = 0.0):
         self.error: BaseException | None = None
@@ -32,10 +39,27 @@ class BackgroundJob:
 
     def _guarded(self) -> None:
         try:
-            if not self._cancel.wait(self.delay):
+            if self._cancel.wait(self.delay) or not self._enter_gate():
+                return
+            try:
                 self._work()
+            finally:
+                if self.gate is not None:
+                    self.gate.release()
         except BaseException as err:  # noqa: BLE001 - kept for wait(), which raises it in the caller's thread
             self.error = err
+
+    def _enter_gate(self) -> bool:
+        """Wait for the gate; False if cancelled meanwhile."""
+        if self.gate is None:
+            return True
+        while not self.gate.acquire(timeout=self.GATE_POLL):
+            if self._cancel.is_set():
+                return False
+        if self._cancel.is_set():
+            self.gate.release()
+            return False
+        return True
 
     def cancel(self) -> None:
         """Stop at the next step; what is done stays."""

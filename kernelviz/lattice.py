@@ -695,6 +695,12 @@ class LatticeJob(BackgroundJob):
         Seconds to wait before computing (see :class:`kernelviz._background.BackgroundJob`).
     """
 
+    #: One lattice computes at a time, whatever the sessions: on two cores, eight sessions'
+    #: lattices at once starved the page runs, the browser and the server's event loop (the health
+    #: endpoint answered after seconds, sessions stuck; ``benchmarks/bench_sessions.py``). A newer
+    #: request cancels a waiting one (:class:`kernelviz.ui.live.LiveLattices`).
+    gate = threading.BoundedSemaphore(1)
+
     def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared, *,
                  delay: float = 0.0):
         super().__init__(name=f"kernelviz-lattice-{lattice.kind}", delay=delay)
