@@ -37,6 +37,7 @@ st.markdown(PAGE_STYLE, unsafe_allow_html=True)
 
 from kernelviz import pipeline, registry  # noqa: E402
 from kernelviz.outside import plain  # noqa: E402
+from kernelviz.session import remember_outside  # noqa: E402
 from kernelviz.ui import live, page, pollers, session_end, sidebar, stages, takeaway, teach  # noqa: E402
 from kernelviz.ui.views import boundaries, data, grid, kernel_matrix, partition, pf, similarity, theory  # noqa: E402
 from kernelviz.ui.widgets import choice  # noqa: E402
@@ -128,6 +129,7 @@ def main() -> None:
     teach.explain(explanation)
     page.session().shown(len(shown))
     sidebar.draw()
+    remember_outside(st.session_state, page.session().always_drawn)
     page.write_url(page.current_settings())
     # Last, after every widget: a polling fragment's tick sends the browser's widget values
     # (kernelviz.ui.pollers).

@@ -34,6 +34,7 @@ _LAST_GOOD = "_last_good"
 _GRIDS = "_grids"
 _GOOD_DATA = "_last_good_data"
 _FRAGMENT_RERUN = "_fragment_rerun"
+_OUTSIDE = "_outside_fragment"
 
 #: Finished grid searches a session keeps (least recently used go first): a search holds a
 #: score table and a fitted kernel, and a person compares a handful of them at a time.
@@ -158,6 +159,30 @@ class Session:
         grids.move_to_end(key)
         while len(grids) > MAX_STORED_GRIDS:
             grids.popitem(last=False)
+
+
+def remember_outside(store: MutableMapping, names: Iterable[str]) -> None:
+    """At the end of a page run: the values of the settings whose widgets are drawn outside every
+    fragment (the sidebar's, the view switch), as the page drew them (see :func:`keep_outside`)."""
+    store[_OUTSIDE] = {name: copy.deepcopy(store[name]) for name in names if name in store}
+
+
+def keep_outside(store: MutableMapping) -> list[str]:
+    """At the start of a fragment's run: put back each setting drawn outside the fragment that the
+    browser's request changed, and return their names.
+
+    Such a widget cannot change in a fragment's run — a person changing it reruns the page — but
+    after a fragment reran the whole page the browser may have forgotten those widgets' values
+    (streamlit/streamlit#11266), and it then sends them at their defaults (a minimum, a first
+    option, an empty selection) with the next request, here a fragment's. Taken as they come, they
+    replaced the person's settings at the next page run: seen in ``benchmarks/bench_sessions.py``
+    under load, where sessions lost their kernels and stopped drawing any figure.
+    """
+    kept = store.get(_OUTSIDE) or {}
+    changed = [name for name, value in kept.items() if not _same(store.get(name), value)]
+    for name in changed:
+        store[name] = copy.deepcopy(kept[name])
+    return changed
 
 
 def mark_fragment_rerun(store: MutableMapping) -> None:

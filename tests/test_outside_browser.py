@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kernelviz.outside import WORD_JOINER, visible
@@ -66,7 +66,8 @@ def _check_page(browser, tmp_path, texts):
                     else outside_requests.append(r.url))
             page.goto(url)
             page.wait_for_selector(READY, timeout=90_000)
-            page.wait_for_selector(f".st-key-sink_{len(texts) - 1} .gtitle", timeout=60_000)
+            # the last chart is drawn (an empty title is drawn hidden: wait for it to be there, not seen)
+            page.wait_for_selector(f".st-key-sink_{len(texts) - 1} .gtitle", state="attached", timeout=60_000)
             for i, text in enumerate(texts):
                 box = page.locator(f".st-key-sink_{i}")
                 expected = _same_text(visible(text))
@@ -99,5 +100,6 @@ def test_the_known_hostile_fragments_are_drawn_as_text(browser, tmp_path):
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=st.lists(hostile_text.map(lambda t: t[:3000]), min_size=12, max_size=12))
+@example(texts=['"'] * 11 + [""])  # CI drew an empty last text: its chart's title is there, empty and hidden
 def test_hostile_texts_are_drawn_as_text(browser, tmp_path_factory, texts):
     _check_page(browser, tmp_path_factory.mktemp("sinks"), texts)

@@ -160,3 +160,31 @@ def test_after_a_fragment_reruns_the_page_every_setting_is_written_back_once():
     s.store.written.clear()
     s.begin_run()
     assert "kernels" not in s.store.written  # once only
+
+
+def test_a_fragments_run_puts_back_the_page_widgets_the_browser_sent_at_their_defaults():
+    """Under load (benchmarks/bench_sessions.py, 8 sessions on 2 cores) a fragment's request carried
+    the sidebar's widgets at their defaults — the browser had forgotten them after a fragment reran
+    the page (streamlit/streamlit#11266) — and the next page run took them: no kernels, scaling
+    "none", one cluster. Those widgets cannot change in a fragment's run, so it puts them back."""
+    from kernelviz.session import keep_outside, remember_outside
+
+    store = {"kernels": ["rbf", "ckrbf"], "scaling": "zscore", "n_components": 2, "view": "boundaries",
+             "log_gamma": 0.0}
+    remember_outside(store, ["kernels", "scaling", "n_components", "view", "not_drawn"])
+    assert keep_outside(store) == []  # nothing changed: nothing to put back
+    store.update({"kernels": [], "scaling": "none", "n_components": 1, "log_gamma": 1.0})
+    assert sorted(keep_outside(store)) == ["kernels", "n_components", "scaling"]
+    assert store == {"kernels": ["rbf", "ckrbf"], "scaling": "zscore", "n_components": 2, "view": "boundaries",
+                     "log_gamma": 1.0, "_outside_fragment": store["_outside_fragment"]}  # γ is the fragment's own
+    store["kernels"].append("rwm")  # what was put back is a copy: the remembered value stays as drawn
+    store["kernels"] = []
+    keep_outside(store)
+    assert store["kernels"] == ["rbf", "ckrbf"]
+
+
+def test_nothing_is_put_back_before_a_page_run_remembered_its_widgets():
+    from kernelviz.session import keep_outside
+
+    store = {"kernels": []}
+    assert keep_outside(store) == [] and store == {"kernels": []}

@@ -222,6 +222,7 @@ def show_running(store, draw) -> None:
 def _running(store, draw) -> None:
     import streamlit as st
 
+    pollers.keep_page_settings()
     session_job = current(store)
     if session_job is None or session_job.job.done:  # ended, or released with the session (a reconnect)
         # a timed run: Streamlit resets the page's widgets when a fragment reruns the whole app,

@@ -383,6 +383,7 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
     widgets when a run started by a widget inside a fragment reruns the whole app
     (streamlit/streamlit#11266), so the Stop button's own run waits for the next tick.
     """
+    pollers.keep_page_settings()
     import streamlit as st
 
     # A tick sends the browser's widget values with it. On a busy page the timer can fire after a

@@ -168,6 +168,7 @@ def open_view(view: str) -> None:
 def scrub_view_body(view: str, body) -> None:
     """A scrub view's body, ``body(view, settings)``, as a fragment: a committed γ / C, a click on
     its figure or its own controls rerun it alone, not the page."""
+    pollers.keep_page_settings()
     body(view, current_settings())
     if st.session_state.get(PAGE_RUN):
         return  # the page's run does what follows after its sidebar (app.py's main)

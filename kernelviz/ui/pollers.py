@@ -41,3 +41,21 @@ def forget() -> None:
     import streamlit as st
 
     st.session_state.pop(HELD_KEY, None)
+
+
+def keep_page_settings() -> None:
+    """Call first in every fragment: in a fragment's own run, the settings whose widgets the page
+    draws outside the fragment keep the page's values (:func:`kernelviz.session.keep_outside`);
+    when the browser's request had changed any, the page reruns, so that those widgets show the
+    session's values again."""
+    import streamlit as st
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from kernelviz.session import keep_outside, mark_fragment_rerun
+
+    context = get_script_run_ctx()
+    if context is None or not getattr(context, "fragment_ids_this_run", None):
+        return  # the page's run: its widgets are drawn with what the browser sent
+    if keep_outside(st.session_state):
+        mark_fragment_rerun(st.session_state)
+        st.rerun()
