@@ -110,7 +110,13 @@ def browser():
 @pytest.fixture
 def page(browser):
     """A fresh browser context and page per test (no cookies or URL state carried over)."""
+    helpers = str(ROOT / "tests" / "apps")
+    if helpers not in sys.path:
+        sys.path.insert(0, helpers)
+    import live_drag
+
     context = browser.new_context(viewport={"width": 1440, "height": 1000}, device_scale_factor=1)
+    context.add_init_script(live_drag.COUNT_RUNS)  # the script runs of every page (live_drag.after_action)
     pg = context.new_page()
     pg.set_default_timeout(90_000)
     yield pg

@@ -40,10 +40,11 @@ SMALL_GRID = "grid_steps=4&cv=3"
 
 
 def settle(page, text: str | None = None) -> None:
-    """Wait for the expected text, then for the script run to finish and the charts to draw."""
+    """After an action: wait for the expected text, then for the run the action started to finish
+    and the charts to draw (:func:`live_drag.after_action`)."""
     if text:
         page.get_by_text(text, exact=False).first.wait_for()
-    live_drag.settled(page)
+    live_drag.after_action(page)
 
 
 def assert_clean(page) -> None:

@@ -301,6 +301,50 @@ DRAWN = '.kv-plot[data-drawing="done"]'
 DRAWING = '.kv-plot[data-drawing="busy"]'
 
 
+#: Counts the page's script runs from its opening (``window.__kvRunsStarted`` / ``__kvRunsEnded``):
+#: the ``page`` fixture adds it to every page, so that a test can wait for the run its action
+#: started (:func:`after_action`) rather than find the page idle from before the action.
+COUNT_RUNS = """(() => {
+  window.__kvRunsStarted = 0;
+  window.__kvRunsEnded = 0;
+  let running = false;
+  const attach = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) return false;
+    new MutationObserver(() => {
+      const state = app.getAttribute('data-test-script-state');
+      if (state === 'running' && !running) { running = true; window.__kvRunsStarted += 1; }
+      else if (state !== 'running' && running) { running = false; window.__kvRunsEnded += 1; }
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    return true;
+  };
+  if (!attach()) {
+    new MutationObserver((_, observer) => { if (attach()) observer.disconnect(); })
+      .observe(document, {childList: true, subtree: true});
+  }
+})()"""
+#: How long an action is given to start a run before it counts as one that starts none (a click on
+#: the view already open; a run so short that the page never showed it running).
+RUN_START_MS = 1500
+
+
+def after_action(page) -> None:
+    """After an action: wait for the run it started, if any, then until the page is settled.
+
+    A run counts as the action's when it started after the last call (each call marks the runs
+    started so far); an action that starts none is given :data:`RUN_START_MS`.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    mark = page.evaluate("() => window.__kvRunsMarked ?? 0")
+    try:
+        page.wait_for_function("(mark) => (window.__kvRunsStarted ?? 0) > mark", arg=mark, timeout=RUN_START_MS)
+    except PlaywrightTimeout:
+        pass  # the action started no run the page showed
+    settled(page)
+    page.evaluate("() => { window.__kvRunsMarked = window.__kvRunsStarted ?? 0; }")
+
+
 def settled(page) -> None:
     """Wait until no script runs and every figure of the page has been drawn."""
     page.wait_for_selector(IDLE)
