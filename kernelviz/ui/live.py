@@ -383,9 +383,9 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
     widgets when a run started by a widget inside a fragment reruns the whole app
     (streamlit/streamlit#11266), so the Stop button's own run waits for the next tick.
     """
-    pollers.keep_page_settings()
     import streamlit as st
 
+    pollers.keep_page_settings()
     # A tick sends the browser's widget values with it. On a busy page the timer can fire after a
     # commit's run has sent the sidebar its new γ / C but before the browser has set them (drawing
     # the committed figure comes first): the tick then carries the old values, and the page went
