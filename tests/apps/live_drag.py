@@ -299,6 +299,10 @@ def commit_gamma_step(page, expected_title: str, key: str = "ArrowRight") -> flo
 DRAWN = '.kv-plot[data-drawing="done"]'
 #: One still being handed to Plotly.
 DRAWING = '.kv-plot[data-drawing="busy"]'
+#: Streamlit's stand-in for an element whose code (a lazily loaded chunk) has not arrived yet: a
+#: fresh browser shows one per widget for up to a second after the first run, and the page's layout
+#: shifts when they give way (a button's box is 8 px taller than its skeleton).
+SKELETON = '[data-testid="stSkeleton"]'
 
 
 #: Counts the page's script runs from its opening (``window.__kvRunsStarted`` / ``__kvRunsEnded``):
@@ -346,9 +350,9 @@ def after_action(page) -> None:
 
 
 def settled(page) -> None:
-    """Wait until no script runs and every figure of the page has been drawn."""
+    """Wait until no script runs, every element of the page is in place and every figure has been drawn."""
     page.wait_for_selector(IDLE)
-    page.wait_for_function("(busy) => !document.querySelector(busy)", arg=DRAWING)
+    page.wait_for_function("(busy) => !document.querySelector(busy)", arg=f"{DRAWING}, {SKELETON}")
 
 
 def run_once(page, action) -> None:
