@@ -16,17 +16,21 @@ from kernelviz import figures as fg
 from kernelviz.components import draw, module_text
 
 COMPONENTS = Path(draw.__file__).resolve().parent.parent
-MODULES = [COMPONENTS / "plot" / "plot.js", COMPONENTS / "draw" / "draw.js"]
+MODULES = [COMPONENTS / "plot" / "plot.js", COMPONENTS / "draw" / "draw.js", COMPONENTS / "poll" / "poll.js"]
+#: What each component imports of the shared modules (each module a declaration it defines).
+SHARED = {"points.js": "function paintMarker(", "lifecycle.js": "function mount(", "events.js": "const FINISHED_EVENT ="}
+IMPORTS = {"plot.js": ("points.js", "lifecycle.js", "events.js"), "draw.js": ("points.js", "lifecycle.js"),
+           "poll.js": ("lifecycle.js", "events.js")}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
 def test_a_component_is_one_text_with_the_shared_modules_once_and_no_import(path):
     source = path.read_text(encoding="utf-8")
-    assert 'from "../points.js"' in source and 'from "../lifecycle.js"' in source  # the file itself imports them
+    assert all(f'from "../{module}"' in source for module in IMPORTS[path.name])  # the file itself imports them
     text = module_text(path)
     assert not re.search(r"^\s*import\b", text, re.MULTILINE)
-    assert len(re.findall(r"^function paintMarker\(", text, re.MULTILINE)) == 1
-    assert len(re.findall(r"^function mount\(", text, re.MULTILINE)) == 1
+    for module in IMPORTS[path.name]:
+        assert len(re.findall("^" + re.escape(SHARED[module]), text, re.MULTILINE)) == 1, module
     assert len(re.findall(r"^export default function", text, re.MULTILINE)) == 1
     assert not re.search(r"^export (const|function) ", text, re.MULTILINE)  # the painter's exports are plain
 

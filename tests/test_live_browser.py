@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from kernelviz.ui import live
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
 import live_drag  # noqa: E402  (a helper beside the test apps, shared with benchmarks/bench_live.py)
 
@@ -178,6 +180,41 @@ def test_a_committed_gamma_step_reruns_the_views_body_not_the_page(server, page)
     # for a tick of the live status line that may fall inside the commit's window.
     assert commit < 0.75 * whole, (commit, whole)
     assert re.search(r"log_gamma=0\.25(&|$)", page.url), page.url  # the link follows all the same
+
+
+#: Keeps the message count (COUNT_MESSAGES) at each "kv-finished" event: the status line's poll saying
+#: that the lattice is finished (kernelviz.components.poll).
+COUNT_AT_FINISHED = """(() => {
+  window.__kvAtFinished = [];
+  document.addEventListener('kv-finished', () => window.__kvAtFinished.push(window.__kvMessages));
+})()"""
+
+
+def test_a_finished_lattice_comes_by_a_run_of_the_views_body_and_then_nothing_polls(server, page):
+    """The status line's poll tells the figure, whose trigger reruns the view's body: not the whole
+    page (a page rerun from the status line's fragment made the browser forget the sidebar's
+    widgets, streamlit/streamlit#11266). Then nothing polls any more."""
+    page.add_init_script(COUNT_MESSAGES)
+    page.add_init_script(COUNT_AT_FINISHED)
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    live_drag.lattice_arrived(page)
+    live_drag.commit_gamma_step(page, "γ = 1.78,")
+    page.wait_for_function("() => window.__kvAtFinished.length >= 2")  # the first lattice's, then this one's
+    live_drag.lattice_arrived(page)
+    arrival = page.evaluate("() => window.__kvMessages - window.__kvAtFinished[1]")
+    quiet = page.evaluate("() => window.__kvMessages")
+    page.wait_for_timeout(3 * live.POLL_SECONDS * 1000)  # a poll left running would have run by now
+    assert page.evaluate("() => window.__kvMessages") == quiet, "something still polls"
+
+    def full_run():  # Streamlit's R key, away from any input
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        live_drag.run_once(page, lambda: page.keyboard.press("r"))
+
+    start = page.evaluate("() => window.__kvMessages")
+    full_run()
+    whole = page.evaluate("() => window.__kvMessages") - start
+    assert arrival < 0.75 * whole, (arrival, whole)
+    assert page.locator('[data-testid="stException"]').count() == 0
 
 
 def test_a_heatmap_cell_click_opens_decision_boundaries_at_that_cell(server, page):

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from kernelviz import figures as fg
-from kernelviz.components import draw, payloads, plot
+from kernelviz.components import draw, payloads, plot, poll
 from kernelviz.components.payloads import __main__ as writer
 from kernelviz.lattice import Failure, Field, Lattice
-from kernelviz.ui.live import preview_payload
+from kernelviz.ui.live import finished_signal, preview_payload
 
 FIXTURES = Path(__file__).resolve().parent / "js" / "fixtures"
 WRITE = "python -m kernelviz.components.payloads --write tests/js/fixtures"
@@ -108,6 +108,17 @@ def test_the_drawing_canvas_data_and_its_styles_have_the_declared_keys():
                              label=-1.0, generation=0)
     assert key_errors(data, "DrawData") == []
     assert [error for style in data["styles"] for error in key_errors(style, "DrawStyle")] == []
+
+
+def test_the_poll_data_and_the_live_status_lines_finished_signal_have_the_declared_keys():
+    class Job:  # what finished_signal reads of a LatticeJob
+        lattice, cancelled = small_lattice("decision"), True
+
+    finished = finished_signal("decision", Job())
+    assert key_errors(finished, "Finished") == [] and finished["signal"].endswith(":stopped")
+    for data in (poll.poll_data(0, 0.5), poll.poll_data(1, 0.5, finished)):
+        assert key_errors(data, "PollData") == []
+    assert poll.poll_data(1, 0.5)["every_ms"] == 500
 
 
 def test_the_keys_not_always_sent_are_declared_optional():

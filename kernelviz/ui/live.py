@@ -3,11 +3,11 @@
 On Decision boundaries and Similarity, :func:`live_preview` gives the view's figure (drawn by
 :mod:`kernelviz.components.plot`) a lattice and γ (and C) sliders. The first run of a view
 starts a :class:`kernelviz.lattice.LatticeJob` for its (data, kernels, grid, committed γ /
-C); while it runs, a small status fragment polls (``run_every``) and reruns the page once
-the lattice is ready, which sends it to the figure. Dragging then repaints every kernel
-panel of the figure in the browser with no script run; a release commits the value to the
-settings (URL, cached fits) in one run of the view's body (the app draws it as a fragment),
-whose figure replaces the preview.
+C); while it runs, a small status fragment polls (:mod:`kernelviz.components.poll`) and, once
+the lattice is finished, tells the figure, which reruns its view's body: that run sends it the
+lattice. Dragging then repaints every kernel panel of the figure in the browser with no script
+run; a release commits the value to the settings (URL, cached fits) in one run of the view's
+body (the app draws it as a fragment), whose figure replaces the preview.
 
 Which lattices exist is decided by :class:`LiveLattices`, which knows nothing of Streamlit
 (a ``dict`` stands in for the session's :func:`kernelviz.ui.session_end.store` in the tests,
@@ -23,9 +23,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, MutableMapping
 
-from kernelviz.components.payloads import LivePreview
+from kernelviz.components import poll
+from kernelviz.components.payloads import Finished, LivePreview
 from kernelviz.outside import message, plain
-from kernelviz.session import mark_fragment_rerun
 from kernelviz.ui import pollers, session_end
 
 if TYPE_CHECKING:  # the lattice imports scikit-learn: first needed when a view scrubs, not at the app's start
@@ -49,7 +49,7 @@ MAX_LATTICES = 4
 START_DELAY = 0.5
 #: Set when a view's run drew the scrub sliders (the app then leaves γ and C out of the sidebar).
 SCRUB_SHOWN_KEY = "_live_scrub_shown"
-#: How often the fragment looks for newly finished kernels while a lattice is computed.
+#: How long after each of its runs the status line looks again whether the lattice is finished.
 POLL_SECONDS = 0.5
 #: The kinds of lattice and the view each belongs to.
 VIEW_KINDS = {"boundaries": "decision", "similarity": "similarity"}
@@ -377,11 +377,9 @@ def _stop(kind: str) -> None:
 
 
 def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], LatticeJob], previous: bool) -> None:
-    """While the lattice is computed: say so, offer Stop, and rerun the page once it is ready.
-
-    The page is rerun only from a timed run of this fragment: Streamlit resets the page's
-    widgets when a run started by a widget inside a fragment reruns the whole app
-    (streamlit/streamlit#11266), so the Stop button's own run waits for the next tick.
+    """While the lattice is computed: say so and offer Stop; once it is finished (or stopped), say
+    so to the figure, whose view's run brings it (:func:`finished_signal`). The Stop button's own
+    run says "Stopping …"; the next tick finds the job stopped.
     """
     import streamlit as st
 
@@ -401,15 +399,21 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
     if job is None and not stop_clicked:
         if not inline:  # a tick: the page is painted, the lattice may take the CPU
             live.request(kind, context, committed, start)
-    elif not stop_clicked and (job is None or job.done or job.cancelled):
-        mark_fragment_rerun(st.session_state)
-        st.rerun()  # the finished (or stopped) lattice belongs to the component, drawn by the page
+    finished = not stop_clicked and job is not None and (job.done or job.cancelled)
     note = ("the panels show the last values' preview until then." if previous
             else "the panels go live when it is ready.")
     c1, c2 = st.columns([5, 1])
     c1.caption("Stopping …" if stop_clicked else f"Preparing the live preview in the background: {note}")
+    # Finished: the figure is told, and its view's run brings the lattice (or the stopped line).
+    poll.poll(key=f"live_poll_{kind}", every=POLL_SECONDS, finished=finished_signal(kind, job) if finished else None)
     c2.button("Stop", key=f"stop_{kind}", on_click=_stop, args=(kind,), disabled=stop_clicked,
               help="Stop computing the live preview; the committed figure below stays.")
+
+
+def finished_signal(kind: str, job: LatticeJob) -> Finished:
+    """What the status line tells the figure when its job is finished or stopped: one signal per
+    lattice and outcome (plot.js acts once on each)."""
+    return {"kind": kind, "signal": f"{job.lattice.uid}:{'stopped' if job.cancelled else 'done'}"}
 
 
 def _draw_status(*arguments) -> None:
@@ -423,7 +427,8 @@ def _draw_status(*arguments) -> None:
 
 @functools.cache
 def _poller():
-    """The status line as a fragment that reruns every :data:`POLL_SECONDS`."""
+    """The status line as a fragment, which its poll reruns every :data:`POLL_SECONDS` (not
+    ``run_every``: see :mod:`kernelviz.components.poll`)."""
     import streamlit as st
 
-    return st.fragment(_status, run_every=POLL_SECONDS)
+    return st.fragment(_status)

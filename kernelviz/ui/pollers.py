@@ -1,8 +1,8 @@
 """Polling fragments, drawn after the page's last widget.
 
-A fragment with ``run_every`` (the live preview's status line, a running grid search's
-progress) starts its timer when the browser receives it, and each tick sends the browser's
-widget values with it. Drawn where it shows — in the view, before the sidebar — a tick during
+A polling fragment (the live preview's status line, rerun by its poll component; a running grid
+search's progress, by ``run_every``) starts its timer when the browser receives it, and each tick
+sends the browser's widget values with it. Drawn where it shows — in the view, before the sidebar — a tick during
 a slow run sent the values the browser held before the run, and they replaced the ones the
 run had set: starting a lesson lost the step's data and kernels that way. So a view holds the
 poller's place (:func:`hold`), and the page's run draws every held poller once its last widget

@@ -104,3 +104,9 @@ test("the drawing canvas's data and each style have their declared keys", () => 
   // every point's label has a style to paint it with (draw.js looks it up by label)
   for (const [, , label] of data.points) assert.ok(data.styles.some((style) => style.label === label), String(label));
 });
+
+test("the poll component's data and what finished have their declared keys", () => {
+  const data = JSON.parse(readFileSync(new URL("poll_data.json", FIXTURES), "utf-8"));
+  assertKeys(data, "PollData", "poll data");
+  assertKeys(data.finished, "Finished", "finished");
+});

@@ -127,8 +127,25 @@ class DrawData(TypedDict):
     styles: list[DrawStyle]
 
 
+class Finished(TypedDict):
+    """What a poll's wait was for, once it is over (:func:`kernelviz.ui.live.finished`): the kind of
+    lattice, and a value of its own per lattice and outcome (plot.js acts once on each)."""
+
+    kind: str
+    signal: str
+
+
+class PollData(TypedDict):
+    """What the poll component reads (:func:`kernelviz.components.poll.poll_data`, poll.js)."""
+
+    run: int
+    every_ms: int
+    finished: Finished | None
+
+
 #: Every payload type, by the name :func:`schema` and the JavaScript test use.
-PAYLOADS = (PlotHeader, LivePreview, BrowserLattice, BrowserKernel, BrowserCodec, Panel, DrawData, DrawStyle)
+PAYLOADS = (PlotHeader, LivePreview, BrowserLattice, BrowserKernel, BrowserCodec, Panel, DrawData, DrawStyle,
+            PollData, Finished)
 
 
 def schema() -> dict:

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from kernelviz import figures as fg
-from kernelviz.components import draw, plot
-from kernelviz.components.payloads import DrawData, schema
+from kernelviz.components import draw, plot, poll
+from kernelviz.components.payloads import DrawData, PollData, schema
 from kernelviz.lattice import Failure, Field, Lattice
 from kernelviz.ui.live import preview_payload
 
@@ -60,6 +60,11 @@ def draw_data() -> DrawData:
     return draw.browser_data(points, value_range=(-3.0, 3.0), label=1.0, generation=2)
 
 
+def poll_data() -> PollData:
+    """The poll component's data on the run that finds the lattice finished."""
+    return poll.poll_data(3, 0.5, finished={"kind": "decision", "signal": "0123abcd:done"})
+
+
 def fixtures() -> dict[str, bytes]:
     """Each fixture's file name and content."""
     return {
@@ -67,6 +72,7 @@ def fixtures() -> dict[str, bytes]:
         "plot_payload.bin": plot_payload(lattice_sent=False),
         "plot_payload_sent.bin": plot_payload(lattice_sent=True),
         "draw_data.json": (json.dumps(draw_data(), indent=2, ensure_ascii=False) + "\n").encode(),
+        "poll_data.json": (json.dumps(poll_data(), indent=2) + "\n").encode(),
     }
 
 

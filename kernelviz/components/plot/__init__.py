@@ -234,7 +234,8 @@ def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool
 
     # a callback for "selection" makes it a state key the browser may set (its click reruns the page)
     result = _renderer()(key=key, data=data, default={"selection": None}, on_selection_change=lambda: None,
-                         on_commit_change=committed, on_lattice_missing_change=missing)
+                         on_commit_change=committed, on_lattice_missing_change=missing,
+                         on_lattice_finished_change=lambda: None)  # its rerun of the view brings the lattice
     return {"selection": {"points": current_points(result.get("selection"), figure)}}
 
 

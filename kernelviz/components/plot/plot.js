@@ -30,6 +30,7 @@
 // Plotly did for those points: their hover label (hovertemplate, customdata) and, on a click,
 // the nearest point as the selected one.
 
+import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
 import { paintMarker } from "../points.js";
 
@@ -367,7 +368,9 @@ function canvasSelection(view, event) {
 //               whether their f = ±1 are an SVM's margins (drawn dashed)
 //   held      — [{name, xaxis, yaxis}]: panels with no preview (models …): they keep their picture
 //   locked    — the axes whose slider the teacher's link hides
-// Sent back: the trigger "commit" = {axis, log_gamma, log_C} when a slider is released.
+// Sent back: the trigger "commit" = {axis, log_gamma, log_C} when a slider is released, and the
+// trigger "lattice_finished" when the status line under the figure says that the lattice being
+// prepared is finished or stopped (listenForFinished).
 //
 // One picture per panel. While the sliders stand at the figure's own values, the figure is all
 // there is. Elsewhere a canvas between Plotly's drawing and the points canvas covers each
@@ -382,6 +385,23 @@ function canvasSelection(view, event) {
 const LATTICES = new Map();
 const LATTICES_KEPT = 3;
 let missingAsked = 0;
+
+// While its lattice is being prepared, the status line under the figure polls the server
+// (kernelviz.ui.live._status); when the lattice is finished or stopped, its poll tells the page
+// (FINISHED_EVENT, ../poll/poll.js), and the figure of that kind asks for its view's run, which
+// brings it — once per signal, also across remounts. The figure, because a component's trigger
+// reruns only its view (a fragment): a page rerun from the status line's fragment made the
+// browser forget the sidebar's widgets (streamlit/streamlit#11266).
+const SIGNALLED = new Set();
+
+function listenForFinished(view) {
+  view.onFinished = ({ detail }) => {
+    if (!view.live || detail.kind !== view.live.lattice.kind || SIGNALLED.has(detail.signal)) return;
+    SIGNALLED.add(detail.signal);
+    if (view.setTriggerValue) view.setTriggerValue("lattice_finished", detail.signal);
+  };
+  document.addEventListener(FINISHED_EVENT, view.onFinished);
+}
 
 const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
 const FAINT = 0.2;
@@ -985,7 +1005,7 @@ function createView(parent) {
   const view = { root, payload: null, body: null, listening: false, setStateValue: null,
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
                  live: null, controls: null, fieldCanvas: null, dimmed: false, frame: 0,
-                 drawing: null, drawn: Promise.resolve() };
+                 drawing: null, drawn: Promise.resolve(), onFinished: null };
   // The figure follows the column's width (its height is the figure's own). Hidden (no width)
   // there is nothing to fit, and Plotly refuses; back at the width it was drawn at, a resize
   // would only draw it all again.
@@ -996,6 +1016,7 @@ function createView(parent) {
     window.Plotly.Plots.resize(root);
   });
   view.resize.observe(root);
+  listenForFinished(view);
   return view;
 }
 
@@ -1071,6 +1092,7 @@ export default function (component) {
   });
   return cleanup((gone) => {
     gone.resize.disconnect();
+    document.removeEventListener(FINISHED_EVENT, gone.onFinished);
     if (gone.frame) cancelAnimationFrame(gone.frame);
     if (gone.controls) gone.controls.remove();
     if (window.Plotly) window.Plotly.purge(gone.root);

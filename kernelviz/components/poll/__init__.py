@@ -1,0 +1,52 @@
+"""The poll component: reruns the fragment it is drawn in, a while after each of its runs, until
+a run says that what it waited for is finished.
+
+A Streamlit v2 component (``st.components.v2``, no iframe) that draws nothing. Streamlit's own
+``st.fragment(run_every=…)`` keeps its timer until a run of the whole page ends it, or a run of a
+fragment the poller was drawn in; the live status line is drawn after the page's last widget
+(:mod:`kernelviz.ui.pollers`), inside neither, and its timer went on after the view's own run had
+taken its place away: the next tick wrote into an element that was gone, and the page lost its
+connection. This timer lives in the element and stops when the element goes; it asks for the next
+run only once the last one has arrived, so a tick is never in flight for a line that is gone.
+
+When a run passes ``finished``, the browser dispatches the document event ``kv-finished`` with it
+(poll.js, ../events.js): the figure of that kind (``kernelviz.components.plot``) then asks for its own view's
+run, which a component's trigger reruns alone — a page rerun from the status line's fragment made
+the browser forget the sidebar's widgets (streamlit/streamlit#11266).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from pathlib import Path
+
+from kernelviz.components import module_text
+from kernelviz.components.payloads import Finished, PollData
+
+FRONTEND = Path(__file__).resolve().parent
+COMPONENT_NAME = "kernelviz.poll"
+_RUNS = itertools.count()
+
+
+@functools.cache
+def _renderer():
+    import streamlit as st
+
+    return st.components.v2.component(COMPONENT_NAME, js=module_text(FRONTEND / "poll.js"))
+
+
+def poll_data(run: int, every: float, finished: Finished | None = None) -> PollData:
+    """What the browser side reads: ``run`` (a new one each time: the same data again would not
+    call the browser side), the pause, and ``finished``."""
+    return {"run": int(run), "every_ms": round(every * 1000), "finished": finished}
+
+
+def poll(*, key: str, every: float, finished: Finished | None = None) -> None:
+    """Rerun the current fragment ``every`` seconds after this run has reached the browser; with
+    ``finished`` ({"kind", "signal"}), not again: the page is told instead."""
+    import streamlit as st
+
+    # nothing to see: its place (and the gap before it) is hidden
+    st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")
+    _renderer()(key=key, data=poll_data(next(_RUNS), every, finished), on_tick_change=lambda: None)

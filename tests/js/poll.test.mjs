@@ -1,0 +1,68 @@
+// Unit tests of the poll component (kernelviz/components/poll/poll.js), under node --test: it asks for
+// the next run only after the last one arrived, stops when its element goes, and tells the page
+// (not the server) when the wait is over.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { mock, test } from "node:test";
+
+import { FINISHED_EVENT } from "../../kernelviz/components/events.js";
+import poll from "../../kernelviz/components/poll/poll.js";
+
+const FIXTURE = JSON.parse(readFileSync(new URL("fixtures/poll_data.json", import.meta.url), "utf-8"));
+
+function setUp() {
+  globalThis.document = new EventTarget();
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const triggers = [];
+  const heard = [];
+  document.addEventListener(FINISHED_EVENT, (event) => heard.push(event.detail));
+  const call = (parentElement, data) => poll({ data, parentElement,
+                                              setTriggerValue: (name, value) => triggers.push([name, value]) });
+  return { triggers, heard, call };
+}
+
+function tearDown() { mock.timers.reset(); delete globalThis.document; }
+
+test("one tick a while after each run, and none before the run's data arrived", () => {
+  const { triggers, call } = setUp();
+  try {
+    const element = {};
+    call(element, { run: 1, every_ms: 500, finished: null });
+    mock.timers.tick(499);
+    assert.deepEqual(triggers, []);
+    mock.timers.tick(1);
+    assert.deepEqual(triggers, [["tick", 1]]);
+    mock.timers.tick(5000);  // the run it asked for has not arrived: no second tick
+    assert.equal(triggers.length, 1);
+    call(element, { run: 2, every_ms: 500, finished: null });
+    mock.timers.tick(500);
+    assert.deepEqual(triggers, [["tick", 1], ["tick", 2]]);
+  } finally { tearDown(); }
+});
+
+test("a run that comes before the tick replaces its timer; the element's going stops it", () => {
+  const { triggers, call } = setUp();
+  try {
+    const element = {};
+    call(element, { run: 1, every_ms: 500, finished: null });
+    mock.timers.tick(300);
+    const cleanup = call(element, { run: 2, every_ms: 500, finished: null });
+    mock.timers.tick(300);
+    assert.deepEqual(triggers, []);  // the first timer is gone, the second not due
+    cleanup();
+    mock.timers.tick(5000);
+    assert.deepEqual(triggers, []);
+  } finally { tearDown(); }
+});
+
+test("finished: no more ticks, and the page hears what finished", () => {
+  const { triggers, heard, call } = setUp();
+  try {
+    const element = {};
+    call(element, { run: 1, every_ms: 500, finished: null });
+    call(element, FIXTURE);
+    mock.timers.tick(5000);
+    assert.deepEqual(triggers, []);
+    assert.deepEqual(heard, [FIXTURE.finished]);
+  } finally { tearDown(); }
+});
