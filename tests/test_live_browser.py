@@ -25,6 +25,10 @@ def test_dragging_repaints_every_kernel_panel_of_the_figure_in_place_without_a_r
     page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     assert live_drag.panel_pixels(page) in ([0, 0], [])  # at the figure's own values the figure is all there is
+    # its level lines (f = 0, the margins) are painted by the canvas as the preview paints its own: Plotly draws none
+    levels = page.locator(".kv-plot").first.evaluate("(root) => root._kvLevels.map((l) => l.paths.flat().length)")
+    assert len(levels) == 4 and all(levels), levels  # two panels × (f = 0, margins), each with a line
+    assert page.locator(".kv-plot g.contour").count() == 0
     live_drag.watch_draws(page)
     result = live_drag.drag(page, "log_gamma", [13, 14, 15, 16])
     assert result["runs"] == 0, "the drag started a script run"

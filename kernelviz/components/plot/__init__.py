@@ -13,8 +13,10 @@ and the app draws with ``st.plotly_chart`` instead.
 
 With ``points_on_canvas``, the browser paints the figure's marker-only scatter traces on a canvas
 over the plot instead of handing them to Plotly as SVG (two thirds of the four-panel boundary
-figure's redraw); the figure sent is the whole figure, and the component gives those points
-their hover labels and clicks itself (``plot.js``). Plotly's own "download as PNG" would leave
+figure's redraw), and its level lines (contour traces with ``coloring: "none"`` and no legend
+entry: f = 0, the margins, a class's outline) from their own z, with the same marching squares
+that paint the live preview's lines; the figure sent is the whole figure, and the component gives
+those points their hover labels and clicks itself (``plot.js``). Plotly's own "download as PNG" would leave
 them out, so that button leaves the figure's tool bar (the page's PNG / SVG buttons export the
 figure from Python).
 

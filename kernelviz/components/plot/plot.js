@@ -155,11 +155,48 @@ function onCanvas(trace) {
   return (trace.type || "scatter") === "scatter" && trace.mode === "markers" && trace.visible !== false;
 }
 
-// The figure Plotly draws (each marker-only trace with one empty point: the legend draws its entry
-// from the first point's style) and the points the canvas draws.
-function splitPoints(figure) {
+// A trace of level lines only, with no legend entry (kernelviz.figures: f = 0, the margins, a
+// class's outline): the canvas paints it from its own z with the live preview's marching squares,
+// so that a line looks the same while γ moves and after the release (and Plotly's contour
+// drawing, a quarter of a committed step's redraw, is not needed).
+function levelsOnCanvas(trace) {
+  return trace.type === "contour" && Boolean(trace.contours) && trace.contours.coloring === "none"
+    && trace.showlegend === false && trace.visible !== false;
+}
+
+// Where a fractional grid index g lies along the grid's coordinates xs.
+function along(xs, g) {
+  const i = Math.min(Math.max(Math.floor(g), 0), xs.length - 2);
+  return xs[i] + (g - i) * (xs[i + 1] - xs[i]);
+}
+
+// A level-line trace's paths in grid indices, one entry per level, found once per figure.
+function levelPaths(trace) {
+  const rows = arrayOf(trace.z) || [];
+  const xs = Array.from(arrayOf(trace.x) || []).map(Number);
+  const ys = Array.from(arrayOf(trace.y) || []).map(Number);
+  const [nx, ny] = [xs.length, ys.length];
+  const z = new Float64Array(nx * ny);
+  rows.forEach((row, j) => { for (let i = 0; i < nx; i += 1) z[j * nx + i] = Number(row[i]); });
+  const line = trace.line || {};
+  return {
+    xaxis: trace.xaxis || "x", yaxis: trace.yaxis || "y", xs, ys,
+    line: { colour: line.color, width: line.width ?? 2, dash: line.dash },
+    paths: nx > 1 && ny > 1 ? levelsOf(trace.contours).map((level) => contourPaths(z, nx, ny, level, null)) : [],
+  };
+}
+
+// The figure Plotly draws and what the canvas draws: the points (each marker-only trace left to
+// Plotly with one empty point: the legend draws its entry from the first point's style) and the
+// level lines (each left as an empty trace: the traces keep their indices).
+function splitCanvas(figure) {
   const layers = [];
+  const levels = [];
   const data = figure.data.map((trace, index) => {
+    if (levelsOnCanvas(trace)) {
+      levels.push(levelPaths(trace));
+      return { type: "scatter", x: [], y: [], xaxis: trace.xaxis, yaxis: trace.yaxis, showlegend: false, hoverinfo: "skip" };
+    }
     if (!onCanvas(trace)) return trace;
     const marker = trace.marker || {};
     const line = marker.line || {};
@@ -178,7 +215,7 @@ function splitPoints(figure) {
                            line: { ...line, width: first(layer.lineWidth), color: first(layer.lineColor) } };
     return { ...trace, x: [null], y: [null], customdata: undefined, hovertext: undefined, marker: legendMarker };
   });
-  return { figure: { ...figure, data }, layers };
+  return { figure: { ...figure, data }, layers, levels };
 }
 
 function pointsCanvas(view) {
@@ -196,12 +233,13 @@ function pointsCanvas(view) {
   return canvas;
 }
 
-// Paint every visible layer's points where Plotly would have drawn them, and keep their pixel
-// positions for hover and click.
+// Paint the level lines and every visible layer's points where Plotly would have drawn them, and
+// keep the points' pixel positions for hover and click. A panel the live preview covers (its field
+// at other values) shows that field's own lines instead.
 function drawPoints(view) {
   const full = PLOTLY.layout(view.root);
   const fullData = PLOTLY.traces(view.root);
-  if (!view.layers.length) {
+  if (!view.layers.length && !view.levels.length) {
     if (view.canvas) view.canvas.remove();
     return;
   }
@@ -209,6 +247,18 @@ function drawPoints(view) {
   const canvas = pointsCanvas(view);
   if (!canvas) return;
   const context = fitCanvas(canvas, full);
+  for (const level of view.levels) {
+    const area = plotArea(full, level);
+    if (!area || view.covered.has(`${level.xaxis}/${level.yaxis}`)) continue;
+    context.save();
+    context.beginPath();
+    context.rect(area.left, area.top, area.width, area.height);
+    context.clip();
+    const toX = (g) => area.xa.toPixel(along(level.xs, g));
+    const toY = (g) => area.ya.toPixel(along(level.ys, g));
+    for (const paths of level.paths) strokePaths(context, paths, toX, toY, level.line);
+    context.restore();
+  }
   for (const layer of view.layers) {
     layer.px = null;
     const trace = fullData[layer.index];
@@ -605,11 +655,8 @@ function paintLive(view) {
   if (!canvas) return;
   const context = fitCanvas(canvas, full);
   const moved = previewing(view);
-  if (moved !== Boolean(view.dimmed)) {
-    view.dimmed = moved;
-    drawPoints(view);
-  }
   const where = moved ? currentField(view) : null;
+  const covered = new Set();  // the panels painted at the sliders' values
   let waiting = 0;
   if (moved) {
     for (const panel of live.panels) {
@@ -621,12 +668,20 @@ function paintLive(view) {
         badge(context, full, area, kernel && kernel.failed ? "updates on release" : "preview not ready: updates on release");
         continue;
       }
-      paintPanel(view, context, area, panel, kernel, where, live.traces.get(panel.name));
+      if (paintPanel(view, context, area, panel, kernel, where, live.traces.get(panel.name))) {
+        covered.add(`${panel.xaxis}/${panel.yaxis}`);
+      }
     }
     for (const panel of live.held) {
       const area = plotArea(full, panel);
       if (area) badge(context, full, area, "updates on release");
     }
+  }
+  // the points canvas: support vectors faint while other values show, and no figure line over a covered panel
+  if (moved !== Boolean(view.dimmed) || [...covered].join() !== [...view.covered].join()) {
+    view.dimmed = moved;
+    view.covered = covered;
+    drawPoints(view);
   }
   const root = view.controls;
   root.querySelector(".kv-live-status").textContent = moved ? previewNote(view) : live.lattice.complete
@@ -841,7 +896,7 @@ function paintPanel(view, context, area, panel, kernel, where, traces) {
   const { nx, ny, codec } = lattice;
   const size = nx * ny;
   const codes = kernel.fields[where.axis].subarray(where.index * size, (where.index + 1) * size);
-  if (!traces || !traces.field) return;
+  if (!traces || !traces.field) return false;
   const behind = background(PLOTLY.layout(view.root));
   let look;
   if (lattice.kind === "similarity") {
@@ -878,6 +933,7 @@ function paintPanel(view, context, area, panel, kernel, where, traces) {
   }
   for (const trace of traces.lines) strokeTrace(context, trace, area);
   context.restore();
+  return true;
 }
 
 function fieldImage(view, nx, ny) {
@@ -904,6 +960,7 @@ function contourPaths(codes, nx, ny, level, undefinedCode) {
       const c = codes[(j + 1) * nx + i + 1];
       const d = codes[(j + 1) * nx + i];
       if (a === undefinedCode || b === undefinedCode || c === undefinedCode || d === undefinedCode) continue;
+      if (a !== a || b !== b || c !== c || d !== d) continue;  // NaN (a figure's own z): no value, as in Plotly
       const mask = (a >= level) | ((b >= level) << 1) | ((c >= level) << 2) | ((d >= level) << 3);
       if (mask === 0 || mask === 15) continue;
       const bottom = () => ({ key: 2 * (j * nx + i), x: i + cross(a, b), y: j });
@@ -1005,7 +1062,7 @@ function createView(parent) {
   const view = { root, payload: null, body: null, listening: false, setStateValue: null,
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
                  live: null, controls: null, fieldCanvas: null, dimmed: false, frame: 0,
-                 drawing: null, drawn: Promise.resolve(), onFinished: null };
+                 drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set() };
   // The figure follows the column's width (its height is the figure's own). Hidden (no width)
   // there is nothing to fit, and Plotly refuses; back at the width it was drawn at, a resize
   // would only draw it all again.
@@ -1066,8 +1123,11 @@ export default function (component) {
     }
     view.drawing = payload.drawing;
     view.root.style.minHeight = `${payload.figure.layout.height || 450}px`;
-    const { figure, layers } = payload.canvas ? splitPoints(payload.figure) : { figure: payload.figure, layers: [] };
+    const { figure, layers, levels } = payload.canvas ? splitCanvas(payload.figure)
+      : { figure: payload.figure, layers: [], levels: [] };
     view.layers = layers;
+    view.levels = levels;
+    view.root._kvLevels = levels;  // for tests: the level lines the canvas paints
     view.root._kvLayers = layers;  // for tests: the points as drawn (data and pixel positions)
     view.drawn = Plotly.react(view.root, figure.data, figure.layout, payload.config).then(() => {
       if (!view.listening) {
@@ -1100,4 +1160,4 @@ export default function (component) {
 }
 
 // The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
-export { classLook, contourPaths, dashOf, decisionLook, decode, plotlyChanges, niceStep, quantile, codeHistogram, scaleColour, similarityLook, unpackLattice };
+export { along, classLook, contourPaths, dashOf, decisionLook, decode, plotlyChanges, niceStep, quantile, codeHistogram, scaleColour, similarityLook, splitCanvas, unpackLattice };
