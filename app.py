@@ -70,6 +70,7 @@ def view_body(view: str, values: dict) -> None:
     """The error boundary: a ValueError → its message (and the failing stage's settings set back);
     anything else → a short error with the details folded away. The page never shows a traceback."""
     st.session_state[live.SCRUB_SHOWN_KEY] = False
+    st.session_state[live.STATUS_KEY] = None  # a scrub view's run holds its status line again
     try:
         if view == "theory":
             theory.show()

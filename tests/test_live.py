@@ -309,6 +309,7 @@ def _stale_tick():
     committed = (0.25, 0.0)
     st.session_state["log_gamma"], st.session_state["log_C"] = 0.0, 0.0
     live.LiveLattices(session_end.store()).jobs[("decision", "data", committed)] = Running()
+    st.session_state[live.STATUS_KEY] = st.session_state.get("held", ("decision", "data", committed))
     live._status("decision", "data", committed, lambda: None, False)
 
 
@@ -317,6 +318,20 @@ def test_a_tick_carrying_the_old_values_leaves_the_committed_ones():
     assert not at.exception
     assert (at.session_state["log_gamma"], at.session_state["log_C"]) == (0.25, 0.0)
     assert any("Preparing the live preview" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("held", [None, ("decision", "data", (0.5, 0.0))], ids=["no line", "another line"])
+def test_a_poll_of_a_status_line_the_view_no_longer_holds_draws_and_changes_nothing(held):
+    """A poll that left the browser as a commit's run took the line's place away (the new values' lattice
+    was ready, or another line took it): drawn into a place that was no more, its elements broke the
+    page (bench_sessions: "'setIn' cannot be called on an ElementNode", sessions stuck); and its γ
+    would have undone the commit."""
+    at = AppTest.from_function(_stale_tick, default_timeout=60)
+    at.session_state["held"] = held
+    at.run()
+    assert not at.exception
+    assert (at.session_state["log_gamma"], at.session_state["log_C"]) == (0.0, 0.0)
+    assert not at.caption and not at.button
 
 
 def _pollers_drawn(monkeypatch) -> list[tuple[int, bool]]:

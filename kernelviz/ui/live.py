@@ -39,6 +39,9 @@ PENDING_KEY = "_live_pending"
 INLINE_KEY = "_live_status_inline"
 #: Set by the Stop button: its own fragment run must not rerun the page (see ``_status``).
 STOPPED_KEY = "_live_stop_clicked"
+#: The status line the view's latest run holds — (kind, context, committed) — or None (set by every
+#: run of a view; see ``_status``).
+STATUS_KEY = "_live_status_held"
 #: Lattices a session holds at once (two views × (current + one older)); the least
 #: recently used go first. A decision lattice of four kernels is ~1.3 MB of codes.
 MAX_LATTICES = 4
@@ -325,6 +328,7 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         # moved the elements after it one place and back, and the browser hid them (Streamlit keeps
         # a replaced element hidden until its run ends), then redrew them at full cost.
         slot = st.empty()
+        st.session_state[STATUS_KEY] = (kind, context, committed) if state.running else None
         if state.running:
             pollers.hold(slot, _draw_status, kind, context, committed, start, state.previous)
         elif state.stopped:
@@ -383,6 +387,13 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
     """
     import streamlit as st
 
+    inline = st.session_state.pop(INLINE_KEY, False)
+    if not inline and st.session_state.get(STATUS_KEY) != (kind, context, committed):
+        # A poll that left the browser as the view's own run (a commit) took this line's place away:
+        # its elements would go where the place is no more (Streamlit's page then fails: "'setIn'
+        # cannot be called on an ElementNode", and the session is stuck), and its γ / C are no
+        # longer the committed ones. Nothing is drawn: the view's run drew what holds.
+        return
     pollers.keep_page_settings()
     # A tick sends the browser's widget values with it. On a busy page the timer can fire after a
     # commit's run has sent the sidebar its new γ / C but before the browser has set them (drawing
@@ -395,7 +406,6 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
     stop_clicked = st.session_state.pop(STOPPED_KEY, False)
     live = LiveLattices(session_end.store())
     job = live.jobs.get((kind, context, committed))
-    inline = st.session_state.pop(INLINE_KEY, False)
     if job is None and not stop_clicked:
         if not inline:  # a tick: the page is painted, the lattice may take the CPU
             live.request(kind, context, committed, start)
