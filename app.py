@@ -71,6 +71,7 @@ def view_body(view: str, values: dict) -> None:
     anything else → a short error with the details folded away. The page never shows a traceback."""
     st.session_state[live.SCRUB_SHOWN_KEY] = False
     st.session_state[live.STATUS_KEY] = None  # a scrub view's run holds its status line again
+    st.session_state.pop(live.COMMITTED_KEY, None)  # a commit, if any, has reached the view
     try:
         if view == "theory":
             theory.show()

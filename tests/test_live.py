@@ -306,10 +306,14 @@ def _stale_tick():
         def cancel(self):
             pass
 
+    if st.session_state.get("_fragment_rerun"):
+        return  # the page's rerun that the status line asked for (the app draws the view at the session's γ)
     committed = (0.25, 0.0)
     st.session_state["log_gamma"], st.session_state["log_C"] = 0.0, 0.0
     live.LiveLattices(session_end.store()).jobs[("decision", "data", committed)] = Running()
     st.session_state[live.STATUS_KEY] = st.session_state.get("held", ("decision", "data", committed))
+    if st.session_state.pop("commit", None):  # a release of γ at 0.5 came in the same batch (its callback ran)
+        live.commit({"axis": "log_gamma", "log_gamma": 0.5, "log_C": 0.0})
     live._status("decision", "data", committed, lambda: None, False)
 
 
@@ -318,6 +322,18 @@ def test_a_tick_carrying_the_old_values_leaves_the_committed_ones():
     assert not at.exception
     assert (at.session_state["log_gamma"], at.session_state["log_C"]) == (0.25, 0.0)
     assert any("Preparing the live preview" in c.value for c in at.caption)
+
+
+def test_a_commit_that_came_with_a_poll_reruns_the_page_and_stays_committed():
+    """Streamlit sends the widget updates of one moment as one run of the first one's fragment: a
+    release that met a poll ran the status line, whose γ would have undone it; the page reruns
+    instead (only a page rerun reaches the view from there)."""
+    at = AppTest.from_function(_stale_tick, default_timeout=60)
+    at.session_state["commit"] = True
+    at.run()
+    assert not at.exception
+    assert at.session_state["log_gamma"] == 0.5  # the release's, not the status line's 0.25
+    assert at.session_state["_fragment_rerun"]  # the page's next run writes the other widgets back
 
 
 @pytest.mark.parametrize("held", [None, ("decision", "data", (0.5, 0.0))], ids=["no line", "another line"])

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, Mutable
 from kernelviz.components import poll
 from kernelviz.components.payloads import Finished, LivePreview
 from kernelviz.outside import message, plain
+from kernelviz.session import mark_fragment_rerun
 from kernelviz.ui import pollers, session_end
 
 if TYPE_CHECKING:  # the lattice imports scikit-learn: first needed when a view scrubs, not at the app's start
@@ -39,6 +40,10 @@ PENDING_KEY = "_live_pending"
 INLINE_KEY = "_live_status_inline"
 #: Set by the Stop button: its own fragment run must not rerun the page (see ``_status``).
 STOPPED_KEY = "_live_stop_clicked"
+#: Set by a commit's callback, cleared by the view's run: a commit that reached the server with a
+#: poll of the status line (Streamlit sends the widget updates of one moment in one batch, run as
+#: the first one's fragment) ran the status line, not the view (see ``_status``).
+COMMITTED_KEY = "_live_committed"
 #: The status line the view's latest run holds — (kind, context, committed) — or None (set by every
 #: run of a view; see ``_status``).
 STATUS_KEY = "_live_status_held"
@@ -371,6 +376,7 @@ def commit(value: dict) -> None:
     for axis in ("log_gamma", "log_C"):
         if value.get(axis) is not None:
             st.session_state[axis] = round(float(value[axis]), 4)
+    st.session_state[COMMITTED_KEY] = True
 
 
 def _stop(kind: str) -> None:
@@ -388,6 +394,11 @@ def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], 
     import streamlit as st
 
     inline = st.session_state.pop(INLINE_KEY, False)
+    if st.session_state.pop(COMMITTED_KEY, False):
+        # A commit came in this poll's batch and ran here: the committed figure is the view's, which
+        # only a page rerun reaches from here (rare: the two in the same moment).
+        mark_fragment_rerun(st.session_state)
+        st.rerun()
     if not inline and st.session_state.get(STATUS_KEY) != (kind, context, committed):
         # A poll that left the browser as the view's own run (a commit) took this line's place away:
         # its elements would go where the place is no more (Streamlit's page then fails: "'setIn'
