@@ -169,6 +169,8 @@ def scrub_view_body(view: str, body) -> None:
     """A scrub view's body, ``body(view, settings)``, as a fragment: a committed γ / C, a click on
     its figure or its own controls rerun it alone, not the page."""
     pollers.keep_page_settings()
+    if not st.session_state.get(PAGE_RUN):
+        pollers.forget()  # the body's own run draws what it holds (the page's run forgot at its start)
     body(view, current_settings())
     if st.session_state.get(PAGE_RUN):
         return  # the page's run does what follows after its sidebar (app.py's main)

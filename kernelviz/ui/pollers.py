@@ -9,7 +9,10 @@ poller's place (:func:`hold`), and the page's run draws every held poller once i
 has gone out (:func:`draw_held`).
 
 A run that ends early (a rerun asked meanwhile) leaves its requests behind, their places
-belonging to that run: :func:`forget` at the start of each page run drops them.
+belonging to that run: :func:`forget` at the start of each run that draws them — the page's, and
+a scrub view body's own — drops them. Drawn by a later run of the view's body, where the place had
+become an element of the page, the status line broke the page ("'setIn' cannot be called on an
+ElementNode") and the session was stuck.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def draw_held() -> None:
 
 
 def forget() -> None:
-    """Drop what an earlier run held and did not draw (call at the start of a page run)."""
+    """Drop what an earlier run held and did not draw (call at the start of a run that draws them)."""
     import streamlit as st
 
     st.session_state.pop(HELD_KEY, None)
