@@ -331,13 +331,17 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         # Under the figure, so that the figure does not move when it comes and goes; its place is
         # held in every run, empty or not: an element that came and went with the preparing state
         # moved the elements after it one place and back, and the browser hid them (Streamlit keeps
-        # a replaced element hidden until its run ends), then redrew them at full cost.
-        slot = st.empty()
+        # a replaced element hidden until its run ends), then redrew them at full cost. A container,
+        # never an element: a status line's run that came after the view's own run had taken the
+        # line away still writes its fragment's own container into it (Streamlit does, before the
+        # function runs), and on an element there the page failed ("'setIn' cannot be called on an
+        # ElementNode", the session stuck); the function itself draws nothing then (see _status).
+        slot = st.container()
         st.session_state[STATUS_KEY] = (kind, context, committed) if state.running else None
         if state.running:
             pollers.hold(slot, _draw_status, kind, context, committed, start, state.previous)
         elif state.stopped:
-            c1, c2 = slot.container().columns([5, 1])
+            c1, c2 = slot.columns([5, 1])
             c1.caption("Live preview stopped: the sliders commit on release, and the panels update then.")
             c2.button("Prepare", key=f"restart_{kind}", on_click=live.restart, args=(kind,),
                       help="Compute the live preview for the current values again.")

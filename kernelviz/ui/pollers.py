@@ -24,7 +24,7 @@ HELD_KEY = "_held_pollers"
 
 
 def hold(place, draw: Callable[..., None], *arguments) -> None:
-    """Keep ``place`` (an ``st.empty()``) for ``draw(*arguments)``, drawn by :func:`draw_held`."""
+    """Keep ``place`` (an ``st.empty()`` or ``st.container()``) for ``draw(*arguments)``, drawn by :func:`draw_held`."""
     import streamlit as st
 
     st.session_state.setdefault(HELD_KEY, []).append((place, draw, arguments))
