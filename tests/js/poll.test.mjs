@@ -12,6 +12,9 @@ const FIXTURE = JSON.parse(readFileSync(new URL("fixtures/poll_data.json", impor
 
 function setUp() {
   globalThis.document = new EventTarget();
+  const app = { state: "notRunning", getAttribute: () => app.state };
+  document.querySelector = (selector) => (selector === '[data-testid="stApp"]' ? app : null);
+  document.app = app;
   mock.timers.enable({ apis: ["setTimeout"] });
   const triggers = [];
   const heard = [];
@@ -64,5 +67,18 @@ test("finished: no more ticks, and the page hears what finished", () => {
     mock.timers.tick(5000);
     assert.deepEqual(triggers, []);
     assert.deepEqual(heard, [FIXTURE.finished]);
+  } finally { tearDown(); }
+});
+
+test("no tick while a script runs: it waits until the page is idle", () => {
+  const { triggers, call } = setUp();
+  try {
+    document.app.state = "running";
+    call({}, { run: 1, every_ms: 500, finished: null });
+    mock.timers.tick(2000);
+    assert.deepEqual(triggers, []);
+    document.app.state = "notRunning";
+    mock.timers.tick(100);
+    assert.deepEqual(triggers, [["tick", 1]]);
   } finally { tearDown(); }
 });

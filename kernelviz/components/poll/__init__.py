@@ -7,7 +7,8 @@ fragment the poller was drawn in; the live status line is drawn after the page's
 (:mod:`kernelviz.ui.pollers`), inside neither, and its timer went on after the view's own run had
 taken its place away: the next tick wrote into an element that was gone, and the page lost its
 connection. This timer lives in the element and stops when the element goes; it asks for the next
-run only once the last one has arrived, so a tick is never in flight for a line that is gone.
+run only once the last one has arrived, and never while a script runs (a tick during the page's run
+carried the sidebar's values from before that run).
 
 When a run passes ``finished``, the browser dispatches the document event ``kv-finished`` with it
 (poll.js, ../events.js): the figure of that kind (``kernelviz.components.plot``) then asks for its own view's

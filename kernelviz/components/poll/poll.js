@@ -10,14 +10,24 @@
 //
 // Sent back: the trigger "tick".
 //
-// One timer per element, and the next tick only once the last run's data arrived: a tick is never
-// in flight when the run that took the element away is drawn (Streamlit's run_every kept ticking
-// for a status line its view's run had removed, and the tick wrote into an element that was gone).
+// One timer per element, the next tick only once the last run's data arrived, and never while a
+// script runs (it waits for the page to be idle): a tick that went during the page's run carried the
+// sidebar's values from before the run, and one that went during the view's run reached a status
+// line that run had taken away (Streamlit's run_every kept ticking for it, and its run wrote into a
+// place that was gone).
 
 import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
 
 const VIEWS = new WeakMap();
+// How soon a tick that found a script running looks again.
+const WHILE_RUNNING_MS = 100;
+
+// Whether Streamlit is running the script (or a fragment) for this page.
+function scriptRuns() {
+  const app = document.querySelector ? document.querySelector('[data-testid="stApp"]') : null;
+  return Boolean(app) && app.getAttribute("data-test-script-state") === "running";
+}
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
@@ -27,7 +37,15 @@ export default function (component) {
   if (data.finished) {
     document.dispatchEvent(new CustomEvent(FINISHED_EVENT, { detail: data.finished }));
   } else {
-    view.timer = setTimeout(() => { view.timer = null; setTriggerValue("tick", data.run); }, data.every_ms);
+    const tick = () => {
+      if (scriptRuns()) {
+        view.timer = setTimeout(tick, WHILE_RUNNING_MS);
+        return;
+      }
+      view.timer = null;
+      setTriggerValue("tick", data.run);
+    };
+    view.timer = setTimeout(tick, data.every_ms);
   }
   return cleanup((gone) => clearTimeout(gone.timer));
 }
