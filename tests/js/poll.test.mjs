@@ -15,7 +15,7 @@ function setUp() {
   const app = { state: "notRunning", getAttribute: () => app.state };
   document.querySelector = (selector) => (selector === '[data-testid="stApp"]' ? app : null);
   document.app = app;
-  mock.timers.enable({ apis: ["setTimeout"] });
+  mock.timers.enable({ apis: ["setTimeout", "Date"] });
   const triggers = [];
   const heard = [];
   document.addEventListener(FINISHED_EVENT, (event) => heard.push(event.detail));
@@ -79,6 +79,19 @@ test("no tick while a script runs: it waits until the page is idle", () => {
     assert.deepEqual(triggers, []);
     document.app.state = "notRunning";
     mock.timers.tick(100);
+    assert.deepEqual(triggers, [["tick", 1]]);
+  } finally { tearDown(); }
+});
+
+test("no tick just after a person's input: Streamlit would send both as one run of the first one's fragment", () => {
+  const { triggers, call } = setUp();
+  try {
+    call({}, { run: 1, every_ms: 500, finished: null });
+    mock.timers.tick(400);
+    document.dispatchEvent(new Event("pointerdown"));  // a click somewhere on the page
+    mock.timers.tick(100);  // the tick is due, but the click was 100 ms ago
+    assert.deepEqual(triggers, []);
+    mock.timers.tick(300);
     assert.deepEqual(triggers, [["tick", 1]]);
   } finally { tearDown(); }
 });

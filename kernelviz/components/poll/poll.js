@@ -14,19 +14,35 @@
 // script runs (it waits for the page to be idle): a tick that went during the page's run carried the
 // sidebar's values from before the run, and one that went during the view's run reached a status
 // line that run had taken away (Streamlit's run_every kept ticking for it, and its run wrote into a
-// place that was gone).
+// place that was gone). Nor just after a person's input: Streamlit sends the widget changes of one
+// moment as one run of the first one's fragment, and a view switch that met a tick ran as the
+// status line's fragment, which put the view back.
 
 import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
 
 const VIEWS = new WeakMap();
-// How soon a tick that found a script running looks again.
+// How soon a tick that found the page busy looks again.
 const WHILE_RUNNING_MS = 100;
 
-// Whether Streamlit is running the script (or a fragment) for this page.
-function scriptRuns() {
+// How long after a person's input (a click, a key) no tick goes.
+const AFTER_INPUT_MS = 300;
+let lastInput = -Infinity;
+const LISTENED = new WeakSet();  // the documents listened to (one page has one)
+
+function listenForInput() {
+  if (LISTENED.has(document)) return;
+  LISTENED.add(document);
+  for (const type of ["pointerdown", "keydown", "change"]) {
+    document.addEventListener(type, () => { lastInput = Date.now(); }, { capture: true });
+  }
+}
+
+// Whether Streamlit is running the script (or a fragment) for this page, or a person has just acted.
+function busy() {
   const app = document.querySelector ? document.querySelector('[data-testid="stApp"]') : null;
-  return Boolean(app) && app.getAttribute("data-test-script-state") === "running";
+  return Date.now() - lastInput < AFTER_INPUT_MS
+    || (Boolean(app) && app.getAttribute("data-test-script-state") === "running");
 }
 
 export default function (component) {
@@ -37,8 +53,9 @@ export default function (component) {
   if (data.finished) {
     document.dispatchEvent(new CustomEvent(FINISHED_EVENT, { detail: data.finished }));
   } else {
+    listenForInput();
     const tick = () => {
-      if (scriptRuns()) {
+      if (busy()) {
         view.timer = setTimeout(tick, WHILE_RUNNING_MS);
         return;
       }
