@@ -191,7 +191,10 @@ async def drive(browser, url: str, seconds: float, seed: int) -> dict:
     context = await browser.new_context(viewport={"width": 1440, "height": 900})
     page = await context.new_page()
     page.set_default_timeout(STUCK_SECONDS * 1000)
-    out = {"context": context, "actions": [], "idle": [], "stuck": None}
+    out = {"context": context, "actions": [], "idle": [], "stuck": None, "errors": []}
+    # what broke a page that reads as "unreadable": Streamlit's front end failed on a message
+    # ("'setIn' cannot be called on an ElementNode") and took the app down with it
+    page.on("pageerror", lambda error: out["errors"].append(str(error).splitlines()[0][:200]))
     view, action = "boundaries", "open"
     started = time.monotonic()
     try:
@@ -215,7 +218,8 @@ async def drive(browser, url: str, seconds: float, seed: int) -> dict:
             out["actions"].append(action)
     except Exception as err:  # noqa: BLE001 - a session that hangs or loses its slider is what is measured
         out["stuck"] = (f"{action} (to {view}) after {time.monotonic() - started:.0f} s: {type(err).__name__}: "
-                        f"{str(err).splitlines()[0]}; page {await _looks(page)}")
+                        f"{str(err).splitlines()[0]}; page {await _looks(page)}"
+                        + (f"; page errors: {' | '.join(out['errors'][-3:])}" if out["errors"] else ""))
     return out
 
 
