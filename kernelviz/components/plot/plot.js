@@ -558,6 +558,7 @@ function updateLive(view, live, figure) {
   if (!live) {
     if (view.fieldCanvas) view.fieldCanvas.remove();
     view.dimmed = false;
+    view.covered = new Set();  // no preview covers a panel: every level line is the figure's again
     return;
   }
   if (live.lattice.sent) {
