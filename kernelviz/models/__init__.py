@@ -29,13 +29,13 @@ Layout: :mod:`._base` (input checks, kernel fitting, base classes, cluster units
 from .._validation import format_label, format_labels
 from ._base import UNIT_KERNELS
 from .discriminant import CKSVMNDA, KFD, KNDA, nonparametric_between_scatter, within_class_scatter
-from .minimax import KERNEL_RIDGE, LINEAR, LINEAR_RIDGE, MCPM, MPM, solve_mpm, weighted_moments
+from .minimax import KERNEL_RIDGE, LINEAR, LINEAR_RIDGE, MCPM, MPM, solve_kernel_mpm, solve_mpm, weighted_moments
 from .svm import SCM, SINGLE_CLASS_DECISION, KernelSVC, MkRBF, WithUnlabeled
 
 __all__ = [
     "CKSVMNDA", "KERNEL_RIDGE", "KFD", "KNDA", "KernelSVC", "LINEAR", "LINEAR_RIDGE", "MCPM", "MODELS", "MPM",
     "MkRBF", "SCM", "SINGLE_CLASS_DECISION", "UNIT_KERNELS", "WithUnlabeled", "format_label", "format_labels",
-    "nonparametric_between_scatter", "solve_mpm", "weighted_moments", "within_class_scatter",
+    "nonparametric_between_scatter", "solve_kernel_mpm", "solve_mpm", "weighted_moments", "within_class_scatter",
 ]
 
 #: The models the app offers: display name → (class, one-line description, binary only).
