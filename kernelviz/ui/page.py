@@ -9,6 +9,8 @@ draw their widgets.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import streamlit as st
 
@@ -31,6 +33,24 @@ PAGE_RUN = "_page_run"
 #: Whether this page's sidebar drew the γ and C sliders (they give way to the scrub's, see
 #: ``kernelviz.ui.sidebar.gamma_c_sliders``).
 SIDEBAR_GAMMA_C = "_sidebar_gamma_c"
+
+
+# ============================================================================ notes while work runs
+@contextmanager
+def busy(text: str):
+    """A note on the page while slow work runs, written and cleared in the run's own order.
+
+    Not ``st.spinner``: its note is a transient element sent by a timer thread half a second
+    late, and when the fragment run it belongs to is interrupted or replaced meanwhile, it lands
+    at a place the new run has filled; Streamlit's front end then fails on it and the session is
+    dead (issue 17).
+    """
+    note = st.empty()
+    note.caption(text)
+    try:
+        yield
+    finally:
+        note.empty()
 
 
 # ============================================================================ settings

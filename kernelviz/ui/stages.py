@@ -14,7 +14,7 @@ from kernelviz import pipeline
 from kernelviz import views as kvviews
 from kernelviz.outside import message
 from kernelviz.ui import caches
-from kernelviz.ui.page import data_settings, fail_and_restore, session
+from kernelviz.ui.page import busy, data_settings, fail_and_restore, session
 from kernelviz.views import NoDataYet, Prepared
 
 
@@ -88,7 +88,7 @@ def sample_note(prep: Prepared) -> str:
 
 def current_partition(prep: Prepared, values: dict):
     try:
-        with st.spinner("Fitting the partition …"):
+        with busy("Fitting the partition …"):
             part = caches.fit_partition(prep.key, pipeline.PartitionSpec.from_settings(values), caches.backend_key(),
                                         prep)
     except ValueError as err:

@@ -304,8 +304,8 @@ def downloads(fig: go.Figure, name: str) -> None:
 
     HTML is written on click. PNG and SVG need the export browser, which can take seconds and,
     stuck, is stopped at :data:`kernelviz.export.EXPORT_TIMEOUT`: they are made in the page's run
-    (a click on PNG, with a spinner), so that a failure is said on the page in our words, and
-    then offered as "Save PNG". Made in Streamlit's download callback instead, a failure reached
+    (a click on PNG; Streamlit shows the page running meanwhile), so that a failure is said on the
+    page in our words, and then offered as "Save PNG". Made in Streamlit's download callback instead, a failure reached
     the person only as Streamlit's "Failed to generate file for download".
     """
     reason = _unavailable_reason()
@@ -344,12 +344,11 @@ def _digest(fig: go.Figure) -> str:
 def _make(fig: go.Figure, name: str, fmt: str) -> None:
     """A click on PNG / SVG (its callback, before the page reruns): the file, or why there is none."""
     made = st.session_state.setdefault(MADE_KEY, {})
-    with st.spinner(f"Making the {FORMAT_LABELS[fmt]} …"):
-        try:
-            made[(name, fmt)] = (_digest(fig), export.figure_bytes(fig, fmt))
-        except (export.ExportTimeout, export.ExportUnavailable) as err:
-            made.pop((name, fmt), None)
-            st.session_state.setdefault(FAILED_KEY, {})[name] = str(err)
+    try:
+        made[(name, fmt)] = (_digest(fig), export.figure_bytes(fig, fmt))
+    except (export.ExportTimeout, export.ExportUnavailable) as err:
+        made.pop((name, fmt), None)
+        st.session_state.setdefault(FAILED_KEY, {})[name] = str(err)
 
 
 #: Session key of the "Python code" expander's open state.

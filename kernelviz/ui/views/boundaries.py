@@ -17,7 +17,7 @@ from kernelviz import figures as fg
 from kernelviz import lessons
 from kernelviz import views as kvviews
 from kernelviz.ui import anatomy, caches, live, takeaway, teach
-from kernelviz.ui.page import open_view, queue_and_rerun
+from kernelviz.ui.page import busy, open_view, queue_and_rerun
 from kernelviz.ui.views.shared import (explain_regularised, live_preview, require_two_classes, scrub_chart,
                                        selected_points, show_panels)
 from kernelviz.views import Prepared
@@ -47,7 +47,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
         return caches.model_panel(name, prep.key, gkey, values["log_gamma"], values["log_C"],
                                   values["partition_seed"], values["log_eta"], values["unit_kernel"], prep, grid)
 
-    with st.spinner("Fitting the SVMs …"):
+    with busy("Fitting the SVMs …"):
         # one list, so that the view fails as a whole only when no kernel and no model works
         tagged = [("kernel", n) for n in names] + [("model", n) for n in values["models"]]
         panels = show_panels(tagged, lambda t: (kernel_panel if t[0] == "kernel" else other_panel)(t[1]),

@@ -9,6 +9,7 @@ from kernelviz import figures as fg
 from kernelviz import lessons, registry
 from kernelviz import views as kvviews
 from kernelviz.ui import caches, takeaway, teach
+from kernelviz.ui.page import busy
 from kernelviz.ui.views.shared import require_kernels, show_panels
 from kernelviz.views import Prepared
 
@@ -26,7 +27,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
         K = kvviews.at_gamma(caches.get_kernel(name, prep, values, partition), gamma)(X)
         return kvviews.gram_summary(name, K, breaks)
 
-    with st.spinner("Computing Gram matrices and their spectra …"):
+    with busy("Computing Gram matrices and their spectra …"):
         summaries = show_panels(names, summary)
     teach.report(lessons.gram_results(summaries))
     n = len(prep.y)

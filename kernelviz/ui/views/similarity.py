@@ -13,7 +13,7 @@ import streamlit as st
 from kernelviz import figures as fg
 from kernelviz import views as kvviews
 from kernelviz.ui import caches, live, takeaway
-from kernelviz.ui.page import queue_and_rerun
+from kernelviz.ui.page import busy, queue_and_rerun
 from kernelviz.ui.views.shared import (explain_regularised, live_preview, require_kernels, scrub_chart, selected_points,
                                        show_panels)
 from kernelviz.ui.widgets import choice, number_input
@@ -45,7 +45,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
         return caches.similarity_panel(name, prep.key, caches.kernel_cache_key(name, values), gkey,
                                        values["log_gamma"], reference, kernel, prep, grid)
 
-    with st.spinner("Evaluating the kernels around the reference point …"):
+    with busy("Evaluating the kernels around the reference point …"):
         panels = show_panels(names, panel)
     preview = live_preview("similarity", prep, values, partition, panels, grid, reference=reference)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
