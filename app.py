@@ -70,7 +70,7 @@ def view_body(view: str, values: dict) -> None:
     """The error boundary: a ValueError → its message (and the failing stage's settings set back);
     anything else → a short error with the details folded away. The page never shows a traceback."""
     st.session_state[live.SCRUB_SHOWN_KEY] = False
-    st.session_state[live.STATUS_KEY] = None  # a scrub view's run holds its status line again
+    st.session_state[live.WATCH_KEY] = None  # a scrub view's run says what the watcher waits for
     st.session_state.pop(live.COMMITTED_KEY, None)  # a commit, if any, has reached the view
     try:
         if view == "theory":
@@ -136,6 +136,8 @@ def main() -> None:
     # Last, after every widget: a polling fragment's tick sends the browser's widget values
     # (kernelviz.ui.pollers).
     pollers.draw_held()
+    if values["view"] in live.VIEW_KINDS:
+        live.watcher()
     # after the page is drawn: the live preview's lattice computes without delaying it
     live.LiveLattices(session_end.store()).start_pending()
 

@@ -121,6 +121,18 @@ def test_the_poll_data_and_the_live_status_lines_finished_signal_have_the_declar
     assert poll.poll_data(1, 0.5)["every_ms"] == 500
 
 
+def test_the_poll_sends_the_browser_everything_it_was_given(monkeypatch):
+    """A poll told to watch that lost its selector on the way stopped after the first lattice: a
+    commit's lattice never reached the figure."""
+    sent = []
+    monkeypatch.setattr(poll, "_renderer", lambda: lambda **kwargs: sent.append(kwargs["data"]))
+    monkeypatch.setattr("streamlit.html", lambda *a, **k: None)
+    finished = {"kind": "decision", "signal": "x:done"}
+    poll.poll(key="p", every=0.25, finished=finished, watch=".kv-live")
+    assert len(sent) == 1 and key_errors(sent[0], "PollData") == []
+    assert (sent[0]["every_ms"], sent[0]["finished"], sent[0]["watch"]) == (250, finished, ".kv-live")
+
+
 def test_the_keys_not_always_sent_are_declared_optional():
     declared = payloads.schema()
     assert declared["BrowserLattice"]["optional"] == ["sent"] and declared["Panel"]["optional"] == ["margins"]

@@ -3,9 +3,10 @@
 On Decision boundaries and Similarity, :func:`live_preview` gives the view's figure (drawn by
 :mod:`kernelviz.components.plot`) a lattice and γ (and C) sliders. The first run of a view
 starts a :class:`kernelviz.lattice.LatticeJob` for its (data, kernels, grid, committed γ /
-C); while it runs, a small status fragment polls (:mod:`kernelviz.components.poll`) and, once
-the lattice is finished, tells the figure, which reruns its view's body: that run sends it the
-lattice. Dragging then repaints every kernel panel of the figure in the browser with no script
+C); while it runs, the view says so under its figure, and a small fragment of the page's own
+(:func:`watcher`, never inside the view's fragment) polls (:mod:`kernelviz.components.poll`) and,
+once the lattice is finished, tells the figure, which reruns its view's body: that run sends it
+the lattice. Dragging then repaints every kernel panel of the figure in the browser with no script
 run; a release commits the value to the settings (URL, cached fits) in one run of the view's
 body (the app draws it as a fragment), whose figure replaces the preview.
 
@@ -36,17 +37,13 @@ if TYPE_CHECKING:  # the lattice imports scikit-learn: first needed when a view 
 STORE_KEY = "_live_lattices"
 #: Jobs requested during a run, started when the run has drawn the page.
 PENDING_KEY = "_live_pending"
-#: Set by the page's run around its call of the status fragment (see ``_status``).
-INLINE_KEY = "_live_status_inline"
-#: Set by the Stop button: its own fragment run must not rerun the page (see ``_status``).
-STOPPED_KEY = "_live_stop_clicked"
 #: Set by a commit's callback, cleared by the view's run: a commit that reached the server with a
-#: poll of the status line (Streamlit sends the widget updates of one moment in one batch, run as
-#: the first one's fragment) ran the status line, not the view (see ``_status``).
+#: tick of the watcher (Streamlit sends the widget updates of one moment in one batch, run as
+#: the first one's fragment) ran the watcher, not the view (see ``_watch``).
 COMMITTED_KEY = "_live_committed"
-#: The status line the view's latest run holds — (kind, context, committed) — or None (set by every
-#: run of a view; see ``_status``).
-STATUS_KEY = "_live_status_held"
+#: What the watcher waits for: (kind, context, committed, start) of the lattice the view's latest
+#: run is preparing, or None (set by every run of a scrub view; see ``_watch``).
+WATCH_KEY = "_live_watched"
 #: Lattices a session holds at once (two views × (current + one older)); the least
 #: recently used go first. A decision lattice of four kernels is ~1.3 MB of codes.
 MAX_LATTICES = 4
@@ -57,8 +54,11 @@ MAX_LATTICES = 4
 START_DELAY = 0.5
 #: Set when a view's run drew the scrub sliders (the app then leaves γ and C out of the sidebar).
 SCRUB_SHOWN_KEY = "_live_scrub_shown"
-#: How long after each of its runs the status line looks again whether the lattice is finished.
+#: How long after each of its runs the watcher looks again whether the lattice is finished.
 POLL_SECONDS = 0.5
+#: The figures' element while its lattice is being prepared (plot.js sets ``data-waiting``): the
+#: watcher's poll ticks only while the page has one.
+WAITING_SELECTOR = '.kv-live[data-waiting="1"]'
 #: The kinds of lattice and the view each belongs to.
 VIEW_KINDS = {"boundaries": "decision", "similarity": "similarity"}
 
@@ -331,30 +331,34 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         # Under the figure, so that the figure does not move when it comes and goes; its place is
         # held in every run, empty or not: an element that came and went with the preparing state
         # moved the elements after it one place and back, and the browser hid them (Streamlit keeps
-        # a replaced element hidden until its run ends), then redrew them at full cost. A container,
-        # never an element: a status line's run that came after the view's own run had taken the
-        # line away still writes its fragment's own container into it (Streamlit does, before the
-        # function runs), and on an element there the page failed ("'setIn' cannot be called on an
-        # ElementNode", the session stuck); the function itself draws nothing then (see _status).
+        # a replaced element hidden until its run ends), then redrew them at full cost. Drawn by the
+        # view's run itself, never a fragment of its own (see :func:`watcher`).
         slot = st.container()
-        st.session_state[STATUS_KEY] = (kind, context, committed) if state.running else None
+        st.session_state[WATCH_KEY] = (kind, context, committed, start) if state.running else None
         if state.running:
-            pollers.hold(slot, _draw_status, kind, context, committed, start, state.previous)
+            note = ("the panels show the last values' preview until then." if state.previous
+                    else "the panels go live when it is ready.")
+            c1, c2 = slot.columns([5, 1])
+            c1.caption(f"Preparing the live preview in the background: {note}")
+            c2.button("Stop", key=f"stop_{kind}", on_click=live.stop, args=(kind,),
+                      help="Stop computing the live preview; the committed figure stays.")
         elif state.stopped:
             c1, c2 = slot.columns([5, 1])
             c1.caption("Live preview stopped: the sliders commit on release, and the panels update then.")
             c2.button("Prepare", key=f"restart_{kind}", on_click=live.restart, args=(kind,),
                       help="Compute the live preview for the current values again.")
 
-    return Preview(preview_payload(lattice, log_gamma, log_C, axes, locked), status)
+    return Preview(preview_payload(lattice, log_gamma, log_C, axes, locked, waiting=state.running), status)
 
 
 def preview_payload(lattice: Lattice, log_gamma: float, log_C: float | None, axes: Mapping[str, dict],
-                    locked: Iterable[str] = ()) -> LivePreview:
-    """``live`` of :func:`kernelviz.components.plot.plot`: the lattice, the figure's own values, and
+                    locked: Iterable[str] = (), waiting: bool = False) -> LivePreview:
+    """``live`` of :func:`kernelviz.components.plot.plot`: the lattice, the figure's own values,
     which of the figure's panels (``axes``: name → subplot) preview — the lattice's kernels — and
-    which keep their picture."""
+    which keep their picture, and whether the lattice of these values is still being prepared
+    (the watcher's poll ticks while a figure says so)."""
     return {
+        "waiting": bool(waiting),
         "lattice": lattice.to_browser(), "log_gamma": float(log_gamma),
         "log_C": None if log_C is None else float(log_C),
         "panels": [{"name": name, **ref} for name, ref in axes.items() if name in lattice.names],
@@ -367,7 +371,7 @@ def preview_payload(lattice: Lattice, log_gamma: float, log_C: float | None, axe
 class Preview:
     """A view's live preview: ``payload`` goes with its figure (``live`` of
     :func:`kernelviz.components.plot.plot`); ``status()`` draws, under the figure, the line that
-    says the lattice is being prepared (polling until it is) or was stopped."""
+    says the lattice is being prepared (the :func:`watcher` waits for it) or was stopped."""
 
     payload: LivePreview
     status: Callable[[], None]
@@ -383,77 +387,61 @@ def commit(value: dict) -> None:
     st.session_state[COMMITTED_KEY] = True
 
 
-def _stop(kind: str) -> None:
+def _watch() -> None:
+    """The watcher's run (a tick of its poll, or the page's call): once the lattice the view is
+    preparing is finished (or stopped), it tells the figure, whose view's run brings it
+    (:func:`finished_signal`); a lattice requested but not started yet is started."""
     import streamlit as st
 
-    LiveLattices(session_end.store()).stop(kind)
-    st.session_state[STOPPED_KEY] = True
-
-
-def _status(kind: str, context: Hashable, committed: tuple, start: Callable[[], LatticeJob], previous: bool) -> None:
-    """While the lattice is computed: say so and offer Stop; once it is finished (or stopped), say
-    so to the figure, whose view's run brings it (:func:`finished_signal`). The Stop button's own
-    run says "Stopping …"; the next tick finds the job stopped.
-    """
-    import streamlit as st
-
-    inline = st.session_state.pop(INLINE_KEY, False)
+    pollers.keep_page_settings()
     if st.session_state.pop(COMMITTED_KEY, False):
-        # A commit came in this poll's batch and ran here: the committed figure is the view's, which
+        # A commit came in this tick's batch and ran here: the committed figure is the view's, which
         # only a page rerun reaches from here (rare: the two in the same moment).
         mark_fragment_rerun(st.session_state)
         st.rerun()
-    if not inline and st.session_state.get(STATUS_KEY) != (kind, context, committed):
-        # A poll that left the browser as the view's own run (a commit) took this line's place away:
-        # its elements would go where the place is no more (Streamlit's page then fails: "'setIn'
-        # cannot be called on an ElementNode", and the session is stuck), and its γ / C are no
-        # longer the committed ones. Nothing is drawn: the view's run drew what holds.
-        return
-    pollers.keep_page_settings()
-    # A tick sends the browser's widget values with it. On a busy page the timer can fire after a
-    # commit's run has sent the sidebar its new γ / C but before the browser has set them (drawing
-    # the committed figure comes first): the tick then carries the old values, and the page went
-    # back to them. The values this status line was drawn with are the committed ones, and no
-    # run that leaves it in place changes them (the sliders and the scrub rerun the whole page).
-    for axis, value in zip(("log_gamma", "log_C"), committed):
-        if value is not None and st.session_state.get(axis) != value:
-            st.session_state[axis] = value
-    stop_clicked = st.session_state.pop(STOPPED_KEY, False)
-    live = LiveLattices(session_end.store())
-    job = live.jobs.get((kind, context, committed))
-    if job is None and not stop_clicked:
-        if not inline:  # a tick: the page is painted, the lattice may take the CPU
-            live.request(kind, context, committed, start)
-    finished = not stop_clicked and job is not None and (job.done or job.cancelled)
-    note = ("the panels show the last values' preview until then." if previous
-            else "the panels go live when it is ready.")
-    c1, c2 = st.columns([5, 1])
-    c1.caption("Stopping …" if stop_clicked else f"Preparing the live preview in the background: {note}")
-    # Finished: the figure is told, and its view's run brings the lattice (or the stopped line).
-    poll.poll(key=f"live_poll_{kind}", every=POLL_SECONDS, finished=finished_signal(kind, job) if finished else None)
-    c2.button("Stop", key=f"stop_{kind}", on_click=_stop, args=(kind,), disabled=stop_clicked,
-              help="Stop computing the live preview; the committed figure below stays.")
+    finished = None
+    watched = st.session_state.get(WATCH_KEY)
+    if watched is not None:
+        kind, context, committed, start = watched
+        # A tick sends the browser's widget values with it. On a busy page the timer can fire after a
+        # commit's run has sent the sidebar its new γ / C but before the browser has set them: the
+        # tick then carries the old values, and the page went back to them. What the view prepares
+        # is the committed values, and no run that leaves the view in place changes them.
+        for axis, value in zip(("log_gamma", "log_C"), committed):
+            if value is not None and st.session_state.get(axis) != value:
+                st.session_state[axis] = value
+        live = LiveLattices(session_end.store())
+        job = live.jobs.get((kind, context, committed))
+        if job is None:
+            live.request(kind, context, committed, start)  # a tick: the page is painted, the lattice may take the CPU
+        elif job.done or job.cancelled:
+            finished = finished_signal(kind, job)
+    poll.poll(key="live_poll", every=POLL_SECONDS, finished=finished, watch=WAITING_SELECTOR)
 
 
 def finished_signal(kind: str, job: LatticeJob) -> Finished:
-    """What the status line tells the figure when its job is finished or stopped: one signal per
+    """What the watcher tells the figure when its job is finished or stopped: one signal per
     lattice and outcome (plot.js acts once on each)."""
     return {"kind": kind, "signal": f"{job.lattice.uid}:{'stopped' if job.cancelled else 'done'}"}
 
 
-def _draw_status(*arguments) -> None:
-    """The status line in its held place (:mod:`kernelviz.ui.pollers` draws it after the page's
-    last widget: a tick sends the browser's widget values with it)."""
-    import streamlit as st
+def watcher() -> None:
+    """The live preview's watcher, drawn by the page's run after its last widget (a tick sends the
+    browser's widget values with it, :mod:`kernelviz.ui.pollers`) when a scrub view is open.
 
-    st.session_state[INLINE_KEY] = True  # the fragment's call in this run is not a tick of its timer
-    _poller()(*arguments)
+    A fragment of the page's own, outside the view's fragment, and it draws nothing but its poll:
+    Streamlit's front end fails on a fragment drawn inside another whose own run has since moved or
+    removed its place ("'setIn' cannot be called on an ElementNode", "Cannot set a node at a delta
+    path"; streamlit/streamlit#15084, #16708), and the session is dead. The status line it used to
+    be, inside the view, killed 3-8 of 16 sessions of ``benchmarks/bench_sessions.py`` so. The view's
+    runs say what it waits for (:data:`WATCH_KEY`), and the figure says when to tick
+    (:data:`WAITING_SELECTOR`).
+    """
+    _watcher_fragment()()
 
 
 @functools.cache
-def _poller():
-    """The status line as a fragment, which its poll reruns every :data:`POLL_SECONDS` (not
-    ``run_every``: see :mod:`kernelviz.components.poll`)."""
+def _watcher_fragment():
     import streamlit as st
 
-    return st.fragment(_status)
+    return st.fragment(_watch)

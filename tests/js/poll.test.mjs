@@ -62,11 +62,36 @@ test("finished: no more ticks, and the page hears what finished", () => {
   const { triggers, heard, call } = setUp();
   try {
     const element = {};
-    call(element, { run: 1, every_ms: 500, finished: null });
-    call(element, FIXTURE);
+    call(element, { run: 1, every_ms: 500, finished: null, watch: null });
+    call(element, { ...FIXTURE, watch: null });
     mock.timers.tick(5000);
     assert.deepEqual(triggers, []);
     assert.deepEqual(heard, [FIXTURE.finished]);
+  } finally { tearDown(); }
+});
+
+test("watching: ticks only while the page has what it watches, and goes on after finished", () => {
+  const { triggers, heard, call } = setUp();
+  try {
+    const app = document.app;
+    let waiting = false;  // whether a figure says its lattice is being prepared
+    document.querySelector = (selector) => (selector === '[data-testid="stApp"]' ? app
+      : selector === FIXTURE.watch && waiting ? {} : null);
+    const element = {};
+    call(element, { ...FIXTURE, run: 1, finished: null });
+    mock.timers.tick(2000);
+    assert.deepEqual(triggers, []);  // nothing waits: no run of the watcher
+    waiting = true;
+    mock.timers.tick(500);
+    assert.deepEqual(triggers, [["tick", 1]]);
+    call(element, FIXTURE);  // the run that found the lattice finished: the page hears it ...
+    assert.deepEqual(heard, [FIXTURE.finished]);
+    waiting = false;  // ... and the view's run sends the figure its lattice
+    mock.timers.tick(2000);
+    assert.deepEqual(triggers, [["tick", 1]]);
+    waiting = true;  // a commit: the figure waits for another lattice, and the timer is still there
+    mock.timers.tick(500);
+    assert.deepEqual(triggers, [["tick", 1], ["tick", FIXTURE.run]]);
   } finally { tearDown(); }
 });
 

@@ -84,8 +84,10 @@ class Panel(TypedDict):
 
 class LivePreview(TypedDict):
     """The live preview of a figure (:func:`kernelviz.ui.live.preview_payload`): plot.js's
-    ``updateLive`` sets its sliders from it, ``paintLive`` repaints the ``panels``."""
+    ``updateLive`` sets its sliders from it, ``paintLive`` repaints the ``panels``; ``waiting``: the
+    lattice of these values is still being prepared (the watcher's poll ticks meanwhile)."""
 
+    waiting: bool
     lattice: BrowserLattice
     log_gamma: float
     log_C: float | None
@@ -141,6 +143,7 @@ class PollData(TypedDict):
     run: int
     every_ms: int
     finished: Finished | None
+    watch: str | None
 
 
 #: Every payload type, by the name :func:`schema` and the JavaScript test use.

@@ -61,8 +61,9 @@ def draw_data() -> DrawData:
 
 
 def poll_data() -> PollData:
-    """The poll component's data on the run that finds the lattice finished."""
-    return poll.poll_data(3, 0.5, finished={"kind": "decision", "signal": "0123abcd:done"})
+    """The live preview watcher's poll data on the run that finds the lattice finished."""
+    return poll.poll_data(3, 0.5, finished={"kind": "decision", "signal": "0123abcd:done"},
+                          watch='.kv-live[data-waiting="1"]')
 
 
 def fixtures() -> dict[str, bytes]:

@@ -555,6 +555,8 @@ function updateLive(view, live, figure) {
   view.root._kvLive = live;  // for tests: the panels that preview, and where
   view.root._kvForgetLattices = () => LATTICES.clear();  // for tests: as after a reload of this module
   view.controls.hidden = !live || live.locked.length >= Object.keys(live.lattice.axes).length;
+  // while the lattice of the figure's values is prepared, the live preview's watcher (poll.js) ticks
+  view.controls.dataset.waiting = live && live.waiting ? "1" : "0";
   if (!live) {
     if (view.fieldCanvas) view.fieldCanvas.remove();
     view.dimmed = false;

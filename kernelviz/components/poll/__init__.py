@@ -37,17 +37,19 @@ def _renderer():
     return st.components.v2.component(COMPONENT_NAME, js=module_text(FRONTEND / "poll.js"))
 
 
-def poll_data(run: int, every: float, finished: Finished | None = None) -> PollData:
+def poll_data(run: int, every: float, finished: Finished | None = None, watch: str | None = None) -> PollData:
     """What the browser side reads: ``run`` (a new one each time: the same data again would not
-    call the browser side), the pause, and ``finished``."""
-    return {"run": int(run), "every_ms": round(every * 1000), "finished": finished}
+    call the browser side), the pause, ``finished`` and ``watch``."""
+    return {"run": int(run), "every_ms": round(every * 1000), "finished": finished, "watch": watch}
 
 
-def poll(*, key: str, every: float, finished: Finished | None = None) -> None:
+def poll(*, key: str, every: float, finished: Finished | None = None, watch: str | None = None) -> None:
     """Rerun the current fragment ``every`` seconds after this run has reached the browser; with
-    ``finished`` ({"kind", "signal"}), not again: the page is told instead."""
+    ``finished`` ({"kind", "signal"}), the page is told, and without ``watch`` no run follows.
+    With ``watch`` (a CSS selector), a run is asked for only while the page has an element it
+    selects, and the timer goes on after ``finished``."""
     import streamlit as st
 
     # nothing to see: its place (and the gap before it) is hidden
     st.html(f"<style>.st-key-{key} {{ display: none; }}</style>")
-    _renderer()(key=key, data=poll_data(next(_RUNS), every, finished), on_tick_change=lambda: None)
+    _renderer()(key=key, data=poll_data(next(_RUNS), every, finished, watch), on_tick_change=lambda: None)

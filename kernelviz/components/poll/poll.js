@@ -4,9 +4,12 @@
 // data (from kernelviz.components.poll.poll):
 //   run      — the run that drew it (a new value each run, so that each run calls this again)
 //   every_ms — how long after a run the next one is asked for
-//   finished — null while waiting; then {kind, signal}: no more runs, and the page hears of it by
-//              the document event FINISHED_EVENT (../events.js): the figure of that kind asks
-//              for its view's run
+//   finished — null while waiting; then {kind, signal}: the page hears of it by the document event
+//              FINISHED_EVENT (../events.js): the figure of that kind asks for its view's run.
+//              Without watch, no more runs.
+//   watch    — null, or a CSS selector: a tick goes only while the page has an element it selects,
+//              and the timer goes on after finished (the live preview's watcher: a figure whose
+//              lattice is being prepared says so, and a commit's run can make one wait again)
 //
 // Sent back: the trigger "tick".
 //
@@ -52,11 +55,16 @@ export default function (component) {
   view.timer = null;
   if (data.finished) {
     document.dispatchEvent(new CustomEvent(FINISHED_EVENT, { detail: data.finished }));
-  } else {
+  }
+  if (!data.finished || data.watch) {
     listenForInput();
     const tick = () => {
       if (busy()) {
         view.timer = setTimeout(tick, WHILE_RUNNING_MS);
+        return;
+      }
+      if (data.watch && !document.querySelector(data.watch)) {
+        view.timer = setTimeout(tick, data.every_ms);  // nothing waits: look again later
         return;
       }
       view.timer = null;
