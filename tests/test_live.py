@@ -448,15 +448,15 @@ def _view_fragment_run_after_an_early_end():
     def record(*arguments):
         st.session_state.setdefault("drawn", []).append(arguments)
 
-    # what an earlier run of the view held and did not draw: the status line's place of that run
+    # what an earlier run held and did not draw: a place of that run
     st.session_state[pollers.HELD_KEY] = [(st.empty(), record, ("stale",))]
     page.scrub_view_body("boundaries", lambda view, settings: None)  # the view's own run (a commit's)
 
 
 def test_what_a_run_held_and_did_not_draw_is_not_drawn_by_the_views_own_next_run():
-    """The same in a run of the view's body alone (a commit): its place was an element of the page
-    by then, and drawn into it, the status line broke the page ("'setIn' cannot be called on an
-    ElementNode": bench_sessions' stuck sessions)."""
+    """Nor by a run of the view's body alone (a commit), which draws no poller: a place held by
+    another run was an element of the page by then, and a poller drawn into it broke the page
+    ("'setIn' cannot be called on an ElementNode": bench_sessions' stuck sessions)."""
     at = AppTest.from_function(_view_fragment_run_after_an_early_end, default_timeout=60).run()
     assert not at.exception
     assert "drawn" not in at.session_state

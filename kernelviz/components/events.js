@@ -1,5 +1,5 @@
 // The page-wide events by which one component tells another (Streamlit gives each its own element).
 
-// A status line's wait is over (poll.js, data.finished): detail {kind, signal}. The figure whose
+// The live preview watcher's wait is over (poll.js, data.finished): detail {kind, signal}. The figure whose
 // lattice is of that kind (plot.js) asks for its view's run, once per signal.
 export const FINISHED_EVENT = "kv-finished";

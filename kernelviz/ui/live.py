@@ -310,7 +310,7 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         return Preview(preview_payload(empty(), log_gamma, log_C, axes, locked), lambda: None)
 
     def start() -> LatticeJob:
-        # The older lattice is looked up, not kept: this function stays with the status fragment,
+        # The older lattice is looked up, not kept: this function stays in the session state (WATCH_KEY),
         # which Streamlit keeps with a disconnected session after its lattices are released.
         lattice, previous = empty(), live.previous(kind, context)
         if previous is not None:  # the older lattice of this context: what still holds is not computed again
@@ -318,7 +318,7 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         return LatticeJob(lattice, kernels, prep, delay=START_DELAY)
 
     live = LiveLattices(session_end.store())
-    # the job starts from the status fragment's first tick, once this run has painted the page
+    # the job starts when this run has painted the page (start_pending), or from the watcher's tick
     state = live.request(kind, context, committed, start, begin=False)
     if state.error is not None:
         st.warning(message("No live preview: {kind}: {error}. The sliders in the sidebar still set γ and C.",

@@ -189,8 +189,6 @@ def scrub_view_body(view: str, body) -> None:
     """A scrub view's body, ``body(view, settings)``, as a fragment: a committed γ / C, a click on
     its figure or its own controls rerun it alone, not the page."""
     pollers.keep_page_settings()
-    if not st.session_state.get(PAGE_RUN):
-        pollers.forget()  # the body's own run draws what it holds (the page's run forgot at its start)
     body(view, current_settings())
     if st.session_state.get(PAGE_RUN):
         return  # the page's run does what follows after its sidebar (app.py's main)
@@ -199,7 +197,6 @@ def scrub_view_body(view: str, body) -> None:
         # the sidebar's γ and C take its place or give it back
         rerun_page()
     # What the page's run does after the sidebar, for the body's own runs: the link follows the
-    # values, the live status line takes its place and the lattice starts.
+    # values and the lattice starts (the page's watcher, outside this fragment, waits for it).
     write_url(current_settings())
-    pollers.draw_held()
     live.LiveLattices(session_end.store()).start_pending()

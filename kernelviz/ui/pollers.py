@@ -1,7 +1,7 @@
 """Polling fragments, drawn after the page's last widget.
 
-A polling fragment (the live preview's status line, rerun by its poll component; a running grid
-search's progress, by ``run_every``) starts its timer when the browser receives it, and each tick
+A polling fragment (a running grid search's progress, rerun by ``run_every``; the live preview's
+watcher, by its poll component, is drawn after them, :func:`kernelviz.ui.live.watcher`) starts its timer when the browser receives it, and each tick
 sends the browser's widget values with it. Drawn where it shows — in the view, before the sidebar — a tick during
 a slow run sent the values the browser held before the run, and they replaced the ones the
 run had set: starting a lesson lost the step's data and kernels that way. So a view holds the
@@ -9,10 +9,9 @@ poller's place (:func:`hold`), and the page's run draws every held poller once i
 has gone out (:func:`draw_held`).
 
 A run that ends early (a rerun asked meanwhile) leaves its requests behind, their places
-belonging to that run: :func:`forget` at the start of each run that draws them — the page's, and
-a scrub view body's own — drops them. Drawn by a later run of the view's body, where the place had
-become an element of the page, the status line broke the page ("'setIn' cannot be called on an
-ElementNode") and the session was stuck.
+belonging to that run: :func:`forget` at the start of each page run drops them. Drawn by a later
+run into a place that had become an element of the page, a poller broke the page ("'setIn' cannot
+be called on an ElementNode") and the session was stuck.
 """
 
 from __future__ import annotations

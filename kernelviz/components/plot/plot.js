@@ -419,7 +419,7 @@ function canvasSelection(view, event) {
 //   held      — [{name, xaxis, yaxis}]: panels with no preview (models …): they keep their picture
 //   locked    — the axes whose slider the teacher's link hides
 // Sent back: the trigger "commit" = {axis, log_gamma, log_C} when a slider is released, and the
-// trigger "lattice_finished" when the status line under the figure says that the lattice being
+// trigger "lattice_finished" when the live preview's watcher says that the lattice being
 // prepared is finished or stopped (listenForFinished).
 //
 // One picture per panel. While the sliders stand at the figure's own values, the figure is all
@@ -436,12 +436,12 @@ const LATTICES = new Map();
 const LATTICES_KEPT = 3;
 let missingAsked = 0;
 
-// While its lattice is being prepared, the status line under the figure polls the server
-// (kernelviz.ui.live._status); when the lattice is finished or stopped, its poll tells the page
-// (FINISHED_EVENT, ../poll/poll.js), and the figure of that kind asks for its view's run, which
+// While its lattice is being prepared (data-waiting="1" on the controls), the page's watcher polls
+// the server (kernelviz.ui.live._watch); when the lattice is finished or stopped, its poll tells the
+// page (FINISHED_EVENT, ../poll/poll.js), and the figure of that kind asks for its view's run, which
 // brings it — once per signal, also across remounts. The figure, because a component's trigger
-// reruns only its view (a fragment): a page rerun from the status line's fragment made the
-// browser forget the sidebar's widgets (streamlit/streamlit#11266).
+// reruns only its view (a fragment): a page rerun from the watcher's fragment made the browser
+// forget the sidebar's widgets (streamlit/streamlit#11266).
 const SIGNALLED = new Set();
 
 function listenForFinished(view) {

@@ -3,17 +3,17 @@ a run says that what it waited for is finished.
 
 A Streamlit v2 component (``st.components.v2``, no iframe) that draws nothing. Streamlit's own
 ``st.fragment(run_every=…)`` keeps its timer until a run of the whole page ends it, or a run of a
-fragment the poller was drawn in; the live status line is drawn after the page's last widget
-(:mod:`kernelviz.ui.pollers`), inside neither, and its timer went on after the view's own run had
-taken its place away: the next tick wrote into an element that was gone, and the page lost its
-connection. This timer lives in the element and stops when the element goes; it asks for the next
-run only once the last one has arrived, and never while a script runs (a tick during the page's run
-carried the sidebar's values from before that run).
+fragment the poller was drawn in, and a tick that came after its element had gone wrote into a
+place that was no more (the page lost its connection). This timer lives in the element and stops
+when the element goes; it asks for the next run only once the last one has arrived, never while a
+script runs (a tick during the page's run carried the sidebar's values from before that run), and,
+given ``watch``, only while the page has an element that waits (the live preview's watcher,
+:func:`kernelviz.ui.live.watcher`, ticks while a figure's lattice is being prepared).
 
 When a run passes ``finished``, the browser dispatches the document event ``kv-finished`` with it
 (poll.js, ../events.js): the figure of that kind (``kernelviz.components.plot``) then asks for its own view's
-run, which a component's trigger reruns alone — a page rerun from the status line's fragment made
-the browser forget the sidebar's widgets (streamlit/streamlit#11266).
+run, which a component's trigger reruns alone — a page rerun from a fragment made the browser
+forget the sidebar's widgets (streamlit/streamlit#11266).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@
 // line that run had taken away (Streamlit's run_every kept ticking for it, and its run wrote into a
 // place that was gone). Nor just after a person's input: Streamlit sends the widget changes of one
 // moment as one run of the first one's fragment, and a view switch that met a tick ran as the
-// status line's fragment, which put the view back.
+// watcher's fragment, which put the view back.
 
 import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
