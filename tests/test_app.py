@@ -88,10 +88,12 @@ def sweep_views(at: AppTest) -> None:
 
 
 def test_no_view_draws_a_transient_element(monkeypatch):
-    """st.spinner draws its note from a timer thread half a second late. When the view's fragment
-    run it belongs to is interrupted or replaced meanwhile, the note lands at a place the new run
-    has filled, and Streamlit's front end fails ("'setIn' cannot be called on an ElementNode"):
-    the session is dead (issue 17's stuck sessions, every one of them). So nothing of ours is transient."""
+    """st.spinner sends its note from a timer thread half a second late, as a transient element:
+    it can reach the browser after the run it belongs to was interrupted or replaced. The last
+    messages before every front-end failure of bench_sessions ("'setIn' cannot be called on an
+    ElementNode") held such transients; removing them alone did not stop the failures (5 of 16
+    sessions still died; the cause was a fragment inside the view's fragment, see
+    kernelviz.ui.live.watcher), but a note written in the run's own order cannot arrive late."""
     from streamlit.delta_generator import DeltaGenerator
 
     made = []

@@ -41,9 +41,9 @@ def busy(text: str):
     """A note on the page while slow work runs, written and cleared in the run's own order.
 
     Not ``st.spinner``: its note is a transient element sent by a timer thread half a second
-    late, and when the fragment run it belongs to is interrupted or replaced meanwhile, it lands
-    at a place the new run has filled; Streamlit's front end then fails on it and the session is
-    dead (issue 17).
+    late, which can reach the browser after the fragment run it belongs to was interrupted or
+    replaced (it was among the last messages before each front-end failure of
+    ``benchmarks/bench_sessions.py``, though not their cause: see :func:`kernelviz.ui.live.watcher`).
     """
     note = st.empty()
     note.caption(text)
