@@ -163,9 +163,13 @@ def visible_views() -> tuple[str, ...]:
     return tuple(v for v in registry.VIEWS if v == current or not hidden(f"view.{v}"))
 
 
+#: The sidebar is wider under the projector: at its default width its larger labels broke inside
+#: words ("n sampl/es" beside "noise").
 PROJECTOR_STYLE = """<style>
 html, [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {font-size: 1.3rem;}
 [data-testid="stSidebar"] * {font-size: 1.1rem;}
+section[data-testid="stSidebar"] {width: 400px !important; min-width: 400px !important;}
+[data-testid="stSidebar"] [data-testid="stWidgetLabel"] p {overflow-wrap: normal; word-break: normal;}
 </style>"""
 HIDDEN_SIDEBAR_STYLE = """<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] {display: none;}
