@@ -236,6 +236,25 @@ def test_boundaries_figure_is_its_own_live_preview_preparing_then_ready_with_eve
     assert data["held"] == [] and data["locked"] == []
 
 
+def test_stop_and_prepare_under_the_figure_and_the_figure_says_whether_it_waits():
+    """The figure's ``waiting`` is what makes the watcher's poll tick (poll.js): on while the lattice
+    is prepared, off once it is there or stopped; Stop and Prepare are the view's own buttons."""
+    at = make_app(view="boundaries")
+    assert live_data(at)["waiting"] is True
+    next(b for b in at.button if b.key == "stop_decision").click()
+    at.run()
+    assert not at.exception
+    assert any("Live preview stopped" in c.value for c in at.caption)
+    assert live_data(at)["waiting"] is False and at.session_state[live.WATCH_KEY] is None
+    next(b for b in at.button if b.key == "restart_decision").click()
+    at.run()
+    assert any("Preparing the live preview" in c.value for c in at.caption)
+    assert live_data(at)["waiting"] is True and at.session_state[live.WATCH_KEY][0] == "decision"
+    finish_jobs(at)
+    at.run()
+    assert live_data(at)["waiting"] is False and at.session_state[live.WATCH_KEY] is None
+
+
 def test_a_released_value_becomes_the_setting_and_the_old_lattice_shows_until_the_new_one_is_ready():
     at = make_app(view="boundaries")
     finish_jobs(at)

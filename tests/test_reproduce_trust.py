@@ -481,12 +481,15 @@ def test_the_report_opens_with_the_claims_decided_on_its_cells(tmp_path, no_figu
 
 
 # ----------------------------------------------------------------------------- the committed reports
+@pytest.mark.parametrize("settings", ["quick", "full"])
 @pytest.mark.parametrize("paper", ["ckrbf", "rwm", "mcpm", "cksvmnda"])
-def test_committed_reports_carry_diagnostics_claims_and_no_contradiction(paper):
-    path = REPORTS / paper / "report.json"
+def test_committed_reports_carry_diagnostics_claims_and_no_contradiction(paper, settings):
+    """The --quick reports are in docs/reproduction/PAPER, the full protocol's in PAPER/full."""
+    path = REPORTS / paper / ("full" if settings == "full" else "") / "report.json"
     if not path.exists():
-        pytest.skip(f"no committed {paper} report")
+        pytest.skip(f"no committed {settings} {paper} report")
     run_ = json.loads(path.read_text())["runs"][0]
+    assert run_["settings"] == settings and run_["complete"] and not run_["interrupted"]
     assert run_["claims"] and all("diagnostics" in c for c in run_["cells"])
     assert report.contradictions(run_["cells"]) == []
     for cell in run_["cells"]:
