@@ -448,6 +448,19 @@ def test_every_claim_holds_on_the_papers_own_values():
         assert holds is True and lines, claim.text
 
 
+def test_a_claim_won_by_less_than_the_tolerance_says_so():
+    """MCPM's full Twonorm run: MCPM(RBF-PPK) 0.974 against MCPM(LPPK) 0.974 "holds" by the papers'
+    criterion (above), but decides nothing; the row and the summary say so."""
+    claim = next(c for c in published.CLAIMS if c.paper == "mcpm" and c.table == "III" and "MCPM is more" in c.text)
+    table = {"Twonorm": {"MCPM(RBF-PPK)": claims.Cell(0.9743, 0.004), "MCPM(LPPK)": claims.Cell(0.9741, 0.005)},
+             "Other": {"MCPM(RBF-PPK)": claims.Cell(0.95, 0.01), "MCPM(LPPK)": claims.Cell(0.90, 0.01)}}
+    holds, lines, summary = claims.decide(claim, table)
+    assert holds is True
+    assert lines == ["Twonorm: MCPM(RBF-PPK) 0.974 vs MCPM(LPPK) 0.974 (holds, by less than 0.01 over MCPM(LPPK))",
+                     "Other: MCPM(RBF-PPK) 0.950 vs MCPM(LPPK) 0.900 (holds)"]
+    assert summary == "holds on 2 of 2 rows (needs every); on 1 of them by less than the report's tolerance (0.01)"
+
+
 def test_average_ranks_are_the_papers_friedman_ranks():
     """RWM Table 2 prints average ranks 1.375, 2.750, 2.825, 3.050 over its 20 data sets; ranks from
     the printed accuracies (ties sharing their mean rank) give the same."""
