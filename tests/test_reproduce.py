@@ -249,25 +249,31 @@ def test_rwm_experiment_2_enriches_the_dense_points_to_a_tenth(tmp_path):
     assert np.array_equal(rwm._labeled("2", Xs, y, 0), dense) and rwm._labeled("4", Xs, y, 0).all()
 
 
-def test_an_interrupted_run_continues_where_it_stopped(tmp_path, monkeypatch):
+def _run_stopped_at_the_third_cell(tmp_path, monkeypatch, settings):
+    """RWM table 4, stopped (KeyboardInterrupt) as its third cell starts; the real cell is back after."""
     from kernelviz.reproduce.papers import rwm
 
-    settings = tiny(max_points=50)
-    calls = {"n": 0}
-    real = rwm._fold_cell
+    real, calls = rwm._fold_cell, []
 
     def dies_on_the_third(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
+        calls.append(1)
+        if len(calls) == 3:
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
     monkeypatch.setattr(rwm, "_fold_cell", dies_on_the_third)
     with pytest.raises(KeyboardInterrupt):
         run("rwm", tables=["4"], data={}, out=tmp_path, settings=settings)
+    monkeypatch.setattr(rwm, "_fold_cell", real)
+
+
+def test_an_interrupted_run_continues_where_it_stopped(tmp_path, monkeypatch):
+    from kernelviz.reproduce.papers import rwm
+
+    settings = tiny(max_points=50)
+    _run_stopped_at_the_third_cell(tmp_path, monkeypatch, settings)
     assert len(store.ResultStore(tmp_path).scan()) == 2  # the two finished cells are on disk
 
-    monkeypatch.setattr(rwm, "_fold_cell", real)
     progress = []
     resumed = run("rwm", tables=["4"], data={}, out=tmp_path, settings=settings, progress=progress.append)
     computed_again = []
@@ -277,6 +283,24 @@ def test_an_interrupted_run_continues_where_it_stopped(tmp_path, monkeypatch):
     assert [m.to_dict() for m in replay.measurements] == [m.to_dict() for m in resumed.measurements]  # ... unchanged
     last = [p for p in progress if p.done == p.total]
     assert last and all(p.remaining is not None for p in last)
+
+
+def test_every_cell_keeps_its_computing_time_and_the_report_sums_it_across_invocations(tmp_path, monkeypatch):
+    """A full protocol runs over several sessions: the time each invocation prints is its own, so
+    each stored cell keeps the seconds it took and every report prints their sum, also when every
+    cell was read from the store."""
+    settings = tiny(max_points=50)
+    _run_stopped_at_the_third_cell(tmp_path, monkeypatch, settings)
+    first = sum(r["seconds"] for r in store.ResultStore(tmp_path).scan().values())
+    resumed = run("rwm", tables=["4"], data={}, out=tmp_path, settings=settings)
+    stored = store.ResultStore(tmp_path).scan().values()
+    assert all(r["seconds"] > 0 for r in stored) and first > 0
+    replay = run("rwm", tables=["4"], data={}, out=tmp_path, settings=settings)
+    assert replay.computed == 0 and replay.cells_timed == resumed.cells_timed == len(stored) == replay.cells
+    assert replay.cell_seconds == pytest.approx(sum(r["seconds"] for r in stored)) == resumed.cell_seconds
+    md, js = report.write_report(replay, tmp_path)
+    assert json.loads(js.read_text())["runs"][0]["cell_seconds"] == pytest.approx(replay.cell_seconds)
+    assert f"its {len(stored)} cells took {replay.cell_seconds:.0f} s to compute" in md.read_text()
 
 
 def _counting(monkeypatch, module, name):

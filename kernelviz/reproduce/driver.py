@@ -95,9 +95,11 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
     def result(**extra):
         data_used = {(c.table, row): {**info, "source": c.source(row)}
                      for c in contexts for row, info in c.data.items()}
+        timed = {digest: s for c in contexts for digest, s in c.tally.seconds.items()}
         return RunResult(paper, settings, measurements, not_run, store.problems, time.perf_counter() - started,
                          data=data_used, cells=len(set().union(*(c.tally.done for c in contexts))),
-                         computed=len(set().union(*(c.tally.computed for c in contexts))), **extra)
+                         computed=len(set().union(*(c.tally.computed for c in contexts))),
+                         cell_seconds=sum(timed.values()), cells_timed=len(timed), **extra)
 
     try:
         for table_id, sources in plan.items():

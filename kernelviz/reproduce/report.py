@@ -210,6 +210,18 @@ def _data_line(result, table_id, rows):
     return f"*Data:* {'; '.join(parts)}." if parts else ""
 
 
+def _computing_time(result):
+    """What the run's cells cost, summed over the invocations that computed them ("" for no cells)."""
+    if not result.cells:
+        return ""
+    if not result.cells_timed:
+        return f"; its {result.cells} cells were stored before cells kept their computing time"
+    if result.cells_timed == result.cells:
+        return f"; its {result.cells} cells took {result.cell_seconds:.0f} s to compute"
+    return (f"; {result.cells_timed} of its {result.cells} cells took {result.cell_seconds:.0f} s to compute (the "
+            "others were stored before cells kept their computing time)")
+
+
 def _interrupted_lines(result):
     """The partial report's notice, and the rows the stop left unfinished or unreached."""
     lines = [f"**Partial report: the run was stopped by {result.interrupted}.** It covers the rows finished "
@@ -391,7 +403,8 @@ def write_report(results, out):
         claims = _claims.evaluate(result.paper, cells)
         lines += [f"## {paper.citation()}", "",
                   f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
-                  "stored by an earlier run of the same command on the same data are read, not recomputed). "
+                  "stored by an earlier run of the same command on the same data are read, not recomputed)"
+                  + _computing_time(result) + ". "
                   "Verdicts: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none yet") + ".", ""]
         if result.interrupted:
             lines += _interrupted_lines(result)
@@ -443,6 +456,7 @@ def write_report(results, out):
             "store_problems": list(result.problems),
             "complete": not result.interrupted, "interrupted": result.interrupted or None,
             "cells_finished": result.cells, "cells_computed": result.computed,
+            "cell_seconds": result.cell_seconds, "cells_timed": result.cells_timed,
             "unfinished": [{"table": t, "row": row, "cells_stored": stored, "reached": stored is not None}
                            for (t, row), stored in result.unfinished.items()]})
     md_path, json_path = out / "report.md", out / "report.json"

@@ -122,6 +122,9 @@ class _Tally:
     read the same stored grids, and a cell is one file however many tables use it."""
 
     done: set = field(default_factory=set)
+    #: digest → the seconds the cell took to compute, whenever that was (cells stored before
+    #: cells recorded it have none)
+    seconds: dict = field(default_factory=dict)
     computed: set = field(default_factory=set)
 
 
@@ -151,7 +154,9 @@ class _Tracker:
         result = store.get(key)
         if result is None:
             started, written = time.perf_counter(), store.written
-            result = compute()
+            # the cell keeps its own computing time: a full protocol's cells are computed over
+            # several invocations, and each report sums them (RunResult.cell_seconds)
+            result = {**compute(), "seconds": round(time.perf_counter() - started, 3)}
             try:
                 store.put(key, result)
             finally:  # a stop right after the write still counts the cell it stored
@@ -162,6 +167,8 @@ class _Tracker:
             self.compute_seconds += time.perf_counter() - started
         else:
             self.tally.done.add(key.digest())
+        if "seconds" in result:
+            self.tally.seconds[key.digest()] = result["seconds"]
         self.done += 1
         self._emit()
         return result
@@ -262,6 +269,8 @@ class RunResult:
     #                                                 when the run did not reach the row
     cells: int = 0  # distinct cells finished by this run: computed, or read from the store
     computed: int = 0  # of which computed by this run
+    cell_seconds: float = 0.0  # the computing time of those cells, whichever invocation computed them
+    cells_timed: int = 0  # the cells that recorded it (cells stored before they did have none)
 
 
 class Interrupted(KeyboardInterrupt):
