@@ -433,6 +433,47 @@ def test_cksvmnda_discriminant_term_changes_the_solution(moons):
     assert combined.score(X_test, y_test) > 0.85
 
 
+def test_cksvmnda_reuses_its_c_independent_stages_only_for_the_same_data_and_parameters(moons, monkeypatch):
+    """A grid over C and η on one fold computes the kernel, the scatters and Θ once per data and
+    (γ, κ) — and per η for Θ — and every fit equals one computed from nothing."""
+    from kernelviz.models import discriminant
+
+    X, y, X_test, _ = moons
+    stages = []
+    for name in ("_kernel_pca_map", "_theta_stage"):
+        real = getattr(discriminant, name)
+        monkeypatch.setattr(discriminant, name, lambda *a, real=real, name=name: stages.append(name) or real(*a))
+    grid = [(C, eta) for eta in (1e-3, 1.0) for C in (0.1, 3.0, 100.0)]
+
+    def fits(fresh):
+        out = []
+        for C, eta in grid:
+            if fresh:
+                discriminant._CKSVMNDA_STAGES.clear()
+            model = models.CKSVMNDA(C=C, gamma=0.7, eta=eta).fit(X, y)
+            out.append((model.dual_coef_, model.intercept_, model.decision_function(X_test)))
+        return out
+
+    from_nothing = fits(fresh=True)
+    assert stages.count("_kernel_pca_map") == 6 and stages.count("_theta_stage") == 6
+    stages.clear()
+    discriminant._CKSVMNDA_STAGES.clear()
+    kept = fits(fresh=False)
+    assert stages == ["_kernel_pca_map", "_theta_stage", "_theta_stage"]  # one kernel map, one Θ per η
+    for (coef, b, f), (coef_kept, b_kept, f_kept) in zip(from_nothing, kept):
+        np.testing.assert_array_equal(coef, coef_kept)
+        assert b == b_kept
+        np.testing.assert_array_equal(f, f_kept)
+    # other data (the same shape), another γ or κ, or a kernel object: computed again
+    stages.clear()
+    models.CKSVMNDA(C=3.0, gamma=0.7, eta=1.0).fit(X[::-1], y[::-1])
+    models.CKSVMNDA(C=3.0, gamma=0.5, eta=1.0).fit(X, y)
+    models.CKSVMNDA(C=3.0, gamma=0.7, eta=1.0, n_neighbors=3).fit(X, y)
+    models.CKSVMNDA(C=3.0, kernel=kv.kernels.make("rbf", gamma=0.7), eta=1.0).fit(X, y)
+    models.CKSVMNDA(C=3.0, kernel=kv.kernels.make("rbf", gamma=0.7), eta=1.0).fit(X, y)
+    assert stages.count("_kernel_pca_map") == 5
+
+
 # ----------------------------------------------------------------------------- mkRBF
 def test_mkrbf_gives_each_cluster_its_own_svm():
     # Two far-apart blobs; the class boundary is vertical in one and horizontal in the other.

@@ -25,7 +25,8 @@ SEED_FILES = {"ckrbf": "000_38c2b8b107f7a357.txt", "rwm": "001_422d5d468e0f8ed0.
 
 TINY = dict(folds=2, repetitions=1, inner_folds=2, max_points=60,
             grids={"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0], "lap_ratio": [1.0], "eta": [1e-2],
-                   "n_neighbors": [3], "attribute_weight": [0.5, 1.0]})
+                   "n_neighbors": [3], "attribute_weight": [0.5, 1.0],
+                   "paper_attribute_weight": [0.5, 1.0]})  # the same: no check of the weight step
 
 
 def tiny(**changes):
@@ -385,12 +386,22 @@ def test_the_settings_that_shape_results_are_in_every_key_and_the_workers_are_no
     assert Settings(quick=True).fingerprint() != Settings().fingerprint() == Settings(n_jobs=4).fingerprint()
 
 
+def chosen_in(out, dataset):
+    """The (α, β) each stored cell of ``dataset`` chose."""
+    return [(v["continuous_weight"], v["categorical_weight"])
+            for k, v in store.ResultStore(out).scan().items() if k.dataset == dataset]
+
+
 def test_rwm_heart_weights_its_categorical_attributes_apart_and_reports_the_change(tmp_path):
     from kernelviz.reproduce.papers import rwm
 
-    result = run("rwm", tables=["4"], rows=["Heart"], out=tmp_path, settings=tiny(max_points=60))
+    # the check of the coarser weight step runs a finer grid than the protocol's [0.5, 1]
+    fine = [0.25, 0.5, 0.75, 1.0]
+    result = run("rwm", tables=["4"], rows=["Heart"], out=tmp_path,
+                 settings=tiny(max_points=60, grids={**TINY["grids"], "paper_attribute_weight": fine}))
     by = {(m.model, m.variant): m for m in result.measurements}
-    assert {variant for _, variant in by} == {"", "categorical as continuous", "continuous only"}
+    assert {variant for _, variant in by} == {"", "categorical as continuous", "continuous only",
+                                              rwm.WEIGHT_STEP_VARIANT}
     cells = {(k.dataset, k.model): v for k, v in store.ResultStore(tmp_path).scan().items()}
     # every fold chose α, β from the grid, (1, 1) tried first and (0, 0) (a constant kernel) never
     chosen = [(v["continuous_weight"], v["categorical_weight"]) for (row, _), v in cells.items() if row == "Heart"]
@@ -405,6 +416,15 @@ def test_rwm_heart_weights_its_categorical_attributes_apart_and_reports_the_chan
     plain = by[("RBF", "categorical as continuous")].mean
     assert (f"RBF scores {by[('RBF', '')].mean:.3f}; treating them as continuous, as kernelviz did before, "
             f"{plain:.3f}") in why["RBF"]
+    # the finer step's check: its own grid, and a sentence that weighs the change against the cell's sd
+    checked = by[("RWM", rwm.WEIGHT_STEP_VARIANT)]
+    assert checked.grid["continuous_weight"] == fine and by[("RWM", "")].grid["continuous_weight"] == [0.5, 1.0]
+    assert set(chosen_in(tmp_path, "Heart[" + rwm.WEIGHT_STEP_VARIANT + "]")) <= set(rwm._weight_pairs(np.array(fine)))
+    protocol, fine_mean = by[("RWM", "")], checked.mean
+    word = "within" if abs(protocol.mean - fine_mean) <= protocol.sd else "beyond"
+    assert (f"with α, β searched in the paper's steps of 0.1 (120 pairs) RWM scores {fine_mean:.3f}; the protocol's "
+            f"steps of 0.25 (24 pairs) give {protocol.mean:.3f}, {protocol.mean - fine_mean:+.3f}, {word} the "
+            f"cell's sd of {protocol.sd:.3f}.") in why["RWM"]
 
 
 @pytest.mark.slow
@@ -439,6 +459,31 @@ def test_unknown_paper_table_or_row_is_refused():
         run("mcpm", tables=["I"])
     with pytest.raises(ValueError, match="no table among 2 has a row named nope"):
         run("rwm", tables=["2"], data={"nope": "heart"})
+
+
+@pytest.mark.parametrize("seed", [0, 1, 33, 34])  # 33, 34: C-fastest order alone would choose otherwise
+def test_the_grid_searched_with_c_fastest_chooses_what_gridsearchcv_chooses_over_the_grid(seed):
+    """The partitions' search runs C fastest (so CKSVMNDA reuses its C-independent stages) and must
+    choose exactly what GridSearchCV over the grid itself chooses, ties included."""
+    from sklearn.model_selection import GridSearchCV
+
+    from kernelviz.reproduce.papers._selection import _c_fastest
+
+    ds = kv.data.load("heart")
+    rows = np.random.default_rng(seed).choice(len(ds.y), 40, replace=False)
+    X, y = kv.data.scale(ds.X[rows], "zscore"), ds.y[rows]
+    grid = {"C": np.logspace(-1, 3, 5), "eta": np.array([1e-4, 1e-1]), "gamma": np.array([0.01, 0.1]),
+            "n_neighbors": [3, 5]}
+    cv = StratifiedKFold(n_splits=3, shuffle=True, random_state=seed)
+    plain = GridSearchCV(kv.models.CKSVMNDA(), grid, cv=cv).fit(X, y)
+    candidates, refit = _c_fastest(grid)
+    assert [c["C"][0] for c in candidates[:5]] == list(grid["C"])  # C varies fastest
+    ours = GridSearchCV(kv.models.CKSVMNDA(), candidates, cv=cv, refit=refit).fit(X, y)
+    assert ours.best_params_ == plain.best_params_
+    naive = GridSearchCV(kv.models.CKSVMNDA(), candidates, cv=cv).fit(X, y)
+    assert (naive.best_params_ != plain.best_params_) == (seed in (33, 34))
+    scores = plain.cv_results_["mean_test_score"]
+    assert np.sum(scores == scores.max()) > 1  # a tie to break, or the test proves little
 
 
 @pytest.mark.slow

@@ -25,7 +25,8 @@ REPORTS = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
 
 TINY = dict(folds=2, repetitions=1, inner_folds=2, max_points=60,
             grids={"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0], "lap_ratio": [1.0], "eta": [1e-2],
-                   "n_neighbors": [3], "attribute_weight": [0.5, 1.0]})
+                   "n_neighbors": [3], "attribute_weight": [0.5, 1.0],
+                   "paper_attribute_weight": [0.5, 1.0]})  # the same: no check of the weight step
 
 
 def tiny(**changes):

@@ -1,12 +1,69 @@
 """Kernel discriminants: :class:`KFD`, :class:`KNDA`, and :class:`CKSVMNDA` (an SVM whose
 regulariser includes KNDA's scatter matrices)."""
 
+import hashlib
+from collections import OrderedDict
+
 import numpy as np
 from scipy import linalg
 
 from .. import _svm
 from .._validation import check_choice, check_count, check_max_iter, check_positive
-from ._base import _binary_labels, _ExpansionModel, _kernel_pca_map, _validate_training, _warn_if_capped
+from ._base import _binary_labels, _ExpansionModel, _kernel_pca_map, _make_kernel, _validate_training, _warn_if_capped
+
+
+# ----------------------------------------------------------------------------- a memo of fit stages
+class _StageMemo:
+    """The last few results of a fit's data-only stages, within a byte budget.
+
+    A model selection fits CKSVMNDA once per (C, η, γ, κ) on the same fold: everything before the
+    SVM is the same for every C, and everything before Θ is the same for every η, so a search that
+    varies C fastest (``kernelviz.reproduce``'s does) computes them once instead of 5–20 times.
+    Keys hold the digest of the data and every parameter a stage reads; a key of ``None`` means
+    "do not keep" (a kernel whose fit cannot be told apart by its parameters).
+    """
+
+    def __init__(self, max_bytes):
+        self.max_bytes = max_bytes
+        self._items = OrderedDict()  # key -> (value, bytes)
+
+    def get(self, key, compute):
+        if key is not None and key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key][0]
+        value = compute()
+        size = sum(v.nbytes for v in value if isinstance(v, np.ndarray))
+        if key is not None and size <= self.max_bytes:
+            self._items[key] = (value, size)
+            while sum(bytes_ for _, bytes_ in self._items.values()) > self.max_bytes:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self):
+        self._items.clear()
+
+
+#: 64 MB: a search's five folds of a few hundred points each fit many times over.
+_CKSVMNDA_STAGES = _StageMemo(64 * 2 ** 20)
+
+
+def _digest(*arrays):
+    """Content digest of arrays (shape and dtype included)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(repr((a.shape, a.dtype.str)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _theta_stage(F, discriminant, eta):
+    """Θ = η Δ(∇ + βI)⁻¹Δ + I, Θ^(−½), the features Z = F Θ^(−½) and their Gram Z Zᵀ."""
+    theta = eta * discriminant + np.eye(F.shape[1])
+    eigenvalues, vectors = linalg.eigh(0.5 * (theta + theta.T))
+    inverse_sqrt = (vectors / np.sqrt(eigenvalues)) @ vectors.T
+    Z = F @ inverse_sqrt
+    return theta, inverse_sqrt, Z, Z @ Z.T
 
 
 # ----------------------------------------------------------------------------- discriminants
@@ -337,21 +394,15 @@ class CKSVMNDA(_ExpansionModel):
         check_choice(self.feature_map, "feature_map", ("kernel_pca", "empirical"))
         max_iter = check_max_iter(self.max_iter)
         X, y, X_all, self.classes_ = _validate_training(self, X, y, X_unlabeled, binary_only=True)
-        self.kernel_ = self._fit_kernel(X_all)
-        K = self.kernel_(X, X)
-        if self.feature_map == "kernel_pca":
-            F, Q = _kernel_pca_map(K)
-        else:
-            F, Q = K, None
         positive = _binary_labels(y, self.classes_)
-        within = within_class_scatter(F, positive)
-        between, _ = nonparametric_between_scatter(F, K, positive, n_neighbors, exponent)
-        dim = F.shape[1]
-        self.theta_ = eta * within @ linalg.solve(between + beta * np.eye(dim), within, assume_a="pos") + np.eye(dim)
-        eigenvalues, vectors = linalg.eigh(0.5 * (self.theta_ + self.theta_.T))
-        inverse_sqrt = (vectors / np.sqrt(eigenvalues)) @ vectors.T
-        Z = F @ inverse_sqrt
-        self.svc_ = _svm.fit_svm(Z @ Z.T, y, C=C, tol=self.tol, max_iter=max_iter)
+        data = self._stage_key(X_all, len(X), positive)
+        self.kernel_, F, Q, discriminant = _CKSVMNDA_STAGES.get(
+            data and (data, "scatter", beta, n_neighbors, exponent, self.feature_map),
+            lambda: self._scatter_stage(X_all, X, positive, beta, n_neighbors, exponent))
+        self.theta_, inverse_sqrt, Z, gram = _CKSVMNDA_STAGES.get(
+            data and (data, "scatter", beta, n_neighbors, exponent, self.feature_map, "theta", eta),
+            lambda: _theta_stage(F, discriminant, eta))
+        self.svc_ = _svm.fit_svm(gram, y, C=C, tol=self.tol, max_iter=max_iter)
         self.support_ = self.svc_.support_
         self.n_iter_ = self.svc_.n_iter_
         self.max_iter_reached_ = _svm.reached_iteration_cap(self.svc_)
@@ -364,3 +415,35 @@ class CKSVMNDA(_ExpansionModel):
         self.intercept_ = float(self.svc_.intercept_[0])
         self.X_fit_ = X
         return self
+
+    def _stage_key(self, X_all, n_labeled, positive):
+        """What the fit's data-only stages depend on besides their own parameters: the data and the
+        kernel (``None``, nothing kept, for a kernel object or one that draws at random)."""
+        if not isinstance(self.kernel, str) or self.kernel_params:
+            return None
+        params = self._fit_kernel_params()
+        if params is None:
+            return None
+        return (type(self).__name__, self.kernel, params, n_labeled, _digest(X_all, positive))
+
+    def _fit_kernel_params(self):
+        unfitted = _make_kernel(self.kernel, self.gamma, self.kernel_params)
+        if isinstance(unfitted, str):
+            return unfitted
+        params = unfitted.get_params()
+        if "random_state" in params and params["random_state"] is None:
+            return None
+        return repr(sorted(params.items()))
+
+    def _scatter_stage(self, X_all, X, positive, beta, n_neighbors, exponent):
+        """The fitted kernel, the feature rows F (and Q of the kernel-PCA map), and Δ(∇ + βI)⁻¹Δ."""
+        kernel = self._fit_kernel(X_all)
+        K = kernel(X, X)
+        if self.feature_map == "kernel_pca":
+            F, Q = _kernel_pca_map(K)
+        else:
+            F, Q = K, None
+        within = within_class_scatter(F, positive)
+        between, _ = nonparametric_between_scatter(F, K, positive, n_neighbors, exponent)
+        dim = F.shape[1]
+        return kernel, F, Q, within @ linalg.solve(between + beta * np.eye(dim), within, assume_a="pos")
