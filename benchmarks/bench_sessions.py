@@ -264,11 +264,22 @@ async def _looks(page) -> str:
         return f"unreadable ({type(err).__name__})"
 
 
-async def batch(url: str, sessions: int, seconds: float, first_seed: int) -> list[dict]:
+def chromium(niceness: int) -> str:
+    """The browser to launch: Chromium itself, or a script that starts it at ``niceness``."""
+    if not niceness:
+        return CHROMIUM
+    handle, path = tempfile.mkstemp(prefix="kv-chromium-", suffix=".sh")
+    with os.fdopen(handle, "w") as script:
+        script.write(f'#!/bin/sh\nexec nice -n {int(niceness)} {CHROMIUM} "$@"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+async def batch(url: str, sessions: int, seconds: float, first_seed: int, browser_nice: int = 0) -> list[dict]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
-        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = await p.chromium.launch(executable_path=chromium(browser_nice), args=CHROMIUM_ARGS)
         results = await asyncio.gather(*(drive(browser, url, seconds, first_seed + i) for i in range(sessions)))
         for result in results:
             await result.pop("context").close()
@@ -282,10 +293,15 @@ def run(args, checkout: Path) -> dict:
     try:
         out = {"start": server.rss(), "batches": []}
         for b in range(args.batches):
-            results = asyncio.run(batch(server.url, args.sessions, args.seconds, first_seed=1000 * b))
+            results = asyncio.run(batch(server.url, args.sessions, args.seconds, first_seed=1000 * b,
+                                        browser_nice=args.browser_nice))
             time.sleep(args.settle)
             out["batches"].append({"rss": server.rss(), "peak": server.peak, "sessions": results,
                                    "load": os.getloadavg()})
+        # the fragments' runs that put back page settings the browser had changed
+        # (kernelviz.ui.pollers.keep_page_settings): a lost view switch would show here
+        out["kept"] = [line.split("got changed page settings ")[1] for line in server.output().splitlines()
+                       if "got changed page settings" in line]
         out["health"] = server.polled_health()
         out["health_in_driver"] = [latency for _, latency in server.health]
         return out
@@ -310,6 +326,9 @@ def report(out: dict) -> bool:
     for line in stuck:
         print(f"    {line}")
     ok &= not stuck
+    kept = out["kept"]
+    print(f"Fragment runs that kept the page's settings against the browser's: {len(kept)}"
+          + (f" ({'; '.join(kept[:6])}{' …' if len(kept) > 6 else ''})" if kept else ""))
     health = out["health"]
     worst = max(health) if health else float("nan")
     print(f"Health endpoint: {len(health)} polls, median {statistics.median(health):.3f} s, max {worst:.3f} s, "
@@ -335,6 +354,9 @@ def main() -> int:
     parser.add_argument("--batches", type=int, default=2, help="batches, one after the other (2)")
     parser.add_argument("--settle", type=float, default=15.0, help="seconds between a batch's close and its RSS (15)")
     parser.add_argument("--repeats", type=int, default=1, help="fresh servers, one after the other (1)")
+    parser.add_argument("--browser-nice", type=int, default=0,
+                        help="run the sessions' Chromium at this niceness (0): on a real server the browsers run "
+                             "on the users' machines, here they share the server's two cores")
     parser.add_argument("--checkout", type=Path, default=ROOT,
                         help="the checkout whose app.py and kernelviz to serve (this one)")
     args = parser.parse_args()

@@ -188,3 +188,26 @@ def test_nothing_is_put_back_before_a_page_run_remembered_its_widgets():
 
     store = {"kernels": []}
     assert keep_outside(store) == [] and store == {"kernels": []}
+
+
+def test_a_fragment_that_puts_page_settings_back_says_so_in_the_servers_log(monkeypatch, caplog):
+    """The line benchmarks/bench_sessions.py counts: which settings a fragment's run put back."""
+    import types
+
+    import streamlit as st
+    from streamlit.runtime import scriptrunner
+
+    from kernelviz.session import remember_outside
+    from kernelviz.ui import pollers
+
+    store = {"kernels": ["rbf"], "scaling": "zscore"}
+    remember_outside(store, ["kernels", "scaling"])
+    store.update({"kernels": [], "scaling": "none"})
+    monkeypatch.setattr(st, "session_state", store)
+    monkeypatch.setattr(scriptrunner, "get_script_run_ctx", lambda: types.SimpleNamespace(fragment_ids_this_run=["f"]))
+    reruns = []
+    monkeypatch.setattr(st, "rerun", lambda: reruns.append(True))
+    with caplog.at_level("WARNING", logger=pollers.__name__):
+        pollers.keep_page_settings()
+    assert reruns == [True] and store["kernels"] == ["rbf"] and store["scaling"] == "zscore"
+    assert "a fragment's run got changed page settings (kernels, scaling); the page's values were kept" in caplog.text

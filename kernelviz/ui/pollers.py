@@ -16,7 +16,10 @@ be called on an ElementNode") and the session was stuck.
 
 from __future__ import annotations
 
+import logging
 from typing import Callable
+
+_LOG = logging.getLogger(__name__)
 
 #: Session key of the pollers held in this run: ``[(place, draw, arguments), …]``.
 HELD_KEY = "_held_pollers"
@@ -58,6 +61,10 @@ def keep_page_settings() -> None:
     context = get_script_run_ctx()
     if context is None or not getattr(context, "fragment_ids_this_run", None):
         return  # the page's run: its widgets are drawn with what the browser sent
-    if keep_outside(st.session_state):
+    kept = keep_outside(st.session_state)
+    if kept:
+        # a line in the server's log: benchmarks/bench_sessions.py counts them beside lost actions
+        _LOG.warning("a fragment's run got changed page settings (%s); the page's values were kept",
+                     ", ".join(sorted(kept)))
         mark_fragment_rerun(st.session_state)
         st.rerun()
