@@ -298,10 +298,11 @@ def run(args, checkout: Path) -> dict:
             time.sleep(args.settle)
             out["batches"].append({"rss": server.rss(), "peak": server.peak, "sessions": results,
                                    "load": os.getloadavg()})
-        # the fragments' runs that put back page settings the browser had changed
-        # (kernelviz.ui.pollers.keep_page_settings): a lost view switch would show here
-        out["kept"] = [line.split("got changed page settings ")[1] for line in server.output().splitlines()
-                       if "got changed page settings" in line]
+        # the runs that put back page settings the browser had changed or forgotten
+        # (kernelviz.ui.pollers.keep_page_settings, kernelviz.session.restore_forgotten)
+        out["kept"] = [line[line.index("a fragment's run"):] if "a fragment's run" in line
+                       else line[line.index("a page run"):] for line in server.output().splitlines()
+                       if "got changed page settings" in line or "the browser had forgotten" in line]
         out["health"] = server.polled_health()
         out["health_in_driver"] = [latency for _, latency in server.health]
         return out
@@ -327,8 +328,9 @@ def report(out: dict) -> bool:
         print(f"    {line}")
     ok &= not stuck
     kept = out["kept"]
-    print(f"Fragment runs that kept the page's settings against the browser's: {len(kept)}"
-          + (f" ({'; '.join(kept[:6])}{' …' if len(kept) > 6 else ''})" if kept else ""))
+    print(f"Runs that kept the page's settings against the browser's: {len(kept)}")
+    for line in kept:
+        print(f"    {line}")
     health = out["health"]
     worst = max(health) if health else float("nan")
     print(f"Health endpoint: {len(health)} polls, median {statistics.median(health):.3f} s, max {worst:.3f} s, "

@@ -21,11 +21,14 @@ the tests. Nothing here imports Streamlit.
 from __future__ import annotations
 
 import copy
+import logging
 import types
 from collections import OrderedDict
 from typing import Any, Callable, Iterable, Mapping, MutableMapping
 
 import numpy as np
+
+_LOG = logging.getLogger(__name__)
 
 _STARTED = "_session_started"
 _PENDING = "_pending"
@@ -35,6 +38,7 @@ _GRIDS = "_grids"
 _GOOD_DATA = "_last_good_data"
 _FRAGMENT_RERUN = "_fragment_rerun"
 _OUTSIDE = "_outside_fragment"
+_FORGOTTEN = "_forgotten_by_browser"
 
 #: Finished grid searches a session keeps (least recently used go first): a search holds a
 #: score table and a fitted kernel, and a person compares a handful of them at a time.
@@ -97,10 +101,16 @@ class Session:
         when a fragment reruns the whole page, the browser forgets the values of the widgets
         outside the fragment (streamlit/streamlit#11266), and a write is what sends them again.
         """
+        everything = bool(self.store.pop(_FRAGMENT_RERUN, False))
+        # the run a fragment's guard asked for starts from the values it put back: the browser's
+        # next request is the one to check
+        restored = [] if everything else restore_forgotten(self.store)
+        if restored:
+            _LOG.warning("a page run got settings the browser had forgotten (%s); the page's values were kept",
+                         ", ".join(sorted(restored)))
         pending = self.store[_PENDING]
         self.store.update(pending)
         pending.clear()
-        everything = bool(self.store.pop(_FRAGMENT_RERUN, False))
         for key in list(self.store.keys()):
             if (everything or key not in self.always_drawn) and self.is_setting(key):
                 self.store[key] = self.store[key]
@@ -167,7 +177,7 @@ def remember_outside(store: MutableMapping, names: Iterable[str]) -> None:
     store[_OUTSIDE] = {name: copy.deepcopy(store[name]) for name in names if name in store}
 
 
-def keep_outside(store: MutableMapping) -> list[str]:
+def keep_outside(store: MutableMapping, accept: Iterable[str] = ()) -> list[str]:
     """At the start of a fragment's run: put back each setting drawn outside the fragment that the
     browser's request changed, and return their names.
 
@@ -177,12 +187,42 @@ def keep_outside(store: MutableMapping) -> list[str]:
     option, an empty selection) with the next request, here a fragment's. Taken as they come, they
     replaced the person's settings at the next page run: seen in ``benchmarks/bench_sessions.py``
     under load, where sessions lost their kernels and stopped drawing any figure.
+
+    A setting in ``accept`` keeps the request's value instead: the view switch, which the browser
+    was never seen to forget, came in a fragment's request twice in one run of that benchmark,
+    and putting it back lost the person's click (the page stayed on the old view).
     """
     kept = store.get(_OUTSIDE) or {}
     changed = [name for name, value in kept.items() if not _same(store.get(name), value)]
     for name in changed:
+        if name in accept:  # the person's: the page run the caller asks for draws it
+            kept[name] = copy.deepcopy(store[name])
+            continue
+        store.setdefault(_FORGOTTEN, {})[name] = copy.deepcopy(store.get(name))  # what the browser sends while it has forgotten
         store[name] = copy.deepcopy(kept[name])
     return changed
+
+
+def restore_forgotten(store: MutableMapping) -> list[str]:
+    """At the start of a page run: put back each setting that a fragment's run found forgotten
+    (:func:`keep_outside`) when this run's request still carries the value the browser sent then.
+
+    The page run that a fragment's guard asks for writes the settings back, but the browser can
+    go on sending its forgotten values, and a page run takes what it is sent: in
+    ``benchmarks/bench_sessions.py`` a view switch then arrived with no kernels and the page drew
+    nothing. Each forgetting is repaired once: a request with any other value (the browser
+    repaired, or the person's own choice) ends it, and so does the repair, so a person who picks
+    that very value again keeps it.
+    """
+    forgotten = store.get(_FORGOTTEN) or {}
+    kept = store.get(_OUTSIDE) or {}
+    restored = []
+    for name, sent in list(forgotten.items()):
+        if name in kept and _same(store.get(name), sent) and not _same(sent, kept[name]):
+            store[name] = copy.deepcopy(kept[name])
+            restored.append(name)
+        del forgotten[name]
+    return restored
 
 
 def mark_fragment_rerun(store: MutableMapping) -> None:

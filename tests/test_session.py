@@ -176,7 +176,8 @@ def test_a_fragments_run_puts_back_the_page_widgets_the_browser_sent_at_their_de
     store.update({"kernels": [], "scaling": "none", "n_components": 1, "log_gamma": 1.0})
     assert sorted(keep_outside(store)) == ["kernels", "n_components", "scaling"]
     assert store == {"kernels": ["rbf", "ckrbf"], "scaling": "zscore", "n_components": 2, "view": "boundaries",
-                     "log_gamma": 1.0, "_outside_fragment": store["_outside_fragment"]}  # γ is the fragment's own
+                     "log_gamma": 1.0, "_outside_fragment": store["_outside_fragment"],  # γ is the fragment's own
+                     "_forgotten_by_browser": {"kernels": [], "scaling": "none", "n_components": 1}}
     store["kernels"].append("rwm")  # what was put back is a copy: the remembered value stays as drawn
     store["kernels"] = []
     keep_outside(store)
@@ -210,4 +211,71 @@ def test_a_fragment_that_puts_page_settings_back_says_so_in_the_servers_log(monk
     with caplog.at_level("WARNING", logger=pollers.__name__):
         pollers.keep_page_settings()
     assert reruns == [True] and store["kernels"] == ["rbf"] and store["scaling"] == "zscore"
-    assert "a fragment's run got changed page settings (kernels, scaling); the page's values were kept" in caplog.text
+    assert "a fragment's run got changed page settings (kernels, scaling); the page's values were kept\n" in caplog.text
+
+
+def test_a_view_switch_that_comes_in_a_fragments_request_is_the_persons(monkeypatch, caplog):
+    """bench_sessions.py: twice in one run a view switch came in a fragment's request, and the guard
+    put the old view back: the page stayed on it. The view is taken, and the page reruns to draw it."""
+    import types
+
+    import streamlit as st
+    from streamlit.runtime import scriptrunner
+
+    from kernelviz.session import keep_outside, remember_outside
+    from kernelviz.ui import pollers
+
+    store = {"kernels": ["rbf"], "view": "boundaries"}
+    remember_outside(store, ["kernels", "view"])
+    store.update({"kernels": [], "view": "similarity"})
+    monkeypatch.setattr(st, "session_state", store)
+    monkeypatch.setattr(scriptrunner, "get_script_run_ctx", lambda: types.SimpleNamespace(fragment_ids_this_run=["f"]))
+    reruns = []
+    monkeypatch.setattr(st, "rerun", lambda: reruns.append(True))
+    with caplog.at_level("WARNING", logger=pollers.__name__):
+        pollers.keep_page_settings()
+    assert reruns == [True] and store["view"] == "similarity" and store["kernels"] == ["rbf"]
+    assert ("a fragment's run got changed page settings (kernels); the page's values were kept, the request's "
+            "taken for view") in caplog.text
+    assert keep_outside(store) == []  # the new view is the page's now
+
+
+def test_a_page_run_that_still_gets_what_the_browser_forgot_keeps_the_pages_values_once(caplog):
+    """bench_sessions.py: after a fragment's guard had put the kernels back, the browser's next page
+    request (a view switch) still carried no kernels, and the page drew nothing. The page run after
+    the guard's own rerun puts them back once; a later request with that value is the person's."""
+    from kernelviz.session import keep_outside, mark_fragment_rerun, remember_outside
+
+    s = started()
+    store = s.store
+    remember_outside(store, ["kernels"])
+    store["kernels"] = []  # a fragment's request with the forgotten value
+    assert keep_outside(store) == ["kernels"] and store["kernels"] == ["rbf"]
+    mark_fragment_rerun(store)
+    s.begin_run()  # the guard's own page run: starts from the values put back
+    assert store["kernels"] == ["rbf"]
+    remember_outside(store, ["kernels"])
+    store["kernels"] = []  # the next page request: the browser still sends its forgotten value
+    with caplog.at_level("WARNING", logger="kernelviz.session"):
+        s.begin_run()
+    assert store["kernels"] == ["rbf"]
+    assert "a page run got settings the browser had forgotten (kernels); the page's values were kept" in caplog.text
+    store["kernels"] = []  # once repaired, the same value again is the person's choice
+    s.begin_run()
+    assert store["kernels"] == []
+
+
+def test_a_page_run_with_another_value_than_the_forgotten_one_takes_it():
+    from kernelviz.session import keep_outside, remember_outside
+
+    s = started()
+    store = s.store
+    remember_outside(store, ["kernels"])
+    store["kernels"] = []
+    keep_outside(store)
+    store["kernels"] = ["rwm"]  # the person chose another kernel: nothing forgotten about it
+    s.begin_run()
+    assert store["kernels"] == ["rwm"]
+    store["kernels"] = []
+    s.begin_run()
+    assert store["kernels"] == []  # that forgetting was over

@@ -20,6 +20,8 @@ import logging
 from typing import Callable
 
 _LOG = logging.getLogger(__name__)
+#: Page settings whose change in a fragment's request is the person's (see kernelviz.session.keep_outside).
+PERSONS_OWN = frozenset({"view"})
 
 #: Session key of the pollers held in this run: ``[(place, draw, arguments), …]``.
 HELD_KEY = "_held_pollers"
@@ -61,10 +63,11 @@ def keep_page_settings() -> None:
     context = get_script_run_ctx()
     if context is None or not getattr(context, "fragment_ids_this_run", None):
         return  # the page's run: its widgets are drawn with what the browser sent
-    kept = keep_outside(st.session_state)
-    if kept:
+    changed = keep_outside(st.session_state, accept=PERSONS_OWN)
+    if changed:
         # a line in the server's log: benchmarks/bench_sessions.py counts them beside lost actions
-        _LOG.warning("a fragment's run got changed page settings (%s); the page's values were kept",
-                     ", ".join(sorted(kept)))
+        kept, taken = sorted(set(changed) - PERSONS_OWN), sorted(set(changed) & PERSONS_OWN)
+        _LOG.warning("a fragment's run got changed page settings (%s); the page's values were kept%s",
+                     ", ".join(kept) or "none", f", the request's taken for {', '.join(taken)}" if taken else "")
         mark_fragment_rerun(st.session_state)
         st.rerun()
