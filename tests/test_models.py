@@ -474,6 +474,27 @@ def test_cksvmnda_reuses_its_c_independent_stages_only_for_the_same_data_and_par
     assert stages.count("_kernel_pca_map") == 5
 
 
+def test_the_stage_memo_keeps_the_most_recent_results_within_its_bytes():
+    from kernelviz.models.discriminant import _StageMemo
+
+    memo = _StageMemo(max_bytes=3 * 800)  # three 100-float arrays
+    computed = []
+
+    def stage(i, size=100):
+        return lambda: computed.append(i) or (np.full(size, float(i)),)
+
+    for i in range(4):
+        memo.get(i, stage(i))
+    memo.get(3, stage(3))
+    memo.get(0, stage(0))  # the oldest went when the fourth came
+    assert computed == [0, 1, 2, 3, 0]
+    memo.get("big", stage("big", size=400))
+    memo.get("big", stage("big", size=400))  # larger than the whole budget: never kept
+    memo.get(None, stage("none"))
+    memo.get(None, stage("none"))  # a key of None: never kept
+    assert computed[5:] == ["big", "big", "none", "none"]
+
+
 # ----------------------------------------------------------------------------- mkRBF
 def test_mkrbf_gives_each_cluster_its_own_svm():
     # Two far-apart blobs; the class boundary is vertical in one and horizontal in the other.

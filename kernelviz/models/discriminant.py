@@ -2,6 +2,7 @@
 regulariser includes KNDA's scatter matrices)."""
 
 import hashlib
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -26,21 +27,25 @@ class _StageMemo:
     def __init__(self, max_bytes):
         self.max_bytes = max_bytes
         self._items = OrderedDict()  # key -> (value, bytes)
+        self._lock = threading.Lock()  # the app's sessions fit in threads of one process
 
     def get(self, key, compute):
-        if key is not None and key in self._items:
-            self._items.move_to_end(key)
-            return self._items[key][0]
+        with self._lock:
+            if key is not None and key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key][0]
         value = compute()
         size = sum(v.nbytes for v in value if isinstance(v, np.ndarray))
         if key is not None and size <= self.max_bytes:
-            self._items[key] = (value, size)
-            while sum(bytes_ for _, bytes_ in self._items.values()) > self.max_bytes:
-                self._items.popitem(last=False)
+            with self._lock:
+                self._items[key] = (value, size)
+                while sum(bytes_ for _, bytes_ in self._items.values()) > self.max_bytes:
+                    self._items.popitem(last=False)
         return value
 
     def clear(self):
-        self._items.clear()
+        with self._lock:
+            self._items.clear()
 
 
 #: 64 MB: a search's five folds of a few hundred points each fit many times over.
