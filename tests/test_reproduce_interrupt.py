@@ -86,3 +86,46 @@ def test_a_stopped_run_writes_the_partial_report_and_says_what_it_kept(tmp_path,
     assert f"**Partial report: the run was stopped by {name}.**" in text
     assert "- Diabetes (table 1, data sha256 " in text and "): stopped in this row; 1 of its cells are stored" in text
     assert "| Heart | KSVM | accuracy |" in text
+
+
+def test_the_running_clock_leaves_out_a_stop_and_nothing_else():
+    from kernelviz.reproduce.runner import RunningClock
+
+    clock = RunningClock(tick=0.5, gap=5.0)
+    clock.tick(0.0, 0.0)
+    clock.tick(0.5, 0.1)
+    clock.tick(30.5, 0.1)  # 30 s without a tick or any CPU: stopped, less one tick
+    assert clock.stopped == 29.5
+    clock.tick(31.0, 0.2)
+    clock.tick(41.0, 9.0)  # 10 s without a tick but 8.8 s of CPU: C code held the GIL, not a stop
+    clock.tick(43.0, 9.0)  # late by 2 s: a thread waiting for the CPU, not a stop
+    assert clock.stopped == 29.5
+
+
+CLOCKED = """
+import sys, time
+from kernelviz.reproduce.runner import CLOCK
+start, wall = CLOCK.now(), time.monotonic()
+print("ready", flush=True)
+for _ in range(16):  # 8 s of its own, in steps: a stop in the middle adds to the wall time
+    time.sleep(0.5)
+print(f"{CLOCK.now() - start:.2f} {time.monotonic() - wall:.2f}", flush=True)
+"""
+
+
+def test_a_cell_paused_by_sigstop_does_not_count_the_pause():
+    """The full runs are paused (SIGSTOP) while the machine measures other things; the cells'
+    seconds are summed into the reports' computing time, which the pause must not inflate."""
+    child = subprocess.Popen([sys.executable, "-c", CLOCKED], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(1)
+        child.send_signal(signal.SIGSTOP)
+        time.sleep(8)
+        child.send_signal(signal.SIGCONT)
+        running, wall = map(float, child.communicate(timeout=60)[0].split())
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert wall >= 15.5  # 8 s of its own sleep and the 8 s stop
+    assert 7.5 <= running <= 9.5  # its sleep, give or take a tick

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import signal
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -128,6 +129,51 @@ class _Tally:
     computed: set = field(default_factory=set)
 
 
+class RunningClock:
+    """Seconds the process has run, leaving out the time it was stopped (SIGSTOP, Ctrl-Z).
+
+    A cell's computing time is read off this clock: a full protocol runs for hours in the
+    background, and a run paused for an hour while the machine measures something else must not
+    report that hour as the cell's. A daemon thread ticks every ``tick`` seconds. A gap between
+    two ticks longer than ``gap`` in which the process used almost no CPU is a stop, and all of
+    it but one tick is left out. (A thread waiting for the CPU on a loaded machine is late by far
+    less; one kept from ticking by C code that holds the GIL sees that code's CPU time.)
+    """
+
+    def __init__(self, tick: float = 0.5, gap: float = 5.0):
+        self.tick_seconds, self.gap = tick, gap
+        self.stopped = 0.0
+        self._last = None  # (wall, process CPU) at the last tick
+        self._lock = threading.Lock()
+        self._thread = None
+
+    def tick(self, now: float, cpu: float) -> None:
+        with self._lock:
+            if self._last is not None:
+                wall, used = now - self._last[0], cpu - self._last[1]
+                if wall > self.gap and used < 0.1 * wall:
+                    self.stopped += wall - self.tick_seconds
+            self._last = (now, cpu)
+
+    def now(self) -> float:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True, name="kernelviz-running-clock")
+                self._thread.start()
+        current = time.monotonic()
+        self.tick(current, time.process_time())  # a stop that has just ended counts before the reading
+        return current - self.stopped
+
+    def _run(self) -> None:
+        while True:
+            self.tick(time.monotonic(), time.process_time())
+            time.sleep(self.tick_seconds)
+
+
+#: The clock of every cell's ``seconds``.
+CLOCK = RunningClock()
+
+
 class _Tracker:
     """Counts cells of one table on one data set; the estimate uses computed cells only (stored
     ones cost nothing)."""
@@ -153,10 +199,10 @@ class _Tracker:
         """``store.get_or_compute`` that also reports progress."""
         result = store.get(key)
         if result is None:
-            started, written = time.perf_counter(), store.written
+            started, written = CLOCK.now(), store.written
             # the cell keeps its own computing time: a full protocol's cells are computed over
             # several invocations, and each report sums them (RunResult.cell_seconds)
-            result = {**compute(), "seconds": round(time.perf_counter() - started, 3)}
+            result = {**compute(), "seconds": round(CLOCK.now() - started, 3)}
             try:
                 store.put(key, result)
             finally:  # a stop right after the write still counts the cell it stored
@@ -164,7 +210,7 @@ class _Tracker:
                     self.tally.computed.add(key.digest())
                     self.tally.done.add(key.digest())
             self.computed += 1
-            self.compute_seconds += time.perf_counter() - started
+            self.compute_seconds += CLOCK.now() - started
         else:
             self.tally.done.add(key.digest())
         if "seconds" in result:
