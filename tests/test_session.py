@@ -191,31 +191,33 @@ def test_nothing_is_put_back_before_a_page_run_remembered_its_widgets():
     assert keep_outside(store) == [] and store == {"kernels": []}
 
 
-def _as_a_fragments_run(monkeypatch, store) -> list:
-    """``store`` as the session state of a fragment's run; returns the list its ``st.rerun()`` calls fill."""
+def _guarded_fragment_run(monkeypatch, caplog, drawn: dict, sent: dict) -> tuple[dict, list]:
+    """A page run drew ``drawn``; a fragment's request then brings ``sent``, and its run calls the
+    guard. Returns the session state after it and the ``st.rerun()`` calls it made."""
     import types
 
     import streamlit as st
     from streamlit.runtime import scriptrunner
 
+    from kernelviz.session import remember_outside
+    from kernelviz.ui import pollers
+
+    store = dict(drawn)
+    remember_outside(store, list(drawn))
+    store.update(sent)
     monkeypatch.setattr(st, "session_state", store)
     monkeypatch.setattr(scriptrunner, "get_script_run_ctx", lambda: types.SimpleNamespace(fragment_ids_this_run=["f"]))
     reruns = []
     monkeypatch.setattr(st, "rerun", lambda: reruns.append(True))
-    return reruns
+    with caplog.at_level("WARNING", logger=pollers.__name__):
+        pollers.keep_page_settings()
+    return store, reruns
 
 
 def test_a_fragment_that_puts_page_settings_back_says_so_in_the_servers_log(monkeypatch, caplog):
     """The line benchmarks/bench_sessions.py counts: which settings a fragment's run put back."""
-    from kernelviz.session import remember_outside
-    from kernelviz.ui import pollers
-
-    store = {"kernels": ["rbf"], "scaling": "zscore"}
-    remember_outside(store, ["kernels", "scaling"])
-    store.update({"kernels": [], "scaling": "none"})
-    reruns = _as_a_fragments_run(monkeypatch, store)
-    with caplog.at_level("WARNING", logger=pollers.__name__):
-        pollers.keep_page_settings()
+    store, reruns = _guarded_fragment_run(monkeypatch, caplog, {"kernels": ["rbf"], "scaling": "zscore"},
+                                          {"kernels": [], "scaling": "none"})
     assert reruns == [True] and store["kernels"] == ["rbf"] and store["scaling"] == "zscore"
     assert "a fragment's run got changed page settings (kernels, scaling); the page's values were kept\n" in caplog.text
 
@@ -223,15 +225,10 @@ def test_a_fragment_that_puts_page_settings_back_says_so_in_the_servers_log(monk
 def test_a_view_switch_that_comes_in_a_fragments_request_is_the_persons(monkeypatch, caplog):
     """bench_sessions.py: twice in one run a view switch came in a fragment's request, and the guard
     put the old view back: the page stayed on it. The view is taken, and the page reruns to draw it."""
-    from kernelviz.session import keep_outside, remember_outside
-    from kernelviz.ui import pollers
+    from kernelviz.session import keep_outside
 
-    store = {"kernels": ["rbf"], "view": "boundaries"}
-    remember_outside(store, ["kernels", "view"])
-    store.update({"kernels": [], "view": "similarity"})
-    reruns = _as_a_fragments_run(monkeypatch, store)
-    with caplog.at_level("WARNING", logger=pollers.__name__):
-        pollers.keep_page_settings()
+    store, reruns = _guarded_fragment_run(monkeypatch, caplog, {"kernels": ["rbf"], "view": "boundaries"},
+                                          {"kernels": [], "view": "similarity"})
     assert reruns == [True] and store["view"] == "similarity" and store["kernels"] == ["rbf"]
     assert ("a fragment's run got changed page settings (kernels); the page's values were kept, the request's "
             "taken for view") in caplog.text
