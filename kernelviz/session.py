@@ -63,14 +63,19 @@ class Session:
         Where the finished grid searches are kept (``store`` when None). The app keeps them
         with the session's other results, released when the session disconnects
         (:mod:`kernelviz.ui.session_end`).
+    forgotten_as : Mapping, optional
+        For always-drawn settings: the value the browser sends for the setting's widget once it
+        has forgotten it (the widget's own default — its first option, its lower bound, nothing
+        selected); see :func:`restore_forgotten`.
     """
 
     def __init__(self, store: MutableMapping, *, is_setting: Callable[[str], bool], always_drawn: Iterable[str],
-                 computed: MutableMapping | None = None):
+                 computed: MutableMapping | None = None, forgotten_as: Mapping[str, Any] | None = None):
         self.store = store
         self.is_setting = is_setting
         self.always_drawn = frozenset(always_drawn)
         self.computed = store if computed is None else computed
+        self.forgotten_as = dict(forgotten_as or {})
 
     # ------------------------------------------------------------------ start
 
@@ -104,7 +109,7 @@ class Session:
         everything = bool(self.store.pop(_FRAGMENT_RERUN, False))
         # the run a fragment's guard asked for starts from the values it put back: the browser's
         # next request is the one to check
-        restored = [] if everything else restore_forgotten(self.store)
+        restored = [] if everything else restore_forgotten(self.store, self.forgotten_as)
         if restored:
             _LOG.warning("a page run got settings the browser had forgotten (%s); the page's values were kept",
                          ", ".join(sorted(restored)))
@@ -203,25 +208,35 @@ def keep_outside(store: MutableMapping, accept: Iterable[str] = ()) -> list[str]
     return changed
 
 
-def restore_forgotten(store: MutableMapping) -> list[str]:
-    """At the start of a page run: put back each setting that a fragment's run found forgotten
-    (:func:`keep_outside`) when this run's request still carries the value the browser sent then.
+def restore_forgotten(store: MutableMapping, forgotten_as: Mapping[str, Any] | None = None) -> list[str]:
+    """At the start of a page run: put back the settings the browser sent at values it had forgotten
+    (streamlit/streamlit#11266), and return their names. Two signs tell a forgetting:
 
-    The page run that a fragment's guard asks for writes the settings back, but the browser can
-    go on sending its forgotten values, and a page run takes what it is sent: in
-    ``benchmarks/bench_sessions.py`` a view switch then arrived with no kernels and the page drew
-    nothing. Each forgetting is repaired once: a request with any other value (the browser
-    repaired, or the person's own choice) ends it, and so does the repair, so a person who picks
-    that very value again keeps it.
+    * **Two or more settings at their widgets' own defaults at once** (``forgotten_as``), each
+      changed from what the page drew: a person changes one widget per request, the browser
+      forgets them all together (``scaling=none&test_fraction=0&n_components=1&kernels=`` in
+      ``benchmarks/bench_sessions.py``). This holds whenever it comes: the browser was seen to
+      forget again after a repair, and a person never moves two settings in one request.
+    * **The value a fragment's run found forgotten** (:func:`keep_outside`) still in the request.
+      The page run that a fragment's guard asks for writes the settings back, but the browser can
+      go on sending its forgotten values, and a page run takes what it is sent: a view switch then
+      arrived with no kernels and the page drew nothing. Each such single forgetting is repaired
+      once: a request with any other value (the browser repaired, or the person's own choice) ends
+      it, and so does the repair, so a person who picks that very value again keeps it.
     """
     forgotten = store.get(_FORGOTTEN) or {}
     kept = store.get(_OUTSIDE) or {}
-    restored = []
+    changed = {name for name, value in kept.items() if not _same(store.get(name), value)}
+    at_defaults = sorted(name for name in changed if name in (forgotten_as or {})
+                         and _same(store.get(name), forgotten_as[name]))
+    restored = at_defaults if len(at_defaults) >= 2 else []
     for name, sent in list(forgotten.items()):
-        if name in kept and _same(store.get(name), sent) and not _same(sent, kept[name]):
-            store[name] = copy.deepcopy(kept[name])
+        if name in changed and _same(store.get(name), sent):
             restored.append(name)
         del forgotten[name]
+    restored = sorted(set(restored))
+    for name in restored:
+        store[name] = copy.deepcopy(kept[name])
     return restored
 
 

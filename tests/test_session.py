@@ -274,3 +274,37 @@ def test_a_page_run_with_another_value_than_the_forgotten_one_takes_it():
     store["kernels"] = []
     s.begin_run()
     assert store["kernels"] == []  # that forgetting was over
+
+
+def test_a_page_run_that_gets_several_settings_at_their_widgets_defaults_keeps_the_pages_values_every_time(caplog):
+    """bench_sessions.py (10:33 run): after the one repair the browser forgot again and its next view
+    switch carried no kernels. A request that moves two or more settings at once to their widgets'
+    own defaults is a forgetting whenever it comes: a person changes one widget per request."""
+    from kernelviz.session import Session, remember_outside
+
+    forgotten_as = {"kernels": [], "scaling": "none", "n_components": 1, "test_fraction": 0.0}
+    drawn = {"kernels": ["rbf", "ckrbf"], "scaling": "zscore", "n_components": 2, "test_fraction": 0.3,
+             "view": "boundaries"}
+    store = dict(drawn)
+    s = Session(store, is_setting=lambda key: key in drawn, always_drawn=drawn, forgotten_as=forgotten_as)
+    s.start({})
+    for _ in range(3):  # the browser forgets again and again
+        remember_outside(store, drawn)
+        store.update(kernels=[], scaling="none", n_components=1, test_fraction=0.0, view="similarity")
+        with caplog.at_level("WARNING", logger="kernelviz.session"):
+            s.begin_run()
+        assert {k: store[k] for k in drawn} == {**drawn, "view": "similarity"}  # the switch is the person's
+    assert "forgotten (kernels, n_components, scaling, test_fraction)" in caplog.text
+    remember_outside(store, drawn)
+    store["scaling"] = "none"  # one setting at its widget's default: the person's choice
+    s.begin_run()
+    assert store["scaling"] == "none" and store["kernels"] == ["rbf", "ckrbf"]
+
+
+def test_the_app_knows_what_a_forgetting_browser_sends_for_the_sidebars_widgets():
+    """The values bench_sessions.py saw in the requests of sessions whose browser had forgotten."""
+    from kernelviz.ui.page import FORGOTTEN_AS
+
+    seen = {"scaling": "none", "test_fraction": 0.0, "n_components": 1, "kernels": []}
+    assert {name: FORGOTTEN_AS[name] for name in seen} == seen
+    assert "view" not in FORGOTTEN_AS

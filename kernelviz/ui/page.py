@@ -86,7 +86,28 @@ def session() -> Session:
                 or not st.session_state.get(SIDEBAR_GAMMA_C, True) else set())
     return Session(st.session_state, is_setting=is_setting,
                    always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()) - scrubbed,
-                   computed=session_end.store())
+                   computed=session_end.store(), forgotten_as=FORGOTTEN_AS)
+
+
+def widget_default(name: str):
+    """What a setting's widget holds when nothing set it (``kernelviz.ui.widgets`` passes no value):
+    the first option, the lower bound, nothing selected, off — what the browser sends for it once it
+    has forgotten it (streamlit/streamlit#11266)."""
+    setting = kvstate.BY_NAME[name]
+    if setting.kind == "str":
+        return setting.choices()[0]
+    if setting.kind in ("int", "float"):
+        return kvstate.bounds(name)[0]
+    if setting.kind == "list":
+        return []
+    if setting.kind == "bool":
+        return False
+    raise ValueError(f"no widget default for the setting {name!r} of kind {setting.kind!r}")
+
+
+#: The sidebar's always-drawn settings as a forgetting browser sends them; the view switch is left
+#: out: it is the person's (``pollers.PERSONS_OWN``).
+FORGOTTEN_AS = {name: widget_default(name) for name in sorted(ALWAYS_DRAWN - {"view"})}
 
 
 def start_session() -> None:
