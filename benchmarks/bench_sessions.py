@@ -21,12 +21,19 @@ Budgets (PASS/FAIL):
   :data:`RSS_RATIO` × its RSS after the first batch closed: closed sessions' memory is
   reused, not added to.
 
+The sessions' Chromium runs at ``--browser-nice`` (default 10, niceness and its autogroup's):
+in use the browsers run on the users' machines, and here they share the server's two cores. At
+the server's own priority (``--browser-nice 0``) the eight browsers take the CPU: sampled from
+/proc during the health endpoint's slow answers, the whole server got 0.01–0.4 s of CPU per
+second, its event loop waiting in the run queue or for the GIL held by a thread that was itself
+waiting for a core.
+
 Printed beside them: the RSS at start, after every batch (and its peak), the actions
 done, the slowest action's time to idle, and the load average. ``--repeats N`` runs the
 whole thing N times (a fresh server each) and prints the spread.
 
 Usage: ``.venv/bin/python benchmarks/bench_sessions.py [--seconds 120] [--sessions 8] [--batches 2]
-[--settle 15] [--repeats 1] [--checkout PATH]``; a smoke test: ``--seconds 20 --sessions 2``.
+[--settle 15] [--repeats 1] [--browser-nice 10] [--checkout PATH]``; a smoke test: ``--seconds 20 --sessions 2``.
 Exits non-zero when a budget is missed.
 """
 
@@ -255,22 +262,31 @@ async def drive(browser, url: str, seconds: float, seed: int) -> dict:
 
 
 async def _looks(page) -> str:
-    """How a stuck page looks: its script state, whether the γ slider above the figure is there, its address."""
+    """How a stuck page looks: its script state, the view button shown as chosen (a lost click
+    leaves the old one), whether the γ slider above the figure is there, its address."""
     try:
         state = await page.get_attribute('[data-testid="stApp"]', "data-test-script-state", timeout=5000)
+        chosen = await page.locator('[data-testid="stButtonGroup"] button[kind$="Active"]').all_inner_texts()
         sliders = await page.locator(LIVE_GAMMA).count()
-        return f"script state {state}, γ sliders {sliders}, {page.url}"
+        return f"script state {state}, view button chosen {', '.join(chosen) or 'none'}, γ sliders {sliders}, {page.url}"
     except Exception as err:  # noqa: BLE001 - the page may be gone
         return f"unreadable ({type(err).__name__})"
 
 
 def chromium(niceness: int) -> str:
-    """The browser to launch: Chromium itself, or a script that starts it at ``niceness``."""
+    """The browser to launch: Chromium itself, or a script that starts it at ``niceness``.
+
+    Playwright starts the browser in a session of its own, and with the kernel's autogroups
+    (``/proc/sys/kernel/sched_autogroup_enabled``) a session's processes share the CPU with the
+    server's session as one group: ``nice`` alone orders processes inside a group only, and left
+    the server's share as it was. So the script also sets its group's niceness.
+    """
     if not niceness:
         return CHROMIUM
     handle, path = tempfile.mkstemp(prefix="kv-chromium-", suffix=".sh")
     with os.fdopen(handle, "w") as script:
-        script.write(f'#!/bin/sh\nexec nice -n {int(niceness)} {CHROMIUM} "$@"\n')
+        script.write(f"#!/bin/sh\necho {int(niceness)} > /proc/self/autogroup 2>/dev/null\n"
+                     f'exec nice -n {int(niceness)} {CHROMIUM} "$@"\n')
     os.chmod(path, 0o755)
     return path
 
@@ -356,9 +372,9 @@ def main() -> int:
     parser.add_argument("--batches", type=int, default=2, help="batches, one after the other (2)")
     parser.add_argument("--settle", type=float, default=15.0, help="seconds between a batch's close and its RSS (15)")
     parser.add_argument("--repeats", type=int, default=1, help="fresh servers, one after the other (1)")
-    parser.add_argument("--browser-nice", type=int, default=0,
-                        help="run the sessions' Chromium at this niceness (0): on a real server the browsers run "
-                             "on the users' machines, here they share the server's two cores")
+    parser.add_argument("--browser-nice", type=int, default=10,
+                        help="run the sessions' Chromium at this niceness (10; 0: the server's own): in use the "
+                             "browsers run on the users' machines, here they share the server's two cores")
     parser.add_argument("--checkout", type=Path, default=ROOT,
                         help="the checkout whose app.py and kernelviz to serve (this one)")
     args = parser.parse_args()
@@ -366,7 +382,7 @@ def main() -> int:
         print(f"{CHROMIUM} missing: cannot open browser sessions")
         return 1
     print(f"{args.batches} batches of {args.sessions} sessions × {args.seconds:g} s, {args.settle:g} s settle, "
-          f"{args.checkout.resolve()}; load average at start "
+          f"{args.checkout.resolve()}, browsers at niceness {args.browser_nice}; load average at start "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     ok, ratios = True, []
     for r in range(args.repeats):
