@@ -89,16 +89,32 @@ def rss_mb(pid: int) -> float:
 #: driver of every session, and then measures how long the driver kept it waiting as well as the
 #: server (the report prints both).
 HEALTH_POLLER = """
-import sys, time, urllib.request
-url, every = sys.argv[1], float(sys.argv[2])
+import os, sys, time, urllib.request
+url, every, pid = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+tick = os.sysconf("SC_CLK_TCK")
+
+def server_times():
+    # the server's CPU seconds (all threads) and its main thread's seconds waiting for a core
+    # (the event loop runs there): what tells a busy server from a starved one
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/task/{pid}/schedstat") as sched:
+            waited = int(sched.read().split()[1]) / 1e9
+        return (int(fields[11]) + int(fields[12])) / tick, waited
+    except (OSError, ValueError, IndexError):
+        return float("nan"), float("nan")
+
 while True:
     start = time.monotonic()
+    cpu, waited = server_times()
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
             latency = time.monotonic() - start if response.status == 200 else float("inf")
     except OSError:
         latency = float("inf")
-    print(start, latency, flush=True)
+    cpu_after, waited_after = server_times()
+    print(start, latency, cpu_after - cpu, waited_after - waited, flush=True)
     time.sleep(max(0.0, every - (time.monotonic() - start)))
 """
 
@@ -133,7 +149,7 @@ class Server:
         self.health.clear()
         self._health_log = tempfile.TemporaryFile()
         self._health_poller = subprocess.Popen([sys.executable, "-c", HEALTH_POLLER, f"{self.url}/_stcore/health",
-                                                str(HEALTH_EVERY)], stdout=self._health_log)
+                                                str(HEALTH_EVERY), str(self.proc.pid)], stdout=self._health_log)
         self._poller = threading.Thread(target=self._poll, daemon=True)
         self._poller.start()
 
@@ -153,11 +169,12 @@ class Server:
             self.peak = max(self.peak, self.rss())
             self._stop.wait(HEALTH_EVERY)
 
-    def polled_health(self) -> list[float]:
-        """The latencies the health poller's own process measured so far."""
+    def polled_health(self) -> list[tuple[float, float, float]]:
+        """What the health poller's own process measured so far, per poll: the latency, the server's
+        CPU seconds meanwhile, and its event loop's seconds waiting for a core meanwhile."""
         self._health_log.seek(0)
-        return [float(line.split()[1]) for line in self._health_log.read().decode().splitlines()
-                if len(line.split()) == 2]
+        return [tuple(map(float, line.split()[1:])) for line in self._health_log.read().decode().splitlines()
+                if len(line.split()) == 4]
 
     def rss(self) -> float:
         return rss_mb(self.proc.pid)
@@ -347,12 +364,18 @@ def report(out: dict) -> bool:
     print(f"Runs that kept the page's settings against the browser's: {len(kept)}")
     for line in kept:
         print(f"    {line}")
-    health = out["health"]
+    polls = out["health"]
+    health = [latency for latency, _, _ in polls]
     worst = max(health) if health else float("nan")
     print(f"Health endpoint: {len(health)} polls, median {statistics.median(health):.3f} s, max {worst:.3f} s, "
           f"{sum(h > HEALTH_BUDGET for h in health)} over {HEALTH_BUDGET:g} s  [{verdict(worst <= HEALTH_BUDGET)} "
           f"≤ {HEALTH_BUDGET:g} s]")
     ok &= worst <= HEALTH_BUDGET
+    slow = [(latency, cpu, waited) for latency, cpu, waited in polls if latency > HEALTH_BUDGET]
+    if slow:  # busy or starved: the server's CPU and its event loop's wait for a core during those polls
+        print(f"    during the slow polls the server used {statistics.median(c / t for t, c, _ in slow):.2f} s of CPU "
+              f"per second (median; all its threads) and its event loop waited for a core "
+              f"{statistics.median(w / t for t, _, w in slow):.2f} s per second")
     driver = out["health_in_driver"]
     print(f"    the same endpoint polled from a thread of the benchmark's driver process (not the budget's: it "
           f"waits for the driver's GIL too): max {max(driver):.3f} s, {sum(h > HEALTH_BUDGET for h in driver)} "
