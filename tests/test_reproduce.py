@@ -719,3 +719,16 @@ def test_report_figure_draws_each_protocol_cell_once_and_no_check_run(tmp_path, 
     # a check run beside its protocol cell under the same label would be drawn on top of it
     assert paper["x"] == ours["x"] == ["Heart · RWM", "Heart · RBF"]
     assert ours["y"] == [0.78, 0.81]
+
+
+def test_cksvmnda_partitions_heart_and_diabetes_at_ratschs_sizes():
+    """Issue 20: Heart was split 162 / 108 and Diabetes 461 / 307 (60 %) against Rätsch's 170 and
+    468 training points, though the bundled sets are exactly Rätsch's: 170 + 100 and 468 + 300."""
+    from kernelviz.reproduce.papers.cksvmnda import RATSCH_SIZES, training_size
+
+    for row, sample in (("Heart", "heart"), ("Diabetes", "diabetes"), ("Breast-Cancer", "breast-cancer")):
+        n = len(kv.data.load(sample).y)
+        assert training_size(row, n) == RATSCH_SIZES[row][0], row
+    assert len(kv.data.load("heart").y) == sum(RATSCH_SIZES["Heart"])
+    assert len(kv.data.load("diabetes").y) == sum(RATSCH_SIZES["Diabetes"])
+    assert training_size("Heart", 200) == 120  # a smaller file: the paper's "about 60 %"
