@@ -43,6 +43,8 @@ import argparse
 import asyncio
 import os
 import random
+import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -179,6 +181,11 @@ class Server:
     def rss(self) -> float:
         return rss_mb(self.proc.pid)
 
+    def dump_stacks(self) -> None:
+        """Ask the server for every thread's stack (``kernelviz.ui`` registers SIGUSR1 with faulthandler)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGUSR1)
+
     def output(self) -> str:
         self.log.seek(0)
         return self.log.read().decode(errors="replace")
@@ -194,6 +201,21 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
         self.log.close()
+
+
+def app_stacks(log: str) -> list[str]:
+    """From the server's log, the stacks that faulthandler wrote when a session was stuck: each
+    thread's innermost frames, for the threads that were in the app's code."""
+    out = []
+    blocks = re.split(r"\n(?=(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):)", log)
+    for block in blocks:
+        lines = block.strip().splitlines()
+        if not lines or not re.match(r"(Current thread|Thread) 0x", lines[0]):
+            continue
+        frames = [line.strip() for line in lines[1:] if line.strip().startswith("File ")]
+        if any("kernelviz" in f or "app.py" in f for f in frames):
+            out.append(" | ".join(frames[:6]))
+    return out
 
 
 async def idle_after(page, started: float) -> float:
@@ -236,7 +258,7 @@ async def switch_view(page, view: str) -> None:
     await page.locator('[data-testid="stButtonGroup"] button', has_text=VIEWS[view][0]).first.click()
 
 
-async def drive(browser, url: str, seconds: float, seed: int) -> dict:
+async def drive(browser, url: str, seconds: float, seed: int, on_stuck=lambda: None) -> dict:
     """One session: open Decision boundaries, act at random until ``seconds`` have passed, wait for idle.
 
     Returns the context (closed by the caller, with its batch), the actions done, each
@@ -272,6 +294,7 @@ async def drive(browser, url: str, seconds: float, seed: int) -> dict:
             out["idle"].append(await idle_after(page, started))
             out["actions"].append(action)
     except Exception as err:  # noqa: BLE001 - a session that hangs or loses its slider is what is measured
+        on_stuck()
         out["stuck"] = (f"{action} (to {view}) after {time.monotonic() - started:.0f} s: {type(err).__name__}: "
                         f"{str(err).splitlines()[0]}; page {await _looks(page)}"
                         + (f"; page errors: {' | '.join(out['errors'][-3:])}" if out["errors"] else ""))
@@ -308,12 +331,14 @@ def chromium(niceness: int) -> str:
     return path
 
 
-async def batch(url: str, sessions: int, seconds: float, first_seed: int, browser_nice: int = 0) -> list[dict]:
+async def batch(url: str, sessions: int, seconds: float, first_seed: int, browser_nice: int = 0,
+                on_stuck=lambda: None) -> list[dict]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=chromium(browser_nice), args=CHROMIUM_ARGS)
-        results = await asyncio.gather(*(drive(browser, url, seconds, first_seed + i) for i in range(sessions)))
+        results = await asyncio.gather(*(drive(browser, url, seconds, first_seed + i, on_stuck)
+                                         for i in range(sessions)))
         for result in results:
             await result.pop("context").close()
         await browser.close()
@@ -327,7 +352,7 @@ def run(args, checkout: Path) -> dict:
         out = {"start": server.rss(), "batches": []}
         for b in range(args.batches):
             results = asyncio.run(batch(server.url, args.sessions, args.seconds, first_seed=1000 * b,
-                                        browser_nice=args.browser_nice))
+                                        browser_nice=args.browser_nice, on_stuck=server.dump_stacks))
             time.sleep(args.settle)
             out["batches"].append({"rss": server.rss(), "peak": server.peak, "sessions": results,
                                    "load": os.getloadavg()})
@@ -336,6 +361,7 @@ def run(args, checkout: Path) -> dict:
         out["kept"] = [line[line.index("a fragment's run"):] if "a fragment's run" in line
                        else line[line.index("a page run"):] for line in server.output().splitlines()
                        if "got changed page settings" in line or "the browser had forgotten" in line]
+        out["stacks"] = app_stacks(server.output())
         out["health"] = server.polled_health()
         out["health_in_driver"] = [latency for _, latency in server.health]
         return out
@@ -359,6 +385,10 @@ def report(out: dict) -> bool:
           f"[{verdict(not stuck)} = 0]")
     for line in stuck:
         print(f"    {line}")
+    if out["stacks"]:
+        print("    the server's threads in the app's code when a session got stuck (innermost frame first):")
+        for line in out["stacks"]:
+            print(f"      {line}")
     ok &= not stuck
     kept = out["kept"]
     print(f"Runs that kept the page's settings against the browser's: {len(kept)}")

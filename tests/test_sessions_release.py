@@ -227,3 +227,20 @@ def test_the_sessions_benchmark_starts_its_browsers_below_the_server_in_their_ow
         os.unlink(wrapper)
     assert out[-3:-1] == ["nice", "7"] and out[-1] == "7"  # the group's niceness, then the process's
     assert bench_sessions.chromium(0) == str(stand_in)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGUSR1"), reason="no SIGUSR1 here")
+def test_the_app_server_writes_every_threads_stack_on_sigusr1_and_the_benchmark_reads_the_apps():
+    """What a page that stays "running" waits for: bench_sessions.py sends SIGUSR1 when a session is stuck."""
+    code = ("import os, signal, threading, time, kernelviz.ui\n"
+            "threading.Thread(target=time.sleep, args=(2,), daemon=True).start()\n"
+            "os.kill(os.getpid(), signal.SIGUSR1); time.sleep(0.2)\n")
+    log = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).parents[1]).stderr
+    assert log.count("(most recent call first):") == 2 and 'File "<string>", line 3' in log
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    import bench_sessions
+
+    app_frame = 'Thread 0x01 (most recent call first):\n  File "/x/kernelviz/lattice.py", line 9 in wait\n'
+    other = 'Current thread 0x02 (most recent call first):\n  File "/x/tornado/ioloop.py", line 1 in start\n'
+    assert bench_sessions.app_stacks(f"log line\n{app_frame}\n{other}") == ['File "/x/kernelviz/lattice.py", line 9 in wait']
