@@ -306,7 +306,7 @@ async def _looks(page) -> str:
     leaves the old one), whether the γ slider above the figure is there, its address."""
     try:
         state = await page.get_attribute('[data-testid="stApp"]', "data-test-script-state", timeout=5000)
-        chosen = await page.locator('[data-testid="stButtonGroup"] button[kind$="Active"]').all_inner_texts()
+        chosen = await page.locator('[data-testid="stButtonGroup"] button[aria-checked="true"]').all_inner_texts()
         sliders = await page.locator(LIVE_GAMMA).count()
         return f"script state {state}, view button chosen {', '.join(chosen) or 'none'}, γ sliders {sliders}, {page.url}"
     except Exception as err:  # noqa: BLE001 - the page may be gone
