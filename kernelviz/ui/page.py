@@ -106,8 +106,8 @@ def widget_default(name: str):
 
 
 #: The sidebar's always-drawn settings as a forgetting browser sends them; the view switch is left
-#: out: it is the person's (``pollers.PERSONS_OWN``).
-FORGOTTEN_AS = {name: widget_default(name) for name in sorted(ALWAYS_DRAWN - {"view"})}
+#: out: it is the person's.
+FORGOTTEN_AS = {name: widget_default(name) for name in sorted(ALWAYS_DRAWN - pollers.PERSONS_OWN)}
 
 
 def start_session() -> None:
