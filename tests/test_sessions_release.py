@@ -244,3 +244,18 @@ def test_the_app_server_writes_every_threads_stack_on_sigusr1_and_the_benchmark_
     app_frame = 'Thread 0x01 (most recent call first):\n  File "/x/kernelviz/lattice.py", line 9 in wait\n'
     other = 'Current thread 0x02 (most recent call first):\n  File "/x/tornado/ioloop.py", line 1 in start\n'
     assert bench_sessions.app_stacks(f"log line\n{app_frame}\n{other}") == ['File "/x/kernelviz/lattice.py", line 9 in wait']
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: OpenBLAS starts one thread anyway")
+def test_the_app_server_runs_one_blas_thread_in_numpy_and_in_what_it_loads_later():
+    """A committed γ step's fits are small BLAS calls from several threads (sessions, lattice jobs) on a
+    machine the browser shares: more BLAS threads only made them wait for cores (docs/DESIGN.md)."""
+    code = ("import json, kernelviz.ui, scipy.linalg\n"
+            "from threadpoolctl import threadpool_info\n"
+            "print(json.dumps([(i['filepath'], i['num_threads']) for i in threadpool_info() if i['user_api'] == 'blas']))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                         cwd=Path(__file__).parents[1], check=True).stdout
+    libraries = json.loads(out.strip().splitlines()[-1])
+    assert len(libraries) >= 2  # numpy's OpenBLAS, loaded before kernelviz.ui, and scipy's, loaded after
+    assert [threads for _, threads in libraries] == [1] * len(libraries), libraries
