@@ -205,17 +205,19 @@ class Server:
 
 def app_stacks(log: str) -> list[str]:
     """From the server's log, the stacks that faulthandler wrote when a session was stuck: each
-    thread's innermost frames, for the threads that were in the app's code."""
-    out = []
+    thread's innermost frames, for the threads that were in the app's code or ran a script
+    (Streamlit's ScriptRunner), and how many threads were written in all."""
+    out, threads = [], 0
     blocks = re.split(r"\n(?=(?:Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):)", log)
     for block in blocks:
         lines = block.strip().splitlines()
         if not lines or not re.match(r"(Current thread|Thread) 0x", lines[0]):
             continue
+        threads += 1
         frames = [line.strip() for line in lines[1:] if line.strip().startswith("File ")]
-        if any("kernelviz" in f or "app.py" in f for f in frames):
+        if any("kernelviz" in f or "app.py" in f or "scriptrunner" in f for f in frames):
             out.append(" | ".join(frames[:6]))
-    return out
+    return out + [f"({threads} threads written, {len(out)} of them in the app's code or a script run)"] if threads else []
 
 
 async def idle_after(page, started: float) -> float:
@@ -272,6 +274,15 @@ async def drive(browser, url: str, seconds: float, seed: int, on_stuck=lambda: N
     # what broke a page that reads as "unreadable": Streamlit's front end failed on a message
     # ("'setIn' cannot be called on an ElementNode") and took the app down with it
     page.on("pageerror", lambda error: out["errors"].append(str(error).splitlines()[0][:200]))
+    # a page "running" with nothing of the app running in the server: did the server's last
+    # message (its "script finished") arrive, and is the page's connection still open?
+    socket = {"last": None, "closed": None}
+
+    def watch_socket(ws) -> None:
+        ws.on("framereceived", lambda _: socket.update(last=time.monotonic()))
+        ws.on("close", lambda _: socket.update(closed=time.monotonic()))
+
+    page.on("websocket", watch_socket)
     view, action = "boundaries", "open"
     started = time.monotonic()
     try:
@@ -295,8 +306,12 @@ async def drive(browser, url: str, seconds: float, seed: int, on_stuck=lambda: N
             out["actions"].append(action)
     except Exception as err:  # noqa: BLE001 - a session that hangs or loses its slider is what is measured
         on_stuck()
-        out["stuck"] = (f"{action} (to {view}) after {time.monotonic() - started:.0f} s: {type(err).__name__}: "
-                        f"{str(err).splitlines()[0]}; page {await _looks(page)}"
+        now = time.monotonic()
+        heard = ("no message from the server" if socket["last"] is None
+                 else f"the server's last message {now - socket['last']:.0f} s ago")
+        heard += "" if socket["closed"] is None else f", connection closed {now - socket['closed']:.0f} s ago"
+        out["stuck"] = (f"{action} (to {view}) after {now - started:.0f} s: {type(err).__name__}: "
+                        f"{str(err).splitlines()[0]}; page {await _looks(page)}; {heard}"
                         + (f"; page errors: {' | '.join(out['errors'][-3:])}" if out["errors"] else ""))
     return out
 
@@ -386,7 +401,7 @@ def report(out: dict) -> bool:
     for line in stuck:
         print(f"    {line}")
     if out["stacks"]:
-        print("    the server's threads in the app's code when a session got stuck (innermost frame first):")
+        print("    the server's threads in the app's code or a script run when a session got stuck (innermost frame first):")
         for line in out["stacks"]:
             print(f"      {line}")
     ok &= not stuck

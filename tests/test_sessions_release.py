@@ -243,7 +243,13 @@ def test_the_app_server_writes_every_threads_stack_on_sigusr1_and_the_benchmark_
 
     app_frame = 'Thread 0x01 (most recent call first):\n  File "/x/kernelviz/lattice.py", line 9 in wait\n'
     other = 'Current thread 0x02 (most recent call first):\n  File "/x/tornado/ioloop.py", line 1 in start\n'
-    assert bench_sessions.app_stacks(f"log line\n{app_frame}\n{other}") == ['File "/x/kernelviz/lattice.py", line 9 in wait']
+    runner = ('Thread 0x03 (most recent call first):\n  File "/x/threading.py", line 3 in wait\n'
+              '  File "/x/streamlit/runtime/scriptrunner/script_runner.py", line 4 in _run_script\n')
+    assert bench_sessions.app_stacks(f"log line\n{app_frame}\n{other}\n{runner}") == [
+        'File "/x/kernelviz/lattice.py", line 9 in wait',
+        'File "/x/threading.py", line 3 in wait | File "/x/streamlit/runtime/scriptrunner/script_runner.py", line 4 in _run_script',
+        "(3 threads written, 2 of them in the app's code or a script run)"]
+    assert bench_sessions.app_stacks("log line\n") == []  # no stacks asked for
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: OpenBLAS starts one thread anyway")
