@@ -38,7 +38,7 @@ st.markdown(PAGE_STYLE, unsafe_allow_html=True)
 from kernelviz import pipeline, registry  # noqa: E402
 from kernelviz.outside import plain  # noqa: E402
 from kernelviz.session import remember_outside  # noqa: E402
-from kernelviz.ui import live, page, pollers, session_end, sidebar, stages, takeaway, teach  # noqa: E402
+from kernelviz.ui import live, page, pollers, server, session_end, sidebar, stages, takeaway, teach  # noqa: E402
 from kernelviz.ui.views import boundaries, data, grid, kernel_matrix, partition, pf, similarity, theory  # noqa: E402
 from kernelviz.ui.widgets import choice  # noqa: E402
 from kernelviz.views import NoDataYet  # noqa: E402
@@ -106,6 +106,7 @@ def view_body(view: str, values: dict) -> None:
 
 def main() -> None:
     pollers.forget()
+    server.keep_slow_browsers()
     page.start_session()
     page.session().begin_run()
     teach.follow_history(page.apply_values)

@@ -63,6 +63,8 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 LIVE_GAMMA = '.kv-live .kv-live-control[data-axis="log_gamma"] input'
 #: A page not idle this long after an action is stuck.
 STUCK_SECONDS = 60.0
+#: Console lines of a page kept for the report of a stuck page (Streamlit logs its connection there).
+CONSOLE_LINES = 12
 HEALTH_BUDGET = 1.0
 HEALTH_EVERY = 0.5
 RSS_RATIO = 1.5
@@ -276,13 +278,20 @@ async def drive(browser, url: str, seconds: float, seed: int, on_stuck=lambda: N
     page.on("pageerror", lambda error: out["errors"].append(str(error).splitlines()[0][:200]))
     # a page "running" with nothing of the app running in the server: did the server's last
     # message (its "script finished") arrive, and is the page's connection still open?
-    socket = {"last": None, "closed": None}
+    socket = {"last": None, "closed": None, "opened": 0}
+    console: list[tuple[float, str]] = []  # the page's last console lines (Streamlit's connection log)
 
     def watch_socket(ws) -> None:
+        socket["opened"] += 1
         ws.on("framereceived", lambda _: socket.update(last=time.monotonic()))
         ws.on("close", lambda _: socket.update(closed=time.monotonic()))
 
+    def keep_console(line) -> None:
+        console.append((time.monotonic(), f"{line.type}: {line.text[:160]}"))
+        del console[:-CONSOLE_LINES]
+
     page.on("websocket", watch_socket)
+    page.on("console", keep_console)
     view, action = "boundaries", "open"
     started = time.monotonic()
     try:
@@ -309,7 +318,10 @@ async def drive(browser, url: str, seconds: float, seed: int, on_stuck=lambda: N
         now = time.monotonic()
         heard = ("no message from the server" if socket["last"] is None
                  else f"the server's last message {now - socket['last']:.0f} s ago")
-        heard += "" if socket["closed"] is None else f", connection closed {now - socket['closed']:.0f} s ago"
+        heard += "" if socket["closed"] is None else f", a connection closed {now - socket['closed']:.0f} s ago"
+        heard += f", {socket['opened']} connection(s) opened"
+        if console:
+            heard += "; its console's last lines: " + " | ".join(f"{now - at:.0f} s ago {text}" for at, text in console)
         out["stuck"] = (f"{action} (to {view}) after {now - started:.0f} s: {type(err).__name__}: "
                         f"{str(err).splitlines()[0]}; page {await _looks(page)}; {heard}"
                         + (f"; page errors: {' | '.join(out['errors'][-3:])}" if out["errors"] else ""))
@@ -321,9 +333,10 @@ async def _looks(page) -> str:
     leaves the old one), whether the γ slider above the figure is there, its address."""
     try:
         state = await page.get_attribute('[data-testid="stApp"]', "data-test-script-state", timeout=5000)
+        connection = await page.get_attribute('[data-testid="stApp"]', "data-test-connection-state", timeout=5000)
         chosen = await page.locator('[data-testid="stButtonGroup"] button[aria-checked="true"]').all_inner_texts()
         sliders = await page.locator(LIVE_GAMMA).count()
-        return f"script state {state}, view button chosen {', '.join(chosen) or 'none'}, γ sliders {sliders}, {page.url}"
+        return f"script state {state}, connection {connection}, view button chosen {', '.join(chosen) or 'none'}, γ sliders {sliders}, {page.url}"
     except Exception as err:  # noqa: BLE001 - the page may be gone
         return f"unreadable ({type(err).__name__})"
 

@@ -265,3 +265,35 @@ def test_the_app_server_runs_one_blas_thread_in_numpy_and_in_what_it_loads_later
     libraries = json.loads(out.strip().splitlines()[-1])
     assert len(libraries) >= 2  # numpy's OpenBLAS, loaded before kernelviz.ui, and scipy's, loaded after
     assert [threads for _, threads in libraries] == [1] * len(libraries), libraries
+
+
+@pytest.mark.browser
+def test_a_browser_that_stops_reading_for_seconds_still_gets_the_whole_run(page):
+    """bench_sessions.py's stuck pages: under load a page stopped reading while the server wrote, and
+    Streamlit dropped it at 500 waiting messages, mid-run: "running" for good, with what had arrived."""
+    with live_drag.serve(ROOT / "tests" / "apps" / "many_messages.py") as url:
+        page.goto(url)
+        page.wait_for_selector(live_drag.IDLE)
+        page.get_by_role("button", name="go").click()
+        page.wait_for_timeout(50)
+        page.evaluate("() => { const start = performance.now(); while (performance.now() - start < 8000) {} }")
+        try:
+            page.wait_for_selector(live_drag.IDLE, timeout=60_000)
+        except Exception:  # noqa: BLE001 - the failure is said below, with what arrived
+            pass
+        texts = page.locator('[data-testid="stText"]').count()
+        state = page.get_attribute('[data-testid="stApp"]', "data-test-script-state")
+        assert (texts, state) == (2000, "notRunning")
+
+
+def test_every_page_run_of_the_app_lets_connections_hold_a_slow_browsers_messages():
+    """The app's side of the test above: its page run raises the limit (AppTest has no connection to
+    raise it on; new connections take the module's)."""
+    from streamlit.web.server.starlette import starlette_websocket
+
+    from apptest import open_app
+    from kernelviz.ui import server
+
+    starlette_websocket.WEBSOCKET_MAX_SEND_QUEUE_SIZE = 500  # Streamlit's own
+    open_app({"view": "data"})
+    assert starlette_websocket.WEBSOCKET_MAX_SEND_QUEUE_SIZE == server.WAITING_MESSAGES

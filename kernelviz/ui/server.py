@@ -1,0 +1,54 @@
+"""What the app sets in its server's process: imported with :mod:`kernelviz.ui`, before the first
+page runs on.
+
+- One BLAS thread per call (:data:`SERVER_BLAS_THREADS`).
+- ``kill -USR1 PID`` writes every thread's stack to the server's stderr: what a page that stays
+  "running" is waiting for (benchmarks/bench_sessions.py asks for it when a session is stuck).
+- A browser that stops reading for a while is waited for, not dropped (:func:`keep_slow_browsers`).
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import signal
+
+import numpy  # noqa: F401  (loaded here, so that its BLAS is among those limited below)
+from streamlit.runtime import Runtime, get_instance
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.web.server.starlette import starlette_websocket
+from threadpoolctl import threadpool_limits
+
+#: BLAS threads per call in the app's server. Its BLAS calls are small (a committed step's fits and
+#: grid sums, a lattice's matrix-vector products) and come from several threads at once (sessions,
+#: lattice jobs) on cores the browser shares; OpenBLAS's extra threads only waited for a core, or
+#: spun on one. One thread: a committed γ step to a new value 0.30–0.31 s median against 0.34–0.35 s
+#: (benchmarks/RESULTS.md, 2026-11-27 afternoon). Processes the server starts inherit the variables.
+SERVER_BLAS_THREADS = 1
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_variable] = str(SERVER_BLAS_THREADS)  # read by the BLAS libraries loaded from now on (scipy's)
+threadpool_limits(limits=SERVER_BLAS_THREADS, user_api="blas")  # and those already loaded (numpy's)
+
+if hasattr(signal, "SIGUSR1"):
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+
+#: Messages a browser's connection holds while the browser does not read them. Streamlit (1.67)
+#: drops a browser with 500 waiting: the connection stays open, the page says "running" for good
+#: and shows what had arrived (benchmarks/bench_sessions.py: 2 of 11 runs had such a page, when
+#: eight Chromiums on two cores left one unread for seconds while its runs wrote ~100 messages each).
+#: Runs start only at a browser's request, so what waits is bounded by the runs it asked for.
+WAITING_MESSAGES = 50_000
+
+
+def keep_slow_browsers() -> None:
+    """Let this page's connection hold :data:`WAITING_MESSAGES` (called by every page run: a browser that
+    reconnects gets a new connection), and every connection made from now on."""
+    starlette_websocket.WEBSOCKET_MAX_SEND_QUEUE_SIZE = WAITING_MESSAGES
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not Runtime.exists():  # run bare, or under AppTest: no connection
+        return
+    client = get_instance().get_client(ctx.session_id)
+    queue = getattr(client, "_send_queue", None)  # Streamlit's private queue (an agent's client has none)
+    if queue is not None and 0 < queue.maxsize < WAITING_MESSAGES:
+        queue._maxsize = WAITING_MESSAGES
