@@ -233,6 +233,9 @@ async def drag_gamma(page, rng: random.Random) -> None:
     """Press the γ thumb, move it a few lattice steps, release: a commit at the new value."""
     handle = page.locator(LIVE_GAMMA)
     box = await handle.bounding_box()
+    while box is None:  # hidden again since it was found (a figure that came without its preview): wait
+        await handle.wait_for()
+        box = await handle.bounding_box()
     top, value = int(await handle.get_attribute("max")), int(await handle.input_value())
     half = 8  # half Chromium's range thumb: its centre runs from this far inside the track's ends
 
@@ -287,6 +290,8 @@ async def drive(browser, url: str, seconds: float, seed: int, on_stuck=lambda: N
         ws.on("close", lambda _: socket.update(closed=time.monotonic()))
 
     def keep_console(line) -> None:
+        if line.type == "trace":  # plotly.js's warnings about the figure (its axes), at every drawing
+            return
         console.append((time.monotonic(), f"{line.type}: {line.text[:160]}"))
         del console[:-CONSOLE_LINES]
 

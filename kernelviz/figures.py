@@ -297,13 +297,16 @@ def _unit(x: float) -> float:
 
 
 def _equal_aspect(layout: dict, n_panels: int, x_range, y_range) -> None:
-    """Same units on both axes in every panel (a circle stays a circle)."""
+    """Same units on both axes in every panel (a circle stays a circle). An axis that matches the first
+    panel's takes its scale from it: plotly.js ignores a scale anchor there, with a console warning."""
     for i in range(1, n_panels + 1):
         xkey, ykey, xref, _ = _axis_names(i)
         layout.setdefault(xkey, {}).update(range=[float(x_range[0]), float(x_range[1])], constrain="domain",
                                            showgrid=False, zeroline=False)
-        layout.setdefault(ykey, {}).update(range=[float(y_range[0]), float(y_range[1])], constrain="domain",
-                                           scaleanchor=xref, scaleratio=1, showgrid=False, zeroline=False)
+        yaxis = layout.setdefault(ykey, {})
+        yaxis.update(range=[float(y_range[0]), float(y_range[1])], constrain="domain", showgrid=False, zeroline=False)
+        if "matches" not in yaxis:
+            yaxis.update(scaleanchor=xref, scaleratio=1)
 
 
 def _on(traces: list[dict], ref: dict) -> list[dict]:

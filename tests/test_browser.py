@@ -202,3 +202,25 @@ def test_the_page_loads_nothing_from_other_hosts_and_has_its_own_tab_icon(server
     icon = page.evaluate("() => document.querySelector('link[rel*=icon]').href")
     response = page.request.get(icon)
     assert response.ok and response.headers["content-type"].startswith("image/"), (icon, response.status)
+
+
+#: Pixels per data unit along x and y of every subplot of the page's first plot (plotly.js's axes).
+AXIS_SCALES = """() => {
+  const full = document.querySelector('.kv-plot')._fullLayout;
+  return Object.keys(full._plots).map((id) => {
+    const plot = full._plots[id];
+    const per = (axis) => axis._length / Math.abs(axis.range[1] - axis.range[0]);
+    return [id, per(plot.xaxis), per(plot.yaxis)];
+  });
+}"""
+
+
+def test_every_boundary_panel_draws_x_and_y_at_the_same_scale(server, page):
+    """A circle stays a circle in each panel: the first panel's y is anchored to its x, the others
+    match the first (and carry no scale anchor of their own, which plotly.js would ignore)."""
+    page.goto(f"{server}/?view=boundaries")
+    settle(page, "decision boundary")
+    scales = page.evaluate(AXIS_SCALES)
+    assert len(scales) == 4
+    for panel, x_scale, y_scale in scales:
+        assert abs(x_scale - y_scale) <= 0.01 * x_scale, (panel, x_scale, y_scale)
