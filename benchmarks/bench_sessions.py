@@ -65,6 +65,8 @@ LIVE_GAMMA = '.kv-live .kv-live-control[data-axis="log_gamma"] input'
 STUCK_SECONDS = 60.0
 #: Console lines of a page kept for the report of a stuck page (Streamlit logs its connection there).
 CONSOLE_LINES = 12
+#: The server's warnings and errors printed when a page is stuck.
+WARNINGS_SHOWN = 10
 HEALTH_BUDGET = 1.0
 HEALTH_EVERY = 0.5
 RSS_RATIO = 1.5
@@ -395,6 +397,8 @@ def run(args, checkout: Path) -> dict:
                        else line[line.index("a page run"):] for line in server.output().splitlines()
                        if "got changed page settings" in line or "the browser had forgotten" in line]
         out["stacks"] = app_stacks(server.output())
+        # what the server said was wrong (a connection it closed, a message it refused, …)
+        out["warnings"] = [line for line in server.output().splitlines() if re.search(r" (WARNING|ERROR) ", line)]
         out["health"] = server.polled_health()
         out["health_in_driver"] = [latency for _, latency in server.health]
         return out
@@ -418,6 +422,10 @@ def report(out: dict) -> bool:
           f"[{verdict(not stuck)} = 0]")
     for line in stuck:
         print(f"    {line}")
+    if stuck and out["warnings"]:
+        print(f"    the server's warnings and errors ({len(out['warnings'])}; the last {WARNINGS_SHOWN}):")
+        for line in out["warnings"][-WARNINGS_SHOWN:]:
+            print(f"      {line[:300]}")
     if out["stacks"]:
         print("    the server's threads in the app's code or a script run when a session got stuck (innermost frame first):")
         for line in out["stacks"]:

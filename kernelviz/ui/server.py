@@ -9,6 +9,7 @@ page runs on.
 
 from __future__ import annotations
 
+import asyncio
 import faulthandler
 import os
 import signal
@@ -49,6 +50,7 @@ def keep_slow_browsers() -> None:
     if ctx is None or not Runtime.exists():  # run bare, or under AppTest: no connection
         return
     client = get_instance().get_client(ctx.session_id)
-    queue = getattr(client, "_send_queue", None)  # Streamlit's private queue (an agent's client has none)
-    if queue is not None and 0 < queue.maxsize < WAITING_MESSAGES:
+    # Streamlit's private queue of the browser's connection (an agent's client has none, AppTest's a mock)
+    queue = getattr(client, "_send_queue", None)
+    if isinstance(queue, asyncio.Queue) and 0 < queue.maxsize < WAITING_MESSAGES:
         queue._maxsize = WAITING_MESSAGES
