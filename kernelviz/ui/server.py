@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 #: BLAS threads per call in the app's server. Its BLAS calls are small (a committed step's fits and
 #: grid sums, a lattice's matrix-vector products) and come from several threads at once (sessions,
 #: lattice jobs) on cores the browser shares; OpenBLAS's extra threads only waited for a core, or
-#: spun on one. One thread: a committed γ step to a new value 0.30–0.31 s median against 0.34–0.35 s
+#: spun on one. One thread: a committed γ step to a new value 0.30–0.31 s median against 0.33–0.36 s
 #: (benchmarks/RESULTS.md, 2026-11-27 afternoon). Processes the server starts inherit the variables.
 SERVER_BLAS_THREADS = 1
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
