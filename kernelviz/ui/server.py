@@ -36,9 +36,10 @@ if hasattr(signal, "SIGUSR1"):
 
 #: Messages a browser's connection holds while the browser does not read them. Streamlit (1.67)
 #: drops a browser with 500 waiting: the connection stays open, the page says "running" for good
-#: and shows what had arrived (benchmarks/bench_sessions.py: 2 of 11 runs had such a page, when
-#: eight Chromiums on two cores left one unread for seconds while its runs wrote ~100 messages each).
-#: Runs start only at a browser's request, so what waits is bounded by the runs it asked for.
+#: and shows what had arrived (tests/apps/many_messages.py: 940 of 2,000 messages after 8 s of a busy
+#: page). A page run of this app writes 60–120 messages, and eight Chromiums on two cores leave a page
+#: unread for seconds. Runs start only at a browser's request, so what waits is bounded by the runs
+#: it asked for.
 WAITING_MESSAGES = 50_000
 
 
@@ -47,7 +48,7 @@ def keep_slow_browsers() -> None:
     reconnects gets a new connection), and every connection made from now on."""
     starlette_websocket.WEBSOCKET_MAX_SEND_QUEUE_SIZE = WAITING_MESSAGES
     ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or not Runtime.exists():  # run bare, or under AppTest: no connection
+    if ctx is None or not Runtime.exists():  # run bare: no connection
         return
     client = get_instance().get_client(ctx.session_id)
     # Streamlit's private queue of the browser's connection (an agent's client has none, AppTest's a mock)
