@@ -297,3 +297,13 @@ def test_every_page_run_of_the_app_lets_connections_hold_a_slow_browsers_message
     starlette_websocket.WEBSOCKET_MAX_SEND_QUEUE_SIZE = 500  # Streamlit's own
     open_app({"view": "data"})
     assert starlette_websocket.WEBSOCKET_MAX_SEND_QUEUE_SIZE == server.WAITING_MESSAGES
+
+
+def test_the_app_sends_every_message_whole_so_a_page_never_meets_a_reference_it_evicted():
+    """bench_sessions.py: a page closed its connection for good on "Cached ForwardMsg MISS" — the server
+    had sent a reference to a message the browser's cache had already aged out (.streamlit/config.toml)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    largest_payload = 50 * 1024 ** 2  # far above any figure or lattice this app sends (~2 MB)
+    assert config["global"]["minCachedMessageSize"] > largest_payload
