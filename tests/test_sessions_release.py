@@ -152,6 +152,32 @@ def test_release_stops_the_sessions_jobs_and_empties_what_it_computed():
     assert session.stored_grid("key") is None
 
 
+@pytest.mark.unit
+def test_a_released_sessions_memory_goes_back_to_the_system():
+    """A session's arrays of 0.1–2 MB come from glibc's heap once a freed large block has raised its mmap
+    threshold, between blocks that live on: freed, they stayed in the server's RSS (~450 MB after eight
+    closed sessions in benchmarks/bench_sessions.py). Run in a fresh process, whose heap this test lays
+    out itself."""
+    from kernelviz.ui import server
+
+    if server._MALLOC_TRIM is None:
+        pytest.skip("not glibc: its heap keeps no freed pages this way")
+    code = ("import os, numpy as np\n"
+            "from kernelviz.ui import session_end\n"
+            "def rss(): return int(open('/proc/self/statm').read().split()[1]) * os.sysconf('SC_PAGE_SIZE')\n"
+            "np.ones(1 << 20)\n"  # an 8 MB block, freed: later arrays up to 8 MB come from the heap
+            "computed, kept = session_end.Computed(figures={}), []\n"
+            "for i in range(1000):\n"
+            "    computed['figures'][i] = np.ones(25_000)\n"  # 200 kB each, 200 MB in all
+            "    kept.append(np.ones(500))\n"  # what other sessions keep, between them
+            "before = rss()\n"
+            "session_end.release(computed)\n"
+            "print(before - rss())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parents[1], check=True).stdout
+    assert int(out.strip().splitlines()[-1]) > 150e6  # 0 without giving the freed pages back
+
+
 def open_session(browser, address: str):
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
     page = context.new_page()
@@ -225,7 +251,8 @@ def test_the_sessions_benchmark_starts_its_browsers_below_the_server_in_their_ow
         out = subprocess.run(["setsid", wrapper], capture_output=True, text=True, check=True).stdout.split()
     finally:
         os.unlink(wrapper)
-    assert out[-3:-1] == ["nice", "7"] and out[-1] == "7"  # the group's niceness, then the process's
+    # the group's niceness (absolute), then the process's (nice adds to the niceness the tests run at)
+    assert out[-3:-1] == ["nice", "7"] and out[-1] == str(min(19, os.nice(0) + 7))
     assert bench_sessions.chromium(0) == str(stand_in)
 
 

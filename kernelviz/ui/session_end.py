@@ -28,6 +28,8 @@ import functools
 import weakref
 from typing import Callable, MutableMapping
 
+from kernelviz.ui import server
+
 #: Where ``st.session_state`` holds the session's :class:`Computed`.
 KEY = "_computed"
 #: What stops and drops a module's part of a session's :class:`Computed` (its jobs first): each
@@ -64,6 +66,7 @@ def release(computed: MutableMapping) -> None:
         if isinstance(value, MutableMapping):
             value.clear()
     computed.clear()
+    server.give_freed_memory_back()
 
 
 @functools.cache
