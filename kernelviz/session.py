@@ -39,6 +39,7 @@ _GOOD_DATA = "_last_good_data"
 _FRAGMENT_RERUN = "_fragment_rerun"
 _OUTSIDE = "_outside_fragment"
 _FORGOTTEN = "_forgotten_by_browser"
+_WRITTEN = "_written_by_app"
 
 #: Finished grid searches a session keeps (least recently used go first): a search holds a
 #: score table and a fitted kernel, and a person compares a handful of them at a time.
@@ -110,6 +111,7 @@ class Session:
         # the run a fragment's guard asked for starts from the values it put back: the browser's
         # next request is the one to check
         restored = [] if everything else restore_forgotten(self.store, self.forgotten_as)
+        self.store.pop(_WRITTEN, None)
         if restored:
             _LOG.warning("a page run got settings the browser had forgotten (%s); the page's values were kept",
                          ", ".join(sorted(restored)))
@@ -180,6 +182,16 @@ def remember_outside(store: MutableMapping, names: Iterable[str]) -> None:
     """At the end of a page run: the values of the settings whose widgets are drawn outside every
     fragment (the sidebar's, the view switch), as the page drew them (see :func:`keep_outside`)."""
     store[_OUTSIDE] = {name: copy.deepcopy(store[name]) for name in names if name in store}
+    store.pop(_WRITTEN, None)  # written during this run (a link followed): drawn, so no longer a change
+
+
+def write_settings(store: MutableMapping, values: Mapping[str, Any]) -> None:
+    """Set settings from a widget's callback (a preset, a lesson step, Leave, a view button): the app's
+    own change, which the run that follows takes as it is. One click may move several settings to
+    their widgets' defaults and switch the view, which from the browser alone would be a forgetting
+    (:func:`restore_forgotten`)."""
+    store.update(values)
+    store.setdefault(_WRITTEN, set()).update(values)
 
 
 def keep_outside(store: MutableMapping, accept: Iterable[str] = ()) -> list[str]:
@@ -198,9 +210,10 @@ def keep_outside(store: MutableMapping, accept: Iterable[str] = ()) -> list[str]
     and putting it back lost the person's click (the page stayed on the old view).
     """
     kept = store.get(_OUTSIDE) or {}
+    written = store.pop(_WRITTEN, None) or set()
     changed = [name for name, value in kept.items() if not _same(store.get(name), value)]
     for name in changed:
-        if name in accept:  # the person's: the page run the caller asks for draws it
+        if name in accept or name in written:  # the person's: the page run the caller asks for draws it
             kept[name] = copy.deepcopy(store[name])
             continue
         store.setdefault(_FORGOTTEN, {})[name] = copy.deepcopy(store.get(name))  # what the browser sends while it has forgotten
@@ -212,11 +225,13 @@ def restore_forgotten(store: MutableMapping, forgotten_as: Mapping[str, Any] | N
     """At the start of a page run: put back the settings the browser sent at values it had forgotten
     (streamlit/streamlit#11266), and return their names. Two signs tell a forgetting:
 
-    * **Two or more settings at their widgets' own defaults at once** (``forgotten_as``), each
-      changed from what the page drew: a person changes one widget per request, the browser
-      forgets them all together (``scaling=none&test_fraction=0&n_components=1&kernels=`` in
-      ``benchmarks/bench_sessions.py``). This holds whenever it comes: the browser was seen to
-      forget again after a repair, and a person never moves two settings in one request.
+    * **A setting at its widget's own default** (``forgotten_as``), changed from what the page drew,
+      **beside another change**: two or more such settings at once, or one beside a view switch.
+      A person changes one widget per request; the browser forgets them all together
+      (``scaling=none&test_fraction=0&n_components=1&kernels=`` in ``benchmarks/bench_sessions.py``)
+      or one at a time (a view switch that came with ``kernels=``). This holds whenever it comes:
+      the browser was seen to forget again after a repair. What the app's own callbacks wrote
+      (:func:`write_settings`) is not the browser's and is taken as it is.
     * **The value a fragment's run found forgotten** (:func:`keep_outside`) still in the request.
       The page run that a fragment's guard asks for writes the settings back, but the browser can
       go on sending its forgotten values, and a page run takes what it is sent: a view switch then
@@ -226,10 +241,12 @@ def restore_forgotten(store: MutableMapping, forgotten_as: Mapping[str, Any] | N
     """
     forgotten = store.get(_FORGOTTEN) or {}
     kept = store.get(_OUTSIDE) or {}
-    changed = {name for name, value in kept.items() if not _same(store.get(name), value)}
-    at_defaults = sorted(name for name in changed if name in (forgotten_as or {})
-                         and _same(store.get(name), forgotten_as[name]))
-    restored = at_defaults if len(at_defaults) >= 2 else []
+    forgotten_as = forgotten_as or {}
+    written = store.get(_WRITTEN) or set()
+    changed = {name for name, value in kept.items() if not _same(store.get(name), value) and name not in written}
+    at_defaults = sorted(name for name in changed if name in forgotten_as and _same(store.get(name), forgotten_as[name]))
+    never_forgotten = changed - set(forgotten_as)  # the view switch: the browser keeps it
+    restored = at_defaults if len(at_defaults) >= 2 or (at_defaults and never_forgotten) else []
     for name, sent in list(forgotten.items()):
         if name in changed and _same(store.get(name), sent):
             restored.append(name)

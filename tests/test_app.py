@@ -669,6 +669,18 @@ def _open_preset(key: str) -> AppTest:
     return at
 
 
+def test_a_preset_opened_from_the_default_settings_takes_every_one_of_its_settings():
+    """The RWM Fig. 1 preset sets scaling "none" and test fraction 0 — two widgets' own defaults in one
+    click — and the page once kept the old values, taking the preset's for a forgetting browser's."""
+    at = open_app(dict(view="theory"))
+    assert (at.session_state["scaling"], at.session_state["test_fraction"]) == ("zscore", 0.3)
+    next(b for b in at.button if b.key == "preset_rwm_fig1").click()
+    at.run()
+    assert_clean(at)
+    for name, value in kvstate.PRESETS_BY_KEY["rwm_fig1"].settings.items():
+        assert kvstate._equal(at.session_state[name], kvstate.validate(name, value)), name
+
+
 def test_the_rwm_preset_shows_rwm_beating_rbf_on_the_unlabeled_points():
     at = _open_preset("rwm_fig1")
     (fig,) = charts(at)

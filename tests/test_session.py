@@ -276,29 +276,66 @@ def test_a_page_run_with_another_value_than_the_forgotten_one_takes_it():
     assert store["kernels"] == []  # that forgetting was over
 
 
-def test_a_page_run_that_gets_several_settings_at_their_widgets_defaults_keeps_the_pages_values_every_time(caplog):
-    """bench_sessions.py (10:33 run): after the one repair the browser forgot again and its next view
-    switch carried no kernels. A request that moves two or more settings at once to their widgets'
-    own defaults is a forgetting whenever it comes: a person changes one widget per request."""
+def _forgetting_fixture():
     from kernelviz.session import Session, remember_outside
 
     forgotten_as = {"kernels": [], "scaling": "none", "n_components": 1, "test_fraction": 0.0}
     drawn = {"kernels": ["rbf", "ckrbf"], "scaling": "zscore", "n_components": 2, "test_fraction": 0.3,
-             "view": "boundaries"}
+             "view": "similarity"}
     store = dict(drawn)
     s = Session(store, is_setting=lambda key: key in drawn, always_drawn=drawn, forgotten_as=forgotten_as)
     s.start({})
+    remember_outside(store, drawn)
+    return s, store, drawn
+
+
+def test_a_page_run_that_gets_several_settings_at_their_widgets_defaults_keeps_the_pages_values_every_time(caplog):
+    """bench_sessions.py (10:33 run): after the one repair the browser forgot again and its next view
+    switch carried no kernels. A request that moves two or more settings at once to their widgets'
+    own defaults is a forgetting whenever it comes: a person changes one widget per request."""
+    from kernelviz.session import remember_outside
+
+    s, store, drawn = _forgetting_fixture()
     for _ in range(3):  # the browser forgets again and again
         remember_outside(store, drawn)
-        store.update(kernels=[], scaling="none", n_components=1, test_fraction=0.0, view="similarity")
+        store.update(kernels=[], scaling="none", n_components=1, test_fraction=0.0, view="boundaries")
         with caplog.at_level("WARNING", logger="kernelviz.session"):
             s.begin_run()
-        assert {k: store[k] for k in drawn} == {**drawn, "view": "similarity"}  # the switch is the person's
+        assert {k: store[k] for k in drawn} == {**drawn, "view": "boundaries"}  # the switch is the person's
     assert "forgotten (kernels, n_components, scaling, test_fraction)" in caplog.text
     remember_outside(store, drawn)
     store["scaling"] = "none"  # one setting at its widget's default: the person's choice
     s.begin_run()
     assert store["scaling"] == "none" and store["kernels"] == ["rbf", "ckrbf"]
+
+
+def test_a_view_switch_that_carries_one_setting_at_its_widgets_default_keeps_the_pages_value(caplog):
+    """bench_sessions.py (2026-11-27 17:25): a view switch arrived with ``kernels=`` and nothing else at
+    a default, and the page drew no kernels. A person's click on the view switch changes the view
+    only: a setting that comes with it at its widget's default is one the browser forgot."""
+    s, store, drawn = _forgetting_fixture()
+    store.update(view="boundaries", kernels=[])
+    with caplog.at_level("WARNING", logger="kernelviz.session"):
+        s.begin_run()
+    assert store["view"] == "boundaries" and store["kernels"] == ["rbf", "ckrbf"]
+    assert "forgotten (kernels)" in caplog.text
+
+
+def test_settings_the_apps_own_callback_writes_are_taken_even_at_their_widgets_defaults():
+    """A preset, a lesson step or Leave writes several settings in the callback of one click, some of
+    them at their widgets' defaults (the RWM Fig. 1 preset: scaling none, test fraction 0), and may
+    switch the view too: those are the app's values, not a forgetting browser's."""
+    from kernelviz.session import remember_outside, write_settings
+
+    s, store, drawn = _forgetting_fixture()
+    write_settings(store, {"view": "boundaries", "scaling": "none", "test_fraction": 0.0, "kernels": ["rwm"]})
+    s.begin_run()
+    assert {k: store[k] for k in drawn} == {"view": "boundaries", "scaling": "none", "test_fraction": 0.0,
+                                             "n_components": 2, "kernels": ["rwm"]}
+    remember_outside(store, drawn)  # the run ends; the next request forgets, and is not the app's
+    store.update(view="data", kernels=[])
+    s.begin_run()
+    assert store["kernels"] == ["rwm"]
 
 
 def test_the_app_knows_what_a_forgetting_browser_sends_for_the_sidebars_widgets():

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, Mutable
 from kernelviz.components import poll
 from kernelviz.components.payloads import Finished, LivePreview
 from kernelviz.outside import message, plain
-from kernelviz.session import mark_fragment_rerun
+from kernelviz.session import mark_fragment_rerun, write_settings
 from kernelviz.ui import pollers, session_end
 
 if TYPE_CHECKING:  # the lattice imports scikit-learn: first needed when a view scrubs, not at the app's start
@@ -229,11 +229,11 @@ def source_changed(store) -> None:
     """Switching to drawing trains on every drawn point; switching back restores the earlier hold-out."""
     if store.get("source") == "drawn":
         store[_TEST_FRACTION_BEFORE] = store.get("test_fraction")
-        store["test_fraction"] = DRAWN_TEST_FRACTION
+        write_settings(store, {"test_fraction": DRAWN_TEST_FRACTION})
     elif _TEST_FRACTION_BEFORE in store:
         before = store.pop(_TEST_FRACTION_BEFORE)
         if store.get("test_fraction") == DRAWN_TEST_FRACTION and before is not None:
-            store["test_fraction"] = before
+            write_settings(store, {"test_fraction": before})
 
 
 def drawn_coordinates_note(points, scaling: str) -> str:

@@ -18,7 +18,7 @@ import kernelviz as kv
 from kernelviz import pipeline
 from kernelviz import state as kvstate
 from kernelviz import views as kvviews
-from kernelviz.session import Session, describe_values, mark_fragment_rerun
+from kernelviz.session import Session, describe_values, mark_fragment_rerun, write_settings
 from kernelviz.ui import live, pollers, session_end, teach
 
 # Widgets drawn on every completed run (the view switcher and the sidebar's unconditional
@@ -140,10 +140,7 @@ def current_settings() -> dict:
 
 def apply_values(values: dict) -> None:
     """Put settings in the session before their widgets are drawn (a button's callback)."""
-    for name, value in values.items():
-        if name == "points":
-            continue
-        st.session_state[name] = value
+    write_settings(st.session_state, {name: value for name, value in values.items() if name != "points"})
     if "generator" in values:
         set_generator_params(values["generator"], values.get("gen_params", {}))
 
@@ -199,7 +196,7 @@ def fail_and_restore(stage: str, names: tuple[str, ...], error: Exception) -> No
 
 def open_view(view: str) -> None:
     """A button's callback inside a view (the scrub views' bodies are fragments): the page reruns."""
-    st.session_state["view"] = view
+    write_settings(st.session_state, {"view": view})
     rerun_page()
 
 

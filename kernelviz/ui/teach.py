@@ -23,6 +23,7 @@ from kernelviz import figures as fg
 from kernelviz import state as kvstate
 from kernelviz.outside import message, plain
 from kernelviz.references import PAPERS
+from kernelviz.session import write_settings
 
 #: Session keys (not settings: no widget, never in the settings table).
 LESSON = "_lesson"        # (lesson name, step number) while a lesson is open, else absent
@@ -216,7 +217,7 @@ def landing(apply: Apply) -> None:
 
 
 def _open_view(view: str) -> None:
-    st.session_state["view"] = view
+    write_settings(st.session_state, {"view": view})
     st.session_state[LANDING] = False
 
 
