@@ -381,9 +381,8 @@ def commit(value: dict) -> None:
     """A release of a slider above a figure (the callback, before the rerun): the value becomes the setting."""
     import streamlit as st
 
-    for axis in ("log_gamma", "log_C"):
-        if value.get(axis) is not None:
-            st.session_state[axis] = round(float(value[axis]), 4)
+    write_settings(st.session_state, {axis: round(float(value[axis]), 4) for axis in ("log_gamma", "log_C")
+                                      if value.get(axis) is not None})
     st.session_state[COMMITTED_KEY] = True
 
 
