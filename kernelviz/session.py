@@ -213,7 +213,8 @@ def keep_outside(store: MutableMapping, accept: Iterable[str] = ()) -> list[str]
     written = store.pop(_WRITTEN, None) or set()
     changed = [name for name, value in kept.items() if not _same(store.get(name), value)]
     for name in changed:
-        if name in accept or name in written:  # the person's: the page run the caller asks for draws it
+        # the person's (the view switch) or a callback's: the page run the caller asks for draws it
+        if name in accept or name in written:
             kept[name] = copy.deepcopy(store[name])
             continue
         store.setdefault(_FORGOTTEN, {})[name] = copy.deepcopy(store.get(name))  # what the browser sends while it has forgotten
@@ -243,7 +244,8 @@ def restore_forgotten(store: MutableMapping, forgotten_as: Mapping[str, Any] | N
     kept = store.get(_OUTSIDE) or {}
     forgotten_as = forgotten_as or {}
     written = store.get(_WRITTEN) or set()
-    changed = {name for name, value in kept.items() if not _same(store.get(name), value) and name not in written}
+    changed = {name for name, value in kept.items()
+               if not _same(store.get(name), value) and name not in written}
     at_defaults = sorted(name for name in changed if name in forgotten_as and _same(store.get(name), forgotten_as[name]))
     never_forgotten = changed - set(forgotten_as)  # the view switch: the browser keeps it
     restored = at_defaults if len(at_defaults) >= 2 or (at_defaults and never_forgotten) else []
