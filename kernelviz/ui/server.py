@@ -66,7 +66,8 @@ def give_freed_memory_back() -> None:
     A session's lattices, fits and figures are many arrays of 0.1–2 MB. glibc serves those from its
     heaps once a freed large block has raised its mmap threshold, and keeps freed heap pages for the
     process. benchmarks/bench_sessions.py, the server's RSS after eight sessions had closed: 401–572 MB
-    (median ~470) without this, 383–417 MB with it (benchmarks/RESULTS.md, 2026-11-27 evening).
+    (median 468) in 16 batches without this, 345–450 MB (median 401) in 16 with it (benchmarks/RESULTS.md,
+    2026-11-27 evening).
     """
     if _MALLOC_TRIM is not None:
         _MALLOC_TRIM(0)
