@@ -125,6 +125,44 @@ def test_a_committed_gamma_step_stays_committed_while_the_new_lattice_is_prepare
     assert re.search(r"log_gamma=0\.25(&|$)", page.url), page.url
 
 
+#: Times (performance.now()) of the page's messages to the server (window.__kvSends), from its opening.
+TIME_SENDS = """(() => {
+  window.__kvSends = [];
+  const Native = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const socket = new Native(...args);
+    const send = socket.send.bind(socket);
+    socket.send = (data) => { window.__kvSends.push(performance.now()); return send(data); };
+    return socket;
+  };
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, Native);
+})()"""
+
+
+def test_a_committed_step_goes_to_the_server_before_the_preview_paints_it(server, page):
+    """Streamlit sends a component's trigger from a timer, which waited behind the animation frame
+    that painted the new value in the preview (15–50 ms, then the compositor's commit): a third of
+    the way from the key to the request. The request goes first; the preview paints right after."""
+    page.add_init_script(TIME_SENDS)
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    page.locator(live_drag.READY).wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    page.locator(live_drag.LIVE).evaluate("""(controls) => {
+        window.__kvPaints = [];
+        new MutationObserver(() => window.__kvPaints.push(performance.now()))
+            .observe(controls, {attributes: true, attributeFilter: ['data-paints']}); }""")
+    handle = live_drag.slider(page, "log_gamma")
+    handle.focus()
+    pressed = page.evaluate("() => performance.now()")
+    page.keyboard.press("ArrowRight")
+    live_drag.title_contains(page, "γ = 1.78,")
+    page.wait_for_selector(live_drag.IDLE)
+    sent = min(t for t in page.evaluate("() => window.__kvSends") if t > pressed)
+    painted = min(t for t in page.evaluate("() => window.__kvPaints") if t > pressed)
+    assert sent < painted, (sent - pressed, painted - pressed)
+
+
 def test_a_committed_gamma_step_draws_the_annotated_figure_once(server, page):
     """A new figure mounts a new Plotly element, which Streamlit 1.67 drew twice: when mounted,
     and again after its theme and selection effects — each a full Plotly draw (0.2–0.4 s of the

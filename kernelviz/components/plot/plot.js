@@ -491,8 +491,16 @@ function createControls(view) {
       const { axes } = view.live.lattice;
       const committed = { axis, log_gamma: axes.log_gamma[view.index.log_gamma],
                           log_C: axes.log_C ? axes.log_C[view.index.log_C] : view.live.log_C };
-      requestLivePaint(view);
+      // The request first: Streamlit sends a trigger from a timer (setTimeout 0), which waited
+      // behind the frame that paints the new value (15–50 ms, then the compositor's commit), a
+      // third of the way from the key to the request. The preview (the key's input event asked
+      // for it too) is asked for from a timer set after Streamlit's, which runs first.
+      if (view.frame) {
+        cancelAnimationFrame(view.frame);
+        view.frame = 0;
+      }
       if (view.setTriggerValue) view.setTriggerValue("commit", committed);
+      setTimeout(() => requestLivePaint(view), 0);
     });
   }
 }
