@@ -24,7 +24,9 @@ def test_dragging_repaints_every_kernel_panel_of_the_figure_in_place_without_a_r
     page.goto(f"{server}/?view=boundaries&{SMALL}")
     page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
-    assert live_drag.panel_pixels(page) in ([0, 0], [])  # at the figure's own values the figure is all there is
+    # at the figure's own values the figure is all there is: the canvas shows its fields
+    assert all(share > 0.99 for share in live_drag.shows_figure(page)), live_drag.shows_figure(page)
+    before = live_drag.panel_pixels(page)
     # its level lines (f = 0, the margins) are painted by the canvas as the preview paints its own: Plotly draws none
     levels = page.locator(".kv-plot").first.evaluate("(root) => root._kvLevels.map((l) => l.paths.flat().length)")
     assert len(levels) == 4 and all(levels), levels  # two panels × (f = 0, margins), each with a line
@@ -34,7 +36,7 @@ def test_dragging_repaints_every_kernel_panel_of_the_figure_in_place_without_a_r
     assert result["runs"] == 0, "the drag started a script run"
     assert {field for _, field in result["paints"]} >= {f"log_gamma:{i}" for i in (13, 14, 15, 16)}
     during = live_drag.panel_pixels(page)
-    assert len(during) == 2 and all(during), "a panel was not repainted"
+    assert len(during) == 2 and all(a != b for a, b in zip(during, before)), "a panel was not repainted"
     assert live_drag.draws(page) == 0, "Plotly drew the figure again during the drag"
     # one picture: the page holds one plot for the view, with each kernel's title once
     assert page.locator(".js-plotly-plot").count() == 1
@@ -44,7 +46,7 @@ def test_dragging_repaints_every_kernel_panel_of_the_figure_in_place_without_a_r
     page.wait_for_selector(live_drag.IDLE)
     assert re.search(r"log_gamma=1(\.0)?(&|$)", page.url), page.url
     page.locator('.kv-live[data-state="committed"]').wait_for()
-    assert live_drag.panel_pixels(page) == [0, 0]
+    assert all(share > 0.99 for share in live_drag.shows_figure(page)), live_drag.shows_figure(page)
 
 
 def test_at_the_released_value_the_preview_and_the_figure_agree_pixel_for_pixel_in_sign(server, page):
@@ -70,39 +72,19 @@ def test_at_the_released_value_the_preview_and_the_figure_agree_pixel_for_pixel_
 
 #: For each previewing panel, a 24 × 24 sample of its plot area's side of the boundary as drawn:
 #: +1 where the picture is tinted orange (class 1), −1 where blue, 0 where nearly white or a point.
-#: The preview's canvas while it paints, else Plotly's heatmap image.
+#: The field canvas paints both pictures: the preview's field while it previews, else the figure's own.
 SIDES = """(root) => {
   const full = root._fullLayout, live = root._kvLive;
   const field = root.querySelector('.kv-plot-field');
-  const showing = field && root.parentNode.querySelector('.kv-live').dataset.state !== 'committed';
+  const ratio = field.width / full.width;
+  const context = field.getContext('2d');
   return live.panels.map((panel) => {
     const xa = full[`xaxis${panel.xaxis.slice(1)}`], ya = full[`yaxis${panel.yaxis.slice(1)}`];
-    let source, ratio, left = xa._offset, top = ya._offset;
-    if (showing) {
-      source = field;
-      ratio = field.width / full.width;
-    } else {
-      const image = [...root.querySelectorAll('.heatmaplayer image')].find((img) => {
-        const box = img.getBoundingClientRect(), own = root.getBoundingClientRect();
-        return Math.abs(box.left - own.left - xa._offset) < xa._length / 2 && Math.abs(box.top - own.top - ya._offset) < ya._length / 2;
-      });
-      const box = image.getBoundingClientRect(), own = root.getBoundingClientRect();
-      const picture = new Image();
-      picture.src = image.getAttribute('href');
-      source = document.createElement('canvas');
-      source.width = Math.round(box.width);
-      source.height = Math.round(box.height);
-      source.getContext('2d').drawImage(picture, 0, 0, source.width, source.height);
-      ratio = 1;
-      left = xa._offset - (box.left - own.left);
-      top = ya._offset - (box.top - own.top);
-    }
-    const context = source.getContext('2d');
     const sides = [];
     for (let j = 0; j < 24; j += 1) {
       for (let i = 0; i < 24; i += 1) {
-        const x = Math.round((left + (i + 0.5) * xa._length / 24) * ratio);
-        const y = Math.round((top + (j + 0.5) * ya._length / 24) * ratio);
+        const x = Math.round((xa._offset + (i + 0.5) * xa._length / 24) * ratio);
+        const y = Math.round((ya._offset + (j + 0.5) * ya._length / 24) * ratio);
         const [r, g, b] = context.getImageData(x, y, 1, 1).data;
         sides.push(r - b > 25 ? 1 : b - r > 25 ? -1 : 0);
       }
@@ -163,12 +145,14 @@ def test_a_committed_step_goes_to_the_server_before_the_preview_paints_it(server
     assert sent < painted, (sent - pressed, painted - pressed)
 
 
-def test_a_committed_gamma_step_draws_the_annotated_figure_once(server, page):
+def test_a_committed_gamma_step_draws_the_annotated_figure_once_at_most(server, page):
     """A new figure mounts a new Plotly element, which Streamlit 1.67 drew twice: when mounted,
     and again after its theme and selection effects — each a full Plotly draw (0.2–0.4 s of the
     four-panel figure), half of a committed step's time in the browser. The rerun that brings the
-    new value's lattice sends the same figure again: it is not drawn again. And the figure stays
-    where it is: moved by an element before it, it was hidden during the run."""
+    new value's lattice sends the same figure again: it is not drawn again. A step whose legend
+    is as before needs no full draw at all (the fields, lines and points are the canvas's; Plotly
+    redraws the titles). And the figure stays where it is: moved by an element before it, it was
+    hidden during the run."""
     page.goto(f"{server}/?view=boundaries&{SMALL}")
     page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
@@ -177,7 +161,7 @@ def test_a_committed_gamma_step_draws_the_annotated_figure_once(server, page):
     for title in ("γ = 1.78,", "γ = 3.16,"):
         live_drag.commit_gamma_step(page, title)
         live_drag.lattice_arrived(page)
-        assert live_drag.draws(page, title) == 1, f"{title}: {live_drag.draws(page, title)} draws"
+        assert live_drag.draws(page, title) <= 1, f"{title}: {live_drag.draws(page, title)} draws"
     # Never hidden on the way: a hidden chart blinks, and comes back with a second full draw.
     sizes = live_drag.sizes(page)
     assert sizes and all(width > 0 and height > 0 for width, height in sizes), sizes

@@ -80,7 +80,7 @@ def test_writing_the_fixtures_again_gives_the_same_bytes():
 @pytest.mark.parametrize("kind", ["decision", "similarity"])
 @pytest.mark.parametrize("lattice_sent", [False, True])
 def test_a_plot_payload_has_the_declared_keys_throughout(kind, lattice_sent):
-    header = plot.unpack(plot.payload(FIGURE, config={}, selectable=True, points_on_canvas=True,
+    header = plot.unpack(plot.payload(FIGURE, config={}, selectable=True, data_on_canvas=True,
                                       live=small_preview(kind), lattice_sent=lattice_sent))
     assert header_errors(header) == []
     assert ("sent" in header["live"]["lattice"]) == lattice_sent

@@ -62,7 +62,7 @@ def test_the_drawing_digest_changes_with_what_plotly_draws_and_not_with_the_live
     """plot.js skips Plotly.react for a drawing it has drawn (the rerun that brings a finished
     lattice sends the same figure): the digest must change whenever Plotly's picture would."""
     def drawing(figure=FIGURE, config=None, canvas=False, live=None) -> str:
-        return plot.unpack(plot.payload(figure, config=config or {}, selectable=False, points_on_canvas=canvas,
+        return plot.unpack(plot.payload(figure, config=config or {}, selectable=False, data_on_canvas=canvas,
                                         live=live))["drawing"]
 
     live = {"lattice": {"kind": "decision", "nx": 1, "ny": 1, "axes": {}, "kernels": []}, "log_gamma": 0.0,
@@ -92,11 +92,11 @@ def test_a_live_preview_travels_with_its_figure_its_lattice_as_raw_bytes():
 
 def test_points_on_a_canvas_leave_plotlys_image_button_out_and_keep_the_whole_figure():
     """Plotly's "download as PNG" would leave the canvas's points out; the figure itself is sent whole."""
-    sent = plot.unpack(plot.payload(FIGURE, config={"displaylogo": False}, selectable=False, points_on_canvas=True))
+    sent = plot.unpack(plot.payload(FIGURE, config={"displaylogo": False}, selectable=False, data_on_canvas=True))
     assert sent["canvas"] and sent["figure"] == FIGURE
     assert sent["config"] == {"displaylogo": False, "modeBarButtonsToRemove": [plot.IMAGE_BUTTON]}
     config = {"modeBarButtonsToRemove": ["lasso2d", plot.IMAGE_BUTTON]}
-    assert plot.unpack(plot.payload(FIGURE, config=config, selectable=False, points_on_canvas=True))["config"] == config
+    assert plot.unpack(plot.payload(FIGURE, config=config, selectable=False, data_on_canvas=True))["config"] == config
 
 
 def test_the_boundary_and_similarity_figures_put_their_points_on_a_canvas_the_others_do_not():
@@ -265,6 +265,94 @@ def test_the_boundary_points_are_painted_on_a_canvas_with_their_legend_hover_and
         .filter((l) => String(l.name).includes('class 0 (train)')).every((l) => l.px === null)""")
     assert page.evaluate(CANVAS_PIXEL, [x, y])[3] < 255  # no longer painted there (a ring may cross it)
     assert errors == []
+
+
+#: For the first field the canvas paints: Plotly draws the same heatmap (its grid, values, zmin, zmax
+#: and colour scale) alone on a figure of its own, and its image's colour at each cell's centre is
+#: compared with the canvas's picture of that cell: [cells, cells within 2 per channel].
+PLOTLY_PAINTS_THE_SAME = """async () => {
+  const field = document.querySelector('.kv-plot')._kvFields[0];
+  const rows = Array.from({length: field.ny}, (_, j) => Array.from(field.z.subarray(j * field.nx, (j + 1) * field.nx)));
+  const div = document.createElement('div');
+  document.body.appendChild(div);
+  const [width, height] = [field.nx * 6, field.ny * 6];
+  await Plotly.newPlot(div, [{type: 'heatmap', x: field.xs, y: field.ys, z: rows, zmin: field.zmin, zmax: field.zmax,
+                              colorscale: field.colorscale, showscale: false}],
+                       {width, height, margin: {l: 0, r: 0, t: 0, b: 0}, xaxis: {visible: false}, yaxis: {visible: false}});
+  const image = div.querySelector('.heatmaplayer image');
+  const picture = new Image();
+  picture.src = image.getAttribute('href');
+  await picture.decode();
+  const canvas = document.createElement('canvas');
+  [canvas.width, canvas.height] = [width, height];
+  const context = canvas.getContext('2d');
+  context.drawImage(picture, 0, 0, width, height);
+  let cells = 0, same = 0;
+  for (let j = 0; j < field.ny; j += 1) {
+    for (let i = 0; i < field.nx; i += 1) {
+      const at = ((field.ny - 1 - j) * field.nx + i) * 4;
+      const theirs = context.getImageData(i * 6 + 3, (field.ny - 1 - j) * 6 + 3, 1, 1).data;
+      cells += 1;
+      if ([0, 1, 2, 3].every((c) => Math.abs(theirs[c] - field.pixels[at + c]) <= 2)) same += 1;
+    }
+  }
+  div.remove();
+  return [cells, same];
+}"""
+
+
+@pytest.mark.browser
+def test_the_boundary_fields_are_painted_on_a_canvas_as_plotly_colours_them_with_their_hover(server, page):
+    """Plotly draws no field (a committed step recomputed every trace for it): the canvas paints each
+    panel's f as Plotly's heatmap colours it, the figure's own fields, and its hover label says
+    what Plotly's did at the cell under the mouse."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf,ckrbf")
+    live_drag.title_contains(page, "Decision boundaries at")
+    page.locator(live_drag.READY).wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    assert page.evaluate("() => document.querySelector('.kv-plot')._kvFields.length") == 2
+    # Plotly keeps invisible stand-ins only
+    opacities = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData"
+                              ".filter((t) => t.type === 'heatmap').map((t) => t.opacity)")
+    assert opacities == [0, 0]
+    cells, same = page.evaluate(PLOTLY_PAINTS_THE_SAME)
+    assert cells > 1000 and same == cells, (cells, same)
+    assert all(share > 0.99 for share in live_drag.shows_figure(page)), live_drag.shows_figure(page)
+
+    page.locator(".js-plotly-plot").scroll_into_view_if_needed()
+    # a cell away from the points: the first field's cell nearest a quarter of the way in
+    x, y, expected = page.evaluate("""() => {
+        const root = document.querySelector('.kv-plot'), full = root._fullLayout, field = root._kvFields[0];
+        const xa = full[`xaxis${field.xaxis.slice(1)}`], ya = full[`yaxis${field.yaxis.slice(1)}`];
+        const [i, j] = [Math.round(field.nx * 0.05), Math.round(field.ny * 0.95)];
+        const box = root.getBoundingClientRect();
+        return [box.left + xa._offset + xa.l2p(field.xs[i]), box.top + ya._offset + ya.l2p(field.ys[j]),
+                `(${field.xs[i].toFixed(2)}, ${field.ys[j].toFixed(2)})\nf = ${field.z[j * field.nx + i].toFixed(3)}`];
+    }""")
+    page.mouse.move(x, y)
+    label = page.locator(".kv-plot-hover")
+    label.wait_for()
+    assert label.inner_text() == expected
+    page.mouse.move(10, 10)
+    label.wait_for(state="hidden")
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_a_committed_step_spares_plotly_recomputing_its_traces(server, page):
+    """What Plotly draws of the boundary figure (axes, legend, stand-ins) is the same from one γ to the
+    next: its data revision stays, and Plotly.react keeps its computed traces (~35 ms a step on the
+    four-panel figure) and redraws the titles."""
+    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:120&kernels=rbf,ckrbf")
+    page.locator(live_drag.READY).wait_for()
+    live_drag.title_contains(page, "γ = 1,")
+    page.wait_for_selector(live_drag.IDLE)
+    page.evaluate("() => { const gd = document.querySelector('.js-plotly-plot'); window.__kvCalc = gd.calcdata; }")
+    live_drag.commit_gamma_step(page, "γ = 1.78,")
+    assert page.evaluate("() => document.querySelector('.js-plotly-plot').calcdata === window.__kvCalc")
+    assert all(share > 0.99 for share in live_drag.shows_figure(page)), live_drag.shows_figure(page)
 
 
 @pytest.mark.browser

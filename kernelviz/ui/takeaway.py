@@ -38,11 +38,12 @@ def shown(fig: go.Figure) -> dict:
     return (for_projector(fig) if st.session_state.get("projector") else fig).to_plotly_json()
 
 
-def chart(fig: go.Figure, *, key: str, selectable: bool = False, points_on_canvas: bool = False,
+def chart(fig: go.Figure, *, key: str, selectable: bool = False, data_on_canvas: bool = False,
           live: dict | None = None, on_commit=None):
     """Draw ``fig`` on the page (:func:`shown`, :func:`drawn_once`); with ``selectable`` a click
-    on a point reruns the page, and the selection is returned. ``points_on_canvas``: the browser
-    paints the markers on a canvas (figures redrawn on every committed step, with many points).
+    on a point reruns the page, and the selection is returned. ``data_on_canvas``: the browser
+    paints the markers, level lines and fields on a canvas (figures redrawn on every committed
+    step, with many points).
 
     The figure goes to :mod:`kernelviz.components.plot`, which updates it in place when the next
     run draws a new one under the same key; Streamlit's Plotly element only where that
@@ -55,7 +56,7 @@ def chart(fig: go.Figure, *, key: str, selectable: bool = False, points_on_canva
         # after drawn_once, which writes the theme's fonts (tick labels, legend, title) into the figure
         spec = fonts_enlarged(spec)
     if component:
-        return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable, points_on_canvas=points_on_canvas,
+        return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable, data_on_canvas=data_on_canvas,
                          live=live, on_commit=on_commit)
     drawn = go.Figure(spec, _validate=False)
     drawn.layout.template = None  # not the default template either: its values are in the figure

@@ -70,7 +70,7 @@ def commit(value: dict) -> None:
 axes = {name: fg.panel_axes(i) for i, name in enumerate(kernels)}
 preview = live.preview_payload(lattice, committed["log_gamma"], None if kind == "similarity" else committed["log_C"],
                                axes)
-plot.plot(figure(n, kind, committed["log_gamma"], committed["log_C"]), key="figure", points_on_canvas=True,
+plot.plot(figure(n, kind, committed["log_gamma"], committed["log_C"]), key="figure", data_on_canvas=True,
           live=preview, on_commit=commit)
 st.text(f"script runs: {st.session_state['runs']} · committed: "
         f"log γ = {committed['log_gamma']:g}, log C = {committed['log_C']:g}")

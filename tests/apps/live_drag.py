@@ -183,8 +183,39 @@ PANEL_PIXELS = """(root) => {
 
 
 def panel_pixels(page) -> list[int]:
-    """A checksum of what the live preview paints over each previewing panel (0: nothing)."""
+    """A checksum of what the field canvas paints over each previewing panel (0: nothing): the
+    figure's own field at its values, the preview's elsewhere."""
     return page.locator(".kv-plot").first.evaluate(PANEL_PIXELS)
+
+
+#: Per field the canvas paints of the figure (``_kvFields``), the share of its cells (every third
+#: row and column, inside the plot area) whose centre on the field canvas has the figure's own
+#: colour for that cell (each channel within 2): 1 where the canvas shows the figure's values.
+SHOWS_FIGURE = """(root) => {
+  const full = root._fullLayout, canvas = root.querySelector('.kv-plot-field');
+  const ratio = canvas.width / full.width, context = canvas.getContext('2d');
+  return root._kvFields.map((field) => {
+    const xa = full[`xaxis${field.xaxis.slice(1)}`], ya = full[`yaxis${field.yaxis.slice(1)}`];
+    let same = 0, seen = 0;
+    for (let j = 1; j < field.ny - 1; j += 3) {
+      for (let i = 1; i < field.nx - 1; i += 3) {
+        const at = ((field.ny - 1 - j) * field.nx + i) * 4;
+        if (field.pixels[at + 3] === 0) continue;
+        const px = xa._offset + xa.l2p(field.xs[i]), py = ya._offset + ya.l2p(field.ys[j]);
+        if (px < xa._offset || px > xa._offset + xa._length || py < ya._offset || py > ya._offset + ya._length) continue;
+        const pixel = context.getImageData(Math.floor(px * ratio), Math.floor(py * ratio), 1, 1).data;
+        seen += 1;
+        if ([0, 1, 2].every((c) => Math.abs(pixel[c] - field.pixels[at + c]) <= 2)) same += 1;
+      }
+    }
+    return seen ? same / seen : 0;
+  });
+}"""
+
+
+def shows_figure(page) -> list[float]:
+    """Per field of the figure, the share of its sampled cells the field canvas shows in the figure's own colour."""
+    return page.locator(".kv-plot").first.evaluate(SHOWS_FIGURE)
 
 
 def release(page) -> None:

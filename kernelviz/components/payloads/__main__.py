@@ -50,7 +50,7 @@ def plot_payload(*, lattice_sent: bool) -> bytes:
                         "contours": {"start": 0, "end": 0, "size": 1, "coloring": "none"}},
                        {"type": "scatter", "mode": "markers", "x": [0.0, 1.0], "y": [0.5, -0.5]}],
               "layout": {"datarevision": "fixture", "height": 300}}
-    return plot.payload(figure, config={"displaylogo": False}, selectable=True, points_on_canvas=True, live=live,
+    return plot.payload(figure, config={"displaylogo": False}, selectable=True, data_on_canvas=True, live=live,
                         lattice_sent=lattice_sent, chunk=FIXTURE_CHUNK)
 
 

@@ -11,14 +11,18 @@ plotly.js itself is Streamlit's own copy: the chunk its Plotly element loads
 from the app's own server. When this Streamlit has no such chunk, :func:`available` is False
 and the app draws with ``st.plotly_chart`` instead.
 
-With ``points_on_canvas``, the browser paints the figure's marker-only scatter traces on a canvas
+With ``data_on_canvas``, the browser paints the figure's marker-only scatter traces on a canvas
 over the plot instead of handing them to Plotly as SVG (two thirds of the four-panel boundary
-figure's redraw), and its level lines (contour traces with ``coloring: "none"`` and no legend
+figure's redraw), its level lines (contour traces with ``coloring: "none"`` and no legend
 entry: f = 0, the margins, a class's outline) from their own z, with the same marching squares
-that paint the live preview's lines; the figure sent is the whole figure, and the component gives
-those points their hover labels and clicks itself (``plot.js``). Plotly's own "download as PNG" would leave
-them out, so that button leaves the figure's tool bar (the page's PNG / SVG buttons export the
-figure from Python).
+that paint the live preview's lines, and its fields (heatmaps with no colour bar on an even grid)
+with the live preview's field painter. Plotly keeps the axes, titles and legend, and an invisible
+stand-in of each field for hover and clicks; what it is handed then changes from one γ to the
+next only in its titles, so its data revision (a digest of it) stays and a committed step spares
+it recomputing every trace. The figure sent is the whole figure, and the component gives the
+points and fields their hover labels and clicks itself (``plot.js``). Plotly's own "download as
+PNG" would leave them out, so that button leaves the figure's tool bar (the page's PNG / SVG
+buttons export the figure from Python).
 
 A click on a point of a ``selectable`` figure is kept as the state ``selection`` =
 ``{"revision": r, "points": [{"x", "y", "curve_number", "point_number", "point_index"}, …]}``;
@@ -110,7 +114,7 @@ LATTICES_SENT_KEY = "_kv_lattices_sent"
 _LENGTH = struct.Struct("<I")
 
 
-def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: bool = False,
+def payload(figure: dict, *, config: dict, selectable: bool, data_on_canvas: bool = False,
             live: LivePreview | None = None, lattice_sent: bool = False, chunk: str | None = None) -> bytes:
     """What the browser receives: the figure (``{"data", "layout"}``), its config, plotly.js's chunk
     and, with ``live``, the lattice its panels are repainted from while a slider moves.
@@ -129,16 +133,16 @@ def payload(figure: dict, *, config: dict, selectable: bool, points_on_canvas: b
     names a fixed one, so that it does not change with Streamlit's version).
     """
     revision = str((figure.get("layout") or {}).get("datarevision", ""))
-    if points_on_canvas:
+    if data_on_canvas:
         removed = list(config.get("modeBarButtonsToRemove") or [])
         if IMAGE_BUTTON not in removed:
             config = {**config, "modeBarButtonsToRemove": [*removed, IMAGE_BUTTON]}
     figure = _shared_z(figure)
     # what Plotly draws: the same again (a rerun that brought only a finished lattice) is not redrawn
-    drawing = hashlib.blake2b(orjson.dumps([figure, config, points_on_canvas], option=orjson.OPT_SERIALIZE_NUMPY),
+    drawing = hashlib.blake2b(orjson.dumps([figure, config, data_on_canvas], option=orjson.OPT_SERIALIZE_NUMPY),
                               digest_size=8).hexdigest()
     header: PlotHeader = {"figure": figure, "config": config, "plotly": chunk or plotly_chunk(), "selectable": selectable,
-                          "revision": revision, "canvas": points_on_canvas, "drawing": drawing, "live": None}
+                          "revision": revision, "canvas": data_on_canvas, "drawing": drawing, "live": None}
     body: list[bytes] = []
     if live is not None and lattice_sent:
         kernels = [{**kernel, "fields": None} for kernel in live["lattice"]["kernels"]]
@@ -207,7 +211,7 @@ def unpack(data: bytes) -> dict:
 
 
 def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool = False,
-         points_on_canvas: bool = False, live: LivePreview | None = None,
+         data_on_canvas: bool = False, live: LivePreview | None = None,
          on_commit: Callable[[dict], None] | None = None) -> dict:
     """Draw ``figure`` (a Plotly figure as a dict) under ``key``; return ``{"selection": {"points": …}}``,
     the points clicked on this very figure (none before a click).
@@ -222,7 +226,7 @@ def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool
     # remounts): the same one again goes without its bytes.
     sent = st.session_state.setdefault(LATTICES_SENT_KEY, {})
     lattice_id = live["lattice"]["id"] if live else None
-    data = payload(figure, config=config or {}, selectable=selectable, points_on_canvas=points_on_canvas, live=live,
+    data = payload(figure, config=config or {}, selectable=selectable, data_on_canvas=data_on_canvas, live=live,
                    lattice_sent=lattice_id is not None and sent.get(key) == lattice_id)
     sent[key] = lattice_id
 

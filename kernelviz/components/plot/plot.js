@@ -29,6 +29,14 @@
 // plot's drawing and its hover layer, clipped to their subplot. The component then does what
 // Plotly did for those points: their hover label (hovertemplate, customdata) and, on a click,
 // the nearest point as the selected one.
+//
+// Fields on a canvas too. A panel's field (a heatmap with no colour bar on an even grid: a
+// boundary panel's f or classes) is painted by the same canvas painter as the live preview's, so
+// that a panel looks the same while a slider moves and after the release. Plotly keeps an
+// invisible stand-in of the same grid (its hover and click report the cell under the mouse; the
+// label is the component's). What Plotly is handed then changes, from one committed step to the
+// next, only in its titles: its data revision is a digest of what it draws, and an unchanged one
+// spares it recomputing every trace (Plotly.react took ~50 ms a step, ~15 ms without).
 
 import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
@@ -151,6 +159,13 @@ function first(value) {
   return isArray(value) ? value[0] : value;
 }
 
+// A legend entry's value of a marker attribute, as plotly.js's legend takes it: an array's mean, held within bounds.
+function legendValue(value, [low, high]) {
+  if (value === undefined || value === null) return value;
+  const v = isArray(value) ? Array.from(value, Number).reduce((a, b) => a + b, 0) / value.length : Number(value);
+  return Math.min(Math.max(v, low), high);
+}
+
 function onCanvas(trace) {
   return (trace.type || "scatter") === "scatter" && trace.mode === "markers" && trace.visible !== false;
 }
@@ -186,13 +201,125 @@ function levelPaths(trace) {
   };
 }
 
+// Values evenly spaced and increasing (a grid axis whose cells the canvas can lay out as Plotly does).
+function evenlySpaced(values) {
+  if (!isArray(values) || values.length < 2) return false;
+  const step = (Number(values[values.length - 1]) - Number(values[0])) / (values.length - 1);
+  if (!(step > 0)) return false;
+  for (let i = 1; i < values.length; i += 1) {
+    if (Math.abs(Number(values[i]) - Number(values[i - 1]) - step) > 1e-6 * step) return false;
+  }
+  return true;
+}
+
+// A heatmap the canvas paints: no colour bar (nothing outside the plot area depends on it), its
+// own colour scale, cells neither smoothed nor gapped, an even grid, one value per grid point.
+function fieldOnCanvas(trace) {
+  if (trace.type !== "heatmap" || trace.visible === false || trace.showscale !== false) return false;
+  if (trace.coloraxis || trace.zsmooth || trace.xgap || trace.ygap || trace.transpose) return false;
+  if (!Array.isArray(trace.colorscale) || (trace.opacity ?? 1) !== 1) return false;
+  const xs = arrayOf(trace.x);
+  const ys = arrayOf(trace.y);
+  const rows = arrayOf(trace.z);
+  return evenlySpaced(xs) && evenlySpaced(ys) && isArray(rows) && rows.length === ys.length
+    && rows.every((row) => isArray(row) && row.length === xs.length);
+}
+
+// A colour scale ([[t, colour], …]) as a function of t ∈ [0, 1] → [r, g, b], its stops parsed once.
+function colourScale(scale) {
+  const stops = scale.map(([at, colour]) => [Number(at), parseColour(colour)]);
+  return (t) => {
+    if (t <= stops[0][0]) return stops[0][1];
+    for (let k = 1; k < stops.length; k += 1) {
+      const [t1, c1] = stops[k];
+      if (t <= t1) {
+        const [t0, c0] = stops[k - 1];
+        const u = t1 > t0 ? (t - t0) / (t1 - t0) : 1;
+        return c0.map((v, c) => v + (c1[c] - v) * u);
+      }
+    }
+    return stops[stops.length - 1][1];
+  };
+}
+
+// A field's picture, one RGBA pixel per grid point, top row first (the grid's last): each value's
+// colour on the trace's scale between zmin and zmax (its values' range where it sets none),
+// clamped at the ends, and nothing where there is no value (NaN), as Plotly's heatmap draws it.
+function fieldPixels(z, nx, ny, { zmin, zmax, colorscale }) {
+  const colour = colourScale(colorscale);
+  const span = zmax > zmin ? zmax - zmin : 1;
+  const pixels = new Uint8ClampedArray(nx * ny * 4);
+  for (let j = 0; j < ny; j += 1) {
+    for (let i = 0; i < nx; i += 1) {
+      const v = z[j * nx + i];
+      if (!Number.isFinite(v)) continue;
+      const target = ((ny - 1 - j) * nx + i) * 4;
+      pixels.set(colour(Math.min(Math.max((v - zmin) / span, 0), 1)), target);
+      pixels[target + 3] = 255;
+    }
+  }
+  return pixels;
+}
+
+// What the canvas keeps of a field heatmap (its values for the hover label, its picture).
+function fieldLayer(trace, index) {
+  const xs = Array.from(arrayOf(trace.x), Number);
+  const ys = Array.from(arrayOf(trace.y), Number);
+  const [nx, ny] = [xs.length, ys.length];
+  const z = new Float64Array(nx * ny);
+  arrayOf(trace.z).forEach((row, j) => { for (let i = 0; i < nx; i += 1) z[j * nx + i] = row[i] === null ? NaN : Number(row[i]); });
+  let [zmin, zmax] = [Number(trace.zmin), Number(trace.zmax)];
+  if (!Number.isFinite(zmin) || !Number.isFinite(zmax)) {  // Plotly's default: the values' range
+    const finite = z.filter(Number.isFinite);
+    [zmin, zmax] = finite.length ? [Math.min(...finite), Math.max(...finite)] : [0, 1];
+  }
+  const look = { zmin, zmax, colorscale: trace.colorscale };
+  return {
+    index, xaxis: trace.xaxis || "x", yaxis: trace.yaxis || "y", xs, ys, nx, ny, z, text: arrayOf(trace.text),
+    hovertemplate: trace.hovertemplate, hoverinfo: trace.hoverinfo, name: trace.name, ...look,
+    pixels: fieldPixels(z, nx, ny, look), picture: null,
+  };
+}
+
+// Plotly's invisible stand-in of a field: the same grid, so that its hover and click report the cell
+// under the mouse, and the same values every time (zeros), so that it never needs recomputing.
+const STAND_IN_ZEROS = new Map();
+function fieldStandIn(trace, field) {
+  const key = `${field.ny}x${field.nx}`;
+  if (!STAND_IN_ZEROS.has(key)) STAND_IN_ZEROS.set(key, Array.from({ length: field.ny }, () => new Array(field.nx).fill(0)));
+  return { type: "heatmap", x: field.xs, y: field.ys, z: STAND_IN_ZEROS.get(key), zmin: 0, zmax: 1, opacity: 0,
+           showscale: false, hoverinfo: "none", showlegend: false, name: trace.name,
+           xaxis: trace.xaxis, yaxis: trace.yaxis };
+}
+
+// A digest (FNV-1a, 32 bits) of what Plotly is handed as data, its stand-ins' zeros as their size.
+function dataDigest(data, standIns) {
+  const text = JSON.stringify(data.map((trace, index) => (standIns.has(index) ? { ...trace, z: key(trace) } : trace)));
+  function key(trace) { return `${trace.z.length}x${trace.z[0].length}`; }
+  let hash = 0x811c9dc5;
+  for (let k = 0; k < text.length; k += 1) {
+    hash ^= text.charCodeAt(k);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return `kv-${(hash >>> 0).toString(16)}-${text.length}`;
+}
+
 // The figure Plotly draws and what the canvas draws: the points (each marker-only trace left to
-// Plotly with one empty point: the legend draws its entry from the first point's style) and the
-// level lines (each left as an empty trace: the traces keep their indices).
+// Plotly with one empty point: the legend draws its entry from the first point's style), the level
+// lines (each left as an empty trace: the traces keep their indices) and the fields (each left as
+// its invisible stand-in). Plotly's data revision is the digest of what it is handed.
 function splitCanvas(figure) {
   const layers = [];
   const levels = [];
+  const fields = [];
+  const standIns = new Set();
   const data = figure.data.map((trace, index) => {
+    if (fieldOnCanvas(trace)) {
+      const field = fieldLayer(trace, index);
+      fields.push(field);
+      standIns.add(index);
+      return fieldStandIn(trace, field);
+    }
     if (levelsOnCanvas(trace)) {
       levels.push(levelPaths(trace));
       return { type: "scatter", x: [], y: [], xaxis: trace.xaxis, yaxis: trace.yaxis, showlegend: false, hoverinfo: "skip" };
@@ -210,12 +337,16 @@ function splitCanvas(figure) {
       lineWidth: arrayOf(line.width), lineColor: line.color, px: null, py: null,
     };
     layers.push(layer);
-    const legendMarker = { ...marker, size: first(layer.size), symbol: first(layer.symbol), color: first(layer.color),
-                           opacity: first(layer.opacity),
-                           line: { ...line, width: first(layer.lineWidth), color: first(layer.lineColor) } };
+    // what Plotly's legend draws of a trace's markers (plotly.js legend/style.js): sizes, opacities and
+    // outline widths by their mean within its bounds, colours and symbols by the first; so a
+    // step that changes only the support vectors' sizes hands Plotly the same entry
+    const legendMarker = { ...marker, size: legendValue(layer.size, [2, 16]), symbol: first(layer.symbol),
+                           color: first(layer.color), opacity: legendValue(layer.opacity, [0.2, 1]),
+                           line: { ...line, width: legendValue(layer.lineWidth, [0, 5]), color: first(layer.lineColor) } };
     return { ...trace, x: [null], y: [null], customdata: undefined, hovertext: undefined, marker: legendMarker };
   });
-  return { figure: { ...figure, data }, layers, levels };
+  const layout = { ...figure.layout, datarevision: dataDigest(data, standIns) };
+  return { figure: { ...figure, data, layout }, layers, levels, fields };
 }
 
 function pointsCanvas(view) {
@@ -324,20 +455,27 @@ function formatted(value, format) {
   return match[2] === "f" ? number.toFixed(digits) : String(Number(number.toPrecision(Math.max(digits, 1))));
 }
 
-// The hover label's lines for point i of a layer, as Plotly would write them (a hovertemplate's
-// %{x}, %{y} and %{customdata[k]}, with d3's .Nf / .Ng formats), or null for none.
+// A hovertemplate's lines as Plotly would write them: %{x}, %{y}, %{z}, %{text} and
+// %{customdata[k]} from `value(name, k)`, with d3's .Nf / .Ng formats; <extra> dropped.
+function templateLines(template, value) {
+  const text = String(template).replace(/<extra>[\s\S]*?<\/extra>/g, "").replace(
+    /%\{(x|y|z|text|customdata\[(\d+)\])(?::([^}]*))?\}/g,
+    (_, name, k, format) => formatted(value(name.startsWith("customdata") ? "customdata" : name, Number(k)), format));
+  return text.split(/<br\s*\/?>/i);
+}
+
+// The hover label's lines for point i of a layer, or null for none.
 function hoverLines(layer, i) {
   if (layer.hoverinfo === "skip" || layer.hoverinfo === "none") return null;
   const x = layer.x[i];
   const y = layer.y[i];
   if (layer.hovertemplate) {
-    const text = String(layer.hovertemplate).replace(/<extra>[\s\S]*?<\/extra>/g, "").replace(
-      /%\{(x|y|customdata\[(\d+)\])(?::([^}]*))?\}/g, (_, name, k, format) => {
-        const row = pick(layer.customdata, i, []);
-        const value = name === "x" ? x : name === "y" ? y : (isArray(row) ? row[Number(k)] : row);
-        return formatted(value, format);
-      });
-    return text.split(/<br\s*\/?>/i);
+    return templateLines(layer.hovertemplate, (name, k) => {
+      if (name === "x") return x;
+      if (name === "y") return y;
+      const row = pick(layer.customdata, i, []);
+      return name === "customdata" ? (isArray(row) ? row[k] : row) : "";
+    });
   }
   const lines = [`(${formatted(x, ".3g")}, ${formatted(y, ".3g")})`];
   const extra = pick(layer.hovertext, i, null);
@@ -346,52 +484,88 @@ function hoverLines(layer, i) {
   return lines;
 }
 
-function showHover(view, found, clientX, clientY) {
-  let label = view.hoverLabel;
-  if (!label) {
-    label = document.createElement("div");
-    label.className = "kv-plot-hover";
-    view.root.appendChild(label);
-    view.hoverLabel = label;
-  }
+// The hover label's lines for a field's cell (row j, column i), or null for none.
+function fieldLines(field, j, i) {
+  if (field.hoverinfo === "skip" || field.hoverinfo === "none") return null;
+  const values = { x: field.xs[i], y: field.ys[j], z: field.z[j * field.nx + i],
+                   text: isArray(field.text) && isArray(field.text[j]) ? field.text[j][i] : "" };
+  if (field.hovertemplate) return templateLines(field.hovertemplate, (name) => values[name] ?? "");
+  return [`x: ${formatted(values.x, ".3g")}`, `y: ${formatted(values.y, ".3g")}`, `z: ${formatted(values.z, ".3g")}`];
+}
+
+// A point's label: its lines, framed in its colour (its outline's where it is transparent).
+function pointLabel(found) {
   const lines = found && hoverLines(found.layer, found.i);
-  if (!lines) {
-    label.style.display = "none";
+  if (!lines) return null;
+  const colour = pick(found.layer.color, found.i, "#444");
+  return { lines, colour: colour === "rgba(0,0,0,0)" ? pick(found.layer.lineColor, found.i, "#444") : colour };
+}
+
+// A field cell's label, framed in the cell's colour as Plotly frames it.
+function fieldLabel(field, j, i) {
+  const lines = fieldLines(field, j, i);
+  if (!lines) return null;
+  const at = ((field.ny - 1 - j) * field.nx + i) * 4;
+  return { lines, colour: `rgb(${field.pixels[at]},${field.pixels[at + 1]},${field.pixels[at + 2]})` };
+}
+
+function showHover(view, label, clientX, clientY) {
+  let box = view.hoverLabel;
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "kv-plot-hover";
+    view.root.appendChild(box);
+    view.hoverLabel = box;
+  }
+  if (!label) {
+    box.style.display = "none";
     return false;
   }
-  label.textContent = "";
-  lines.forEach((line) => {
+  box.textContent = "";
+  label.lines.forEach((line) => {
     const row = document.createElement("div");
     row.textContent = line.replace(/<[^>]*>/g, "");  // Plotly's own tags (<b>, <span>) as plain text
-    label.appendChild(row);
+    box.appendChild(row);
   });
-  const color = pick(found.layer.color, found.i, "#444");
-  label.style.borderColor = color === "rgba(0,0,0,0)" ? pick(found.layer.lineColor, found.i, "#444") : color;
-  const box = view.root.getBoundingClientRect();
-  label.style.left = `${clientX - box.left + 12}px`;
-  label.style.top = `${clientY - box.top + 12}px`;
-  label.style.display = "block";
+  box.style.borderColor = label.colour;
+  const own = view.root.getBoundingClientRect();
+  box.style.left = `${clientX - own.left + 12}px`;
+  box.style.top = `${clientY - own.top + 12}px`;
+  box.style.display = "block";
   return true;
 }
 
-// Hover and click for the canvas's points, through Plotly's own hover: the field's heatmap under
-// them reports every position of the plot area, and Plotly's click is the hover's point. Over a
-// canvas point its own label shows and the field's is hidden (cancelling Plotly's hover would
-// leave a click there with no point at all).
+// Hover and click for what the canvas paints, through Plotly's own hover: a field's stand-in (or a
+// heatmap Plotly draws) under the points reports every position of the plot area, and Plotly's
+// click is the hover's point. Over a canvas point its own label shows (and a label Plotly draws is
+// hidden: cancelling Plotly's hover would leave a click there with no point at all); elsewhere
+// over a field, the field's label.
 function listenForPoints(view) {
   const redraw = () => {
     drawPoints(view);
-    paintLive(view);
+    paintFields(view);
   };
   view.root.on("plotly_afterplot", redraw);
   view.root.on("plotly_relayouting", redraw);
   view.root.on("plotly_beforehover", (event) => {
     const found = view.layers.length && event && event.clientX !== undefined
       ? pointAt(view, event.clientX, event.clientY) : null;
-    view.root.classList.toggle("kv-plot-point-hover", showHover(view, found, event && event.clientX, event && event.clientY));
+    view.pointHovered = showHover(view, pointLabel(found), event && event.clientX, event && event.clientY);
+    view.root.classList.toggle("kv-plot-point-hover", view.pointHovered);
     return true;
   });
+  view.root.on("plotly_hover", (event) => {
+    const point = event && event.points && event.points[0];
+    const field = point && view.fields.find((f) => f.index === point.curveNumber);
+    if (view.pointHovered || !field || !isArray(point.pointNumber) || !event.event) return;
+    const [j, i] = point.pointNumber;
+    showHover(view, fieldLabel(field, j, i), event.event.clientX, event.event.clientY);
+  });
+  view.root.on("plotly_unhover", () => {
+    if (!view.pointHovered) showHover(view, null);
+  });
   view.root.addEventListener("mouseleave", () => {
+    view.pointHovered = false;
     showHover(view, null);
     view.root.classList.remove("kv-plot-point-hover");
   });
@@ -624,7 +798,7 @@ function requestLivePaint(view) {
   if (view.frame) return;
   view.frame = requestAnimationFrame(() => {
     view.frame = 0;
-    paintLive(view);
+    paintFields(view);
   });
 }
 
@@ -657,15 +831,22 @@ function fieldCanvas(view) {
   return view.fieldCanvas;
 }
 
-function paintLive(view) {
+// The field canvas: each panel's field, the figure's own (its values), or the live preview's
+// where the sliders stand elsewhere and the lattice holds that field. One painter for both, so a
+// panel looks the same while a slider moves and after the release.
+function paintFields(view) {
   const live = view.live;
   const full = PLOTLY.layout(view.root);
-  if (!live || !full) return;
+  if (!full) return;
+  if (!live && !view.fields.length) {
+    if (view.fieldCanvas) view.fieldCanvas.remove();
+    return;
+  }
   const started = performance.now();
   const canvas = fieldCanvas(view);
   if (!canvas) return;
   const context = fitCanvas(canvas, full);
-  const moved = previewing(view);
+  const moved = Boolean(live) && previewing(view);
   const where = moved ? currentField(view) : null;
   const covered = new Set();  // the panels painted at the sliders' values
   let waiting = 0;
@@ -676,11 +857,26 @@ function paintLive(view) {
       const kernel = live.lattice.kernels.find((k) => k.name === panel.name);
       if (!kernel || kernel.failed || !kernel.fields || !where) {
         if (!kernel || !kernel.failed) waiting += 1;
-        badge(context, full, area, kernel && kernel.failed ? "updates on release" : "preview not ready: updates on release");
         continue;
       }
       if (paintPanel(view, context, area, panel, kernel, where, live.traces.get(panel.name))) {
         covered.add(`${panel.xaxis}/${panel.yaxis}`);
+      }
+    }
+  }
+  const fullData = PLOTLY.traces(view.root) || [];
+  for (const field of view.fields) {
+    const area = plotArea(full, field);
+    const drawn = fullData[field.index];
+    if (!area || !drawn || drawn.visible !== true || covered.has(`${field.xaxis}/${field.yaxis}`)) continue;
+    paintField(view, context, area, field);
+  }
+  if (moved) {  // over the figure's own picture: the panels that cannot follow say so
+    for (const panel of live.panels) {
+      const kernel = live.lattice.kernels.find((k) => k.name === panel.name);
+      const area = plotArea(full, panel);
+      if (area && !covered.has(`${panel.xaxis}/${panel.yaxis}`)) {
+        badge(context, full, area, kernel && kernel.failed ? "updates on release" : "preview not ready: updates on release");
       }
     }
     for (const panel of live.held) {
@@ -694,6 +890,7 @@ function paintLive(view) {
     view.covered = covered;
     drawPoints(view);
   }
+  if (!live) return;
   const root = view.controls;
   root.querySelector(".kv-live-status").textContent = moved ? previewNote(view) : live.lattice.complete
     ? "Drag γ or C: every kernel panel follows at once; release to fit there and update the scores."
@@ -703,6 +900,28 @@ function paintLive(view) {
   // what one redraw of every panel costs, for benchmarks (set before the count their observers watch)
   root.dataset.paintMs = (performance.now() - started).toFixed(2);
   root.dataset.paints = String(Number(root.dataset.paints) + 1);
+}
+
+// A field of the figure in its plot area: each value fills the cell around its grid point.
+function paintField(view, context, area, field) {
+  if (!field.picture) {
+    field.picture = document.createElement("canvas");
+    field.picture.width = field.nx;
+    field.picture.height = field.ny;
+    field.picture.getContext("2d").putImageData(new ImageData(field.pixels, field.nx, field.ny), 0, 0);
+  }
+  const { xs, ys, nx, ny } = field;
+  const dx = (xs[nx - 1] - xs[0]) / (nx - 1);
+  const dy = (ys[ny - 1] - ys[0]) / (ny - 1);
+  const [left, right] = [area.xa.toPixel(xs[0] - dx / 2), area.xa.toPixel(xs[nx - 1] + dx / 2)];
+  const [top, bottom] = [area.ya.toPixel(ys[ny - 1] + dy / 2), area.ya.toPixel(ys[0] - dy / 2)];
+  context.save();
+  context.beginPath();
+  context.rect(area.left, area.top, area.width, area.height);
+  context.clip();
+  context.imageSmoothingEnabled = false;
+  context.drawImage(field.picture, left, top, right - left, bottom - top);
+  context.restore();
 }
 
 function previewNote(view) {
@@ -766,17 +985,7 @@ function background(full) {
 
 // Plotly's linear interpolation of a colour scale ([[t, colour], …]) at t in [0, 1].
 function scaleColour(scale, t) {
-  const stops = scale.map(([at, colour]) => [Number(at), parseColour(colour)]);
-  if (t <= stops[0][0]) return stops[0][1];
-  for (let k = 1; k < stops.length; k += 1) {
-    const [t1, c1] = stops[k];
-    if (t <= t1) {
-      const [t0, c0] = stops[k - 1];
-      const u = t1 > t0 ? (t - t0) / (t1 - t0) : 1;
-      return c0.map((v, c) => v + (c1[c] - v) * u);
-    }
-  }
-  return stops[stops.length - 1][1];
+  return colourScale(scale)(t);
 }
 
 function rgb(colour) {
@@ -839,9 +1048,9 @@ function decisionLook(codec, traces, codes, scale = 1, margins = true) {
   const spread = Number.isFinite(found) ? found : 1;
   const limit = margins ? Math.min(Math.max(spread, 1), 3) : Math.max(spread, 1e-12);
   const table = new Uint8ClampedArray(256 * 4);
+  const colour = colourScale(traces.field.colorscale);
   for (let code = 0; code <= codec.top; code += 1) {
-    const colour = scaleColour(traces.field.colorscale, Math.min(Math.max((value(code) + limit) / (2 * limit), 0), 1));
-    table.set([...colour, 255], code * 4);
+    table.set([...colour(Math.min(Math.max((value(code) + limit) / (2 * limit), 0), 1)), 255], code * 4);
   }
   const toCode = (f) => (f / scale - codec.lo) / step - 0.5;
   const lines = traces.levels.flatMap((trace) => levelsOf(trace.contours).map((f) => ({
@@ -1072,7 +1281,7 @@ function createView(parent) {
   parent.appendChild(root);
   const view = { root, payload: null, body: null, listening: false, setStateValue: null,
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
-                 live: null, controls: null, fieldCanvas: null, dimmed: false, frame: 0,
+                 live: null, controls: null, fieldCanvas: null, fields: [], pointHovered: false, dimmed: false, frame: 0,
                  drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set() };
   // The figure follows the column's width (its height is the figure's own). Hidden (no width)
   // there is nothing to fit, and Plotly refuses; back at the width it was drawn at, a resize
@@ -1130,14 +1339,16 @@ export default function (component) {
     // The same figure again (say, the rerun that brings a finished lattice): Plotly.react would
     // recompute and draw it all (0.1–0.3 s of the four-panel figure) for nothing new.
     if (payload.drawing && view.drawing === payload.drawing) {
-      return view.drawn.then(() => { paintLive(view); done(); });
+      return view.drawn.then(() => { paintFields(view); done(); });
     }
     view.drawing = payload.drawing;
     view.root.style.minHeight = `${payload.figure.layout.height || 450}px`;
-    const { figure, layers, levels } = payload.canvas ? splitCanvas(payload.figure)
-      : { figure: payload.figure, layers: [], levels: [] };
+    const { figure, layers, levels, fields } = payload.canvas ? splitCanvas(payload.figure)
+      : { figure: payload.figure, layers: [], levels: [], fields: [] };
     view.layers = layers;
     view.levels = levels;
+    view.fields = fields;
+    view.root._kvFields = fields;  // for tests: the fields the canvas paints
     view.root._kvLevels = levels;  // for tests: the level lines the canvas paints
     view.root._kvLayers = layers;  // for tests: the points as drawn (data and pixel positions)
     view.drawn = Plotly.react(view.root, figure.data, figure.layout, payload.config).then(() => {
@@ -1154,7 +1365,7 @@ export default function (component) {
         view.root._kvPlotlyChanges = changes;  // for tests: what of plotly.js's internals is not as expected
         if (changes.length) showChanges(view, changes);
       }
-      paintLive(view);  // the new figure's own values, or still the sliders' where a drag goes on
+      paintFields(view);  // the new figure's own values, or still the sliders' where a drag goes on
     });
     return view.drawn.then(done);
   }).catch((error) => {
@@ -1171,4 +1382,5 @@ export default function (component) {
 }
 
 // The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
-export { along, classLook, contourPaths, dashOf, decisionLook, decode, plotlyChanges, niceStep, quantile, codeHistogram, scaleColour, similarityLook, splitCanvas, unpackLattice };
+export { along, classLook, contourPaths, dashOf, decisionLook, decode, fieldLines, fieldPixels, hoverLines, plotlyChanges, niceStep,
+         quantile, codeHistogram, scaleColour, similarityLook, splitCanvas, unpackLattice };

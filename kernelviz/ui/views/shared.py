@@ -72,7 +72,7 @@ def scrub_chart(fig, panels, preview: live.Preview | None, key: str):
     :func:`commit_live`), the open lesson's panels highlighted, with the preview's status line
     under it: (the figure drawn, the chart's click event)."""
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = takeaway.chart(fig, key=key, selectable=True, points_on_canvas=True,
+    event = takeaway.chart(fig, key=key, selectable=True, data_on_canvas=True,
                            live=preview and preview.payload, on_commit=commit_live)
     if preview:
         preview.status()
