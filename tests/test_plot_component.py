@@ -341,6 +341,23 @@ def test_the_boundary_fields_are_painted_on_a_canvas_as_plotly_colours_them_with
 
 
 @pytest.mark.browser
+def test_under_the_projector_the_canvas_hover_labels_are_as_large_as_plotlys(server, page):
+    """The labels of the canvas's points and fields take the figure's hover font, which the
+    projector enlarges (they were 12 px whatever the figure's)."""
+    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf&projector=1")
+    live_drag.title_contains(page, "Decision boundaries at")
+    page.wait_for_selector(live_drag.IDLE)
+    expected = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullLayout.hoverlabel.font.size")
+    assert expected > 12
+    page.locator(".js-plotly-plot").scroll_into_view_if_needed()
+    x, y, _ = page.evaluate(POINT_ON_CANVAS, "support vectors")
+    page.mouse.move(x, y)
+    label = page.locator(".kv-plot-hover")
+    label.wait_for()
+    assert label.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)") == pytest.approx(expected)
+
+
+@pytest.mark.browser
 def test_a_committed_step_spares_plotly_recomputing_its_traces(server, page):
     """What Plotly draws of the boundary figure (axes, legend, stand-ins) is the same from one γ to the
     next: its data revision stays, and Plotly.react keeps its computed traces (~35 ms a step on the

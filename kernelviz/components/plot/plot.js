@@ -528,6 +528,9 @@ function showHover(view, label, clientX, clientY) {
     box.appendChild(row);
   });
   box.style.borderColor = label.colour;
+  // the figure's hover font, as Plotly's own labels take it (the projector's is larger)
+  const font = (PLOTLY.layout(view.root) || {}).hoverlabel?.font;
+  box.style.fontSize = font && font.size ? `${font.size}px` : "";
   const own = view.root.getBoundingClientRect();
   box.style.left = `${clientX - own.left + 12}px`;
   box.style.top = `${clientY - own.top + 12}px`;
