@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, plotlyChanges, quantile, scaleColour,
+import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, plotlyChanges, quantile, colourScale,
          similarityLook }
   from "../../kernelviz/components/plot/plot.js";
 
@@ -103,8 +103,8 @@ test("Plotly's dash patterns, at least 3 px", () => {
 });
 
 test("colour scales interpolate hex and rgb stops", () => {
-  assert.deepEqual(scaleColour([[0, "#000000"], [1, "rgb(200, 100, 50)"]], 0.5), [100, 50, 25]);
-  assert.deepEqual(scaleColour([[0, "#102030"], [1, "#ffffff"]], -1), [16, 32, 48]);
+  assert.deepEqual(colourScale([[0, "#000000"], [1, "rgb(200, 100, 50)"]])(0.5), [100, 50, 25]);
+  assert.deepEqual(colourScale([[0, "#102030"], [1, "#ffffff"]])(-1), [16, 32, 48]);
 });
 
 test("more than two classes: each class tinted as the figure's discrete heatmap, each region outlined", () => {

@@ -294,8 +294,8 @@ function fieldStandIn(trace, field) {
 
 // A digest (FNV-1a, 32 bits) of what Plotly is handed as data, its stand-ins' zeros as their size.
 function dataDigest(data, standIns) {
-  const text = JSON.stringify(data.map((trace, index) => (standIns.has(index) ? { ...trace, z: key(trace) } : trace)));
-  function key(trace) { return `${trace.z.length}x${trace.z[0].length}`; }
+  const size = (trace) => `${trace.z.length}x${trace.z[0].length}`;
+  const text = JSON.stringify(data.map((trace, index) => (standIns.has(index) ? { ...trace, z: size(trace) } : trace)));
   let hash = 0x811c9dc5;
   for (let k = 0; k < text.length; k += 1) {
     hash ^= text.charCodeAt(k);
@@ -987,10 +987,6 @@ function background(full) {
 }
 
 // Plotly's linear interpolation of a colour scale ([[t, colour], …]) at t in [0, 1].
-function scaleColour(scale, t) {
-  return colourScale(scale)(t);
-}
-
 function rgb(colour) {
   return `rgb(${colour.map((v) => Math.round(v)).join(",")})`;
 }
@@ -1065,7 +1061,8 @@ function decisionLook(codec, traces, codes, scale = 1, margins = true) {
 // discrete heatmap tints it; each class's region is outlined by the level 0.5 of its indicator.
 function classLook(traces, codes, classes) {
   const table = new Uint8ClampedArray(256 * 4);
-  for (let j = 0; j < classes; j += 1) table.set([...scaleColour(traces.field.colorscale, (j + 0.5) / classes), 255], j * 4);
+  const colour = colourScale(traces.field.colorscale);
+  for (let j = 0; j < classes; j += 1) table.set([...colour((j + 0.5) / classes), 255], j * 4);
   const line = (traces.levels[0] || { line: { color: "#000000", width: 2 } }).line;
   const lines = [];
   for (let j = 0; j < classes; j += 1) {
@@ -1093,7 +1090,7 @@ function similarityLook(codec, traces, codes, scale, gamma, behind) {
     for (let code = 0; code < 256; code += 1) table.set([...colour, 255], code * 4);
     for (let k = 1; k <= 12; k += 1) {
       const d = k * size;
-      lines.push({ code: toCode(d), colour: rgb(scaleColour(trace.colorscale, Math.min(d / scale, 1))),
+      lines.push({ code: toCode(d), colour: rgb(colourScale(trace.colorscale)(Math.min(d / scale, 1))),
                    width: trace.line.width });
     }
     return { table, lines };
@@ -1102,11 +1099,12 @@ function similarityLook(codec, traces, codes, scale, gamma, behind) {
   const levels = levelsOf(contours);
   const size = contours.size;
   const [zmin, zmax] = [trace.zmin ?? 0, trace.zmax ?? 1];
+  const colour = colourScale(trace.colorscale);
   for (let code = 0; code < 256; code += 1) {
     const s = code === codec.undefined ? 0 : Math.exp(-gamma * distance(code) ** 2);
     const band = levels.filter((level) => s >= level).length;
     const middle = band === 0 ? levels[0] - size / 2 : levels[band - 1] + size / 2;
-    table.set([...scaleColour(trace.colorscale, Math.min(Math.max((middle - zmin) / (zmax - zmin), 0), 1)), 255], code * 4);
+    table.set([...colour(Math.min(Math.max((middle - zmin) / (zmax - zmin), 0), 1)), 255], code * 4);
   }
   for (const level of levels) {
     lines.push({ code: toCode(Math.sqrt(-Math.log(level) / gamma)), colour: trace.line.color, width: trace.line.width });
@@ -1386,4 +1384,4 @@ export default function (component) {
 
 // The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
 export { along, classLook, contourPaths, dashOf, decisionLook, decode, fieldLines, fieldPixels, hoverLines, plotlyChanges, niceStep,
-         quantile, codeHistogram, scaleColour, similarityLook, splitCanvas, unpackLattice };
+         quantile, codeHistogram, colourScale, similarityLook, splitCanvas, unpackLattice };
