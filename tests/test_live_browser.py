@@ -197,11 +197,7 @@ def test_a_committed_gamma_step_reruns_the_views_body_not_the_page(server, page)
     commit = messages(lambda: live_drag.commit_gamma_step(page, "γ = 1.78,"))
     live_drag.lattice_arrived(page)
 
-    def full_run():  # Streamlit's R key, away from any input
-        page.evaluate("() => document.activeElement && document.activeElement.blur()")
-        live_drag.run_once(page, lambda: page.keyboard.press("r"))
-
-    whole = messages(full_run)
+    whole = messages(lambda: live_drag.rerun(page))  # Streamlit's R key: a full run
     # 32 and 61 here; before, a commit was a full run (as many messages or more). The margin is
     # for a tick of the live status line that may fall inside the commit's window.
     assert commit < 0.75 * whole, (commit, whole)
@@ -232,12 +228,8 @@ def test_a_finished_lattice_comes_by_a_run_of_the_views_body_and_then_nothing_po
     page.wait_for_timeout(3 * live.POLL_SECONDS * 1000)  # a poll left running would have run by now
     assert page.evaluate("() => window.__kvMessages") == quiet, "something still polls"
 
-    def full_run():  # Streamlit's R key, away from any input
-        page.evaluate("() => document.activeElement && document.activeElement.blur()")
-        live_drag.run_once(page, lambda: page.keyboard.press("r"))
-
     start = page.evaluate("() => window.__kvMessages")
-    full_run()
+    live_drag.rerun(page)  # Streamlit's R key: a full run
     whole = page.evaluate("() => window.__kvMessages") - start
     assert arrival < 0.75 * whole, (arrival, whole)
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -330,9 +322,12 @@ def test_a_lattice_sent_by_its_id_alone_is_asked_for_whole_when_the_page_lacks_i
     page.locator(live_drag.READY).wait_for()
     page.wait_for_selector(live_drag.IDLE)
     page.locator(".kv-plot").first.evaluate("(root) => root._kvForgetLattices()")
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    page.keyboard.press("r")  # a run of the same values: the same lattice, sent by its id alone …
-    page.locator('.kv-live[data-ready="false"]').wait_for()  # … which the page lacks: it asks
+    page.locator(live_drag.LIVE).evaluate("""(controls) => {
+        window.__kvAsked = false;
+        new MutationObserver(() => { if (controls.dataset.ready === 'false') window.__kvAsked = true; })
+            .observe(controls, {attributes: true, attributeFilter: ['data-ready']}); }""")
+    live_drag.rerun(page)  # a run of the same values: the same lattice, sent by its id alone …
+    assert page.evaluate("() => window.__kvAsked")  # … which the page lacks: it asks
     page.locator(live_drag.READY).wait_for()  # and the next run sends it whole
     page.wait_for_selector(live_drag.IDLE)
     live_drag.drag(page, "log_gamma", [13, 14])

@@ -386,8 +386,11 @@ def settled(page) -> None:
     page.wait_for_function("(busy) => !document.querySelector(busy)", arg=f"{DRAWING}, {SKELETON}")
 
 
-def run_once(page, action) -> None:
-    """Do ``action``, then wait until a script run has started and ended after it."""
+def run_once(page, action, timeout: float | None = None) -> bool:
+    """Do ``action``, then wait until a script run has started and ended after it; with ``timeout``
+    (ms), give up waiting for the run after that long and say whether one ran."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.evaluate("""() => {
       const app = document.querySelector('[data-testid="stApp"]');
       window.__kvRunsEnded = 0;
@@ -399,8 +402,25 @@ def run_once(page, action) -> None:
       }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
     }""")
     action()
-    page.wait_for_function("() => window.__kvRunsEnded > 0")
+    try:
+        page.wait_for_function("() => window.__kvRunsEnded > 0", timeout=timeout)
+    except PlaywrightTimeout:
+        if timeout is None:
+            raise
+        return False
     settled(page)
+    return True
+
+
+def rerun(page, tries: int = 5) -> None:
+    """A full run of the page by Streamlit's R key (away from any input), and wait until it ends.
+    Streamlit ignores the key while a run is under way (one a poll or a finished lattice's signal
+    started just then, say): it is pressed again until a run starts."""
+    for _ in range(tries):
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        if run_once(page, lambda: page.keyboard.press("r"), timeout=3000):
+            return
+    raise AssertionError(f"no run started after {tries} presses of R")
 
 
 def lattice_arrived(page) -> None:
