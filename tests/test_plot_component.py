@@ -216,6 +216,19 @@ def test_a_click_on_a_boundary_point_offers_similarity_around_it(server, page):
     live_drag.title_contains(page, "reference point")
 
 
+def open_boundaries(page, server: str, kernels: str) -> list[str]:
+    """Open Decision boundaries (60 points, ``kernels``) and wait until its lattice's rerun is over
+    and the page is idle; returns the list that collects the page's errors from then on."""
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels={kernels}")
+    live_drag.title_contains(page, "Decision boundaries at")
+    # the lattice's rerun (the same figure again, which Plotly.react also reports as drawn) is over
+    page.locator(live_drag.READY).wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    return errors
+
+
 #: Where the canvas drew the first point of the layer whose name contains the argument:
 #: [page x, page y, [data x, data y]] (``_kvLayers``: the plot component's layers, for tests).
 POINT_ON_CANVAS = """(name) => {
@@ -239,11 +252,7 @@ def test_the_boundary_points_are_painted_on_a_canvas_with_their_legend_hover_and
     """Plotly draws no marker of the figure (two thirds of its redraw were the markers); the canvas
     paints each in its class colour, the legend keeps its entries and hides a class on a click, and
     a support vector's hover label says what Plotly's did."""
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf")
-    live_drag.title_contains(page, "Decision boundaries at")
-    page.wait_for_selector(live_drag.IDLE)
+    errors = open_boundaries(page, server, "rbf")
     assert page.locator(".js-plotly-plot .scatterlayer path.point").count() == 0
     page.locator(".js-plotly-plot").scroll_into_view_if_needed()
     x, y, _ = page.evaluate(POINT_ON_CANVAS, "class 0 (train)")
@@ -306,12 +315,7 @@ def test_the_boundary_fields_are_painted_on_a_canvas_as_plotly_colours_them_with
     """Plotly draws no field (a committed step recomputed every trace for it): the canvas paints each
     panel's f as Plotly's heatmap colours it, the figure's own fields, and its hover label says
     what Plotly's did at the cell under the mouse."""
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf,ckrbf")
-    live_drag.title_contains(page, "Decision boundaries at")
-    page.locator(live_drag.READY).wait_for()
-    page.wait_for_selector(live_drag.IDLE)
+    errors = open_boundaries(page, server, "rbf,ckrbf")
     assert page.evaluate("() => document.querySelector('.kv-plot')._kvFields.length") == 2
     # Plotly keeps invisible stand-ins only
     opacities = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData"
@@ -376,13 +380,7 @@ def test_a_committed_step_spares_plotly_recomputing_its_traces(server, page):
 def test_hidden_and_shown_again_the_figure_is_not_drawn_again_and_a_new_width_is_followed(server, page):
     """Hidden, a figure has no width to fit (Plotly refuses a resize, an error in the page); shown
     again at the width it was drawn at, a resize would draw it all again for nothing."""
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels=rbf")
-    live_drag.title_contains(page, "Decision boundaries at")
-    # the lattice's rerun (the same figure again, which Plotly.react also reports as drawn) is over
-    page.locator(live_drag.READY).wait_for()
-    page.wait_for_selector(live_drag.IDLE)
+    errors = open_boundaries(page, server, "rbf")
     page.evaluate("""() => {
         const gd = document.querySelector('.js-plotly-plot');
         window.__kvAfterplots = 0;
