@@ -41,7 +41,7 @@ from kernelviz.session import remember_outside  # noqa: E402
 from kernelviz.ui import live, page, pollers, server, session_end, sidebar, stages, takeaway, teach  # noqa: E402
 from kernelviz.ui.views import boundaries, data, grid, kernel_matrix, partition, pf, similarity, theory  # noqa: E402
 from kernelviz.ui.widgets import choice  # noqa: E402
-from kernelviz.views import NoDataYet  # noqa: E402
+from kernelviz.pipeline import NoDataYet  # noqa: E402
 
 #: Each view's module: its ``show(prep, values, partition)`` draws it (``theory.show()`` needs no data).
 VIEWS = {"data": data, "partition": partition, "similarity": similarity, "boundaries": boundaries,

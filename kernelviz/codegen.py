@@ -21,7 +21,6 @@ import kernelviz as kv
 from kernelviz import pipeline, registry
 from kernelviz import state as kvstate
 from kernelviz.outside import file_name
-from kernelviz import views as kvviews
 
 #: Views that have numbers to reproduce (the Theory view has none).
 VIEWS = ("data", "partition", "similarity", "boundaries", "kernel", "grid", "pf")
@@ -32,7 +31,7 @@ NEAREST_POINTS = 5
 
 
 
-def data_download(prep: kvviews.Prepared) -> tuple[str, str]:
+def data_download(prep: pipeline.Prepared) -> tuple[str, str]:
     """The CSV file a script of uploaded or drawn data reads: (file name, text).
 
     Unscaled features and every label the data have (hidden ones included, unlabeled points
@@ -40,7 +39,7 @@ def data_download(prep: kvviews.Prepared) -> tuple[str, str]:
 
     Parameters
     ----------
-    prep : kernelviz.views.Prepared
+    prep : kernelviz.pipeline.Prepared
         The data as the app prepared them.
 
     Returns
@@ -101,7 +100,7 @@ def _checked(settings: Mapping) -> dict:
     checked = {name: kvstate.validate(name, value) if name in kvstate.BY_NAME else value
                for name, value in settings.items()}
     if checked.get("source") == "generator":
-        _, problems = kvviews.check_generator_params(checked["generator"], checked.get("gen_params", {}))
+        _, problems = pipeline.check_generator_params(checked["generator"], checked.get("gen_params", {}))
         if problems:
             raise ValueError(" ".join(problems))
     return checked
@@ -255,7 +254,7 @@ def _boundaries_body(settings: Mapping) -> str:
         lines += ["", "# One SVM per kernel on the precomputed Gram matrix of the training points.",
                   _kernels(settings),
                   "for name, kernel in kernels.items():",
-                  f"    svm = SVC(kernel=\"precomputed\", C=C, max_iter={kvviews.SVM_MAX_ITER:_})"
+                  f"    svm = SVC(kernel=\"precomputed\", C=C, max_iter={pipeline.SVM_MAX_ITER:_})"
                   ".fit(kernel(X[train]), y[train])",
                   "    report(name, lambda points: svm.predict(kernel(points, X[train])))",
                   '    print(name, "support vectors:", len(svm.support_))']
@@ -269,7 +268,7 @@ def _boundaries_body(settings: Mapping) -> str:
             accepted = cls().get_params()
             params = {"gamma": "gamma", "C": "C", "random_state": str(settings["partition_seed"]),
                       "eta": f"10 ** {_number(settings['log_eta'])}"}
-            if name in kvviews.UNIT_KERNEL_MODELS:
+            if name in pipeline.UNIT_KERNEL_MODELS:
                 params["kernel"] = repr(settings["unit_kernel"])
             args = ", ".join(f"{k}={v}" for k, v in params.items() if k in accepted)
             rows.append(f"    {name!r}: kv.models.{cls.__name__}({args}),")
@@ -294,9 +293,9 @@ def _kernel_body(settings: Mapping) -> str:
     return "\n".join([
         _gamma(settings),
         _kernels(settings),
-        f"# At most {kvviews.GRAM_MAX_POINTS} points (evenly spaced), ordered by cluster, then class, then position.",
-        f"pick = np.arange(len(X)) if len(X) <= {kvviews.GRAM_MAX_POINTS} else "
-        f"np.linspace(0, len(X) - 1, {kvviews.GRAM_MAX_POINTS}).round().astype(int)",
+        f"# At most {pipeline.GRAM_MAX_POINTS} points (evenly spaced), ordered by cluster, then class, then position.",
+        f"pick = np.arange(len(X)) if len(X) <= {pipeline.GRAM_MAX_POINTS} else "
+        f"np.linspace(0, len(X) - 1, {pipeline.GRAM_MAX_POINTS}).round().astype(int)",
         "order = pick[np.lexsort((X_view[pick, 0], y[pick], partition.predict(X[pick])))]",
         "for name, kernel in kernels.items():",
         "    K = kernel(X[order])",

@@ -7,8 +7,8 @@ current C and over a C lattice at the current γ (Decision boundaries), or the n
 similarity to a reference point over the γ lattice (Similarity) — and stores each field as
 uint8 codes, which the scrub component sends to the browser as they are for a canvas to paint.
 
-The kernel mathematics is the views' own (:func:`kernelviz.views.gamma_families`,
-:func:`kernelviz.views.at_gamma`, ``kernel.gamma_family``): for γ-convertible kernels the
+The kernel mathematics is the views' own (:func:`kernelviz.pipeline.gamma_families`,
+:func:`kernelviz.pipeline.at_gamma`, ``kernel.gamma_family``): for γ-convertible kernels the
 γ-free parts D and log n are built once per kernel, and each γ then costs one ``exp``;
 the others (lap, lppk) build their Gram matrices per γ.
 
@@ -39,7 +39,7 @@ With more than two classes a decision field is the class libsvm's one-vs-one vot
 each cell, its index among the training classes as the code (as the committed panel draws it).
 
 Models (:class:`Model`: SCM, MCPM, MPM, KFD, KNDA, CKSVMNDA, mkRBF) are previewed from their
-own panel function, :func:`kernelviz.views.model_panel`, at each lattice value — the figure's
+own panel function, :func:`kernelviz.pipeline.model_panel`, at each lattice value — the figure's
 numbers, by the figure's code. A model's f has its own scale (an SVM's saturates at ±1 … ±3, a
 discriminant's may be 10⁻³ or 10³): a model without margins stores f / scale, the scale being the
 95th percentile of |f| the figure saturates its tints at, so that the codes span the tints.
@@ -58,7 +58,6 @@ import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import pipeline
 from kernelviz import state as kvstate
-from kernelviz import views as kvviews
 from kernelviz._background import BackgroundJob
 from kernelviz._svm import fit_svm
 from kernelviz.components.payloads import BrowserLattice
@@ -297,7 +296,7 @@ def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, decision) 
     ``decision(support, dual, intercept)`` gives f on the grid from the support vectors (all the
     decision function reads), their dual coefficients and the intercept.
     """
-    clf = fit_svm(K_train, y_train, C=C, max_iter=kvviews.SVM_MAX_ITER)
+    clf = fit_svm(K_train, y_train, C=C, max_iter=pipeline.SVM_MAX_ITER)
     values = decision(clf.support_, clf.dual_coef_[0], clf.intercept_[0])
     if not np.all(np.isfinite(values)):
         raise ValueError("the SVM's decision values are not finite numbers (the kernel over- or underflows here)")
@@ -307,7 +306,7 @@ def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, decision) 
 class _Grams:
     """A kernel's training Gram and its grid decision sums at any γ.
 
-    γ-convertible kernels keep D and log n (from :func:`kernelviz.views.gamma_families`) and
+    γ-convertible kernels keep D and log n (from :func:`kernelviz.pipeline.gamma_families`) and
     pay one ``exp`` per γ; the others evaluate the kernel at that γ. The grid's ``exp``
     dominates the lattice's time and runs ~2.5× faster in float32, so the grid's D and
     log n are also kept in float32 and used whenever the error that brings to f,
@@ -315,13 +314,13 @@ class _Grams:
     a fit with larger dual coefficients (small γ, large C: Σ|α| ~ 1e5) uses float64.
     """
 
-    def __init__(self, kernel, prep: kvviews.Prepared, grid_model: np.ndarray):
+    def __init__(self, kernel, prep: pipeline.Prepared, grid_model: np.ndarray):
         self.kernel, self.grid_model = kernel, grid_model
         self.X_train = prep.X_model[prep.train]
         self.train_family = None
         self.grid_families = {}     # dtype → family of the grid against the training points
         if kernel.gamma_convertible:
-            families = kvviews.gamma_families(kernel, prep, grid_model)
+            families = pipeline.gamma_families(kernel, prep, grid_model)
             self.train_family, grid = families["train"], families["grid"]
             if grid is not None:
                 log_n = np.float32(grid.log_n) if np.isscalar(grid.log_n) else grid.log_n.astype(np.float32)
@@ -332,7 +331,7 @@ class _Grams:
     def train(self, gamma: float) -> np.ndarray:
         if self.train_family is not None:
             return self.train_family.gram(gamma)
-        return kvviews.at_gamma(self.kernel, gamma)(self.X_train)
+        return pipeline.at_gamma(self.kernel, gamma)(self.X_train)
 
     def _float32_error(self, dual: np.ndarray) -> float:
         """Bound on the error float32 kernel values bring to f (Σ|α| · max k · 2⁻²³)."""
@@ -347,7 +346,7 @@ class _Grams:
         """The grid's kernel values (``rows`` of the grid, or all) against training points ``columns``."""
         if dtype is None:
             points = self.grid_model if rows is None else self.grid_model[rows]
-            return kv.kernels.apply_in_chunks(kvviews.at_gamma(self.kernel, gamma), points,
+            return kv.kernels.apply_in_chunks(pipeline.at_gamma(self.kernel, gamma), points,
                                               self.X_train[columns], lambda K: K)
         family = self.grid_families[dtype]
         D = np.take(family.D, columns, axis=1)
@@ -392,7 +391,7 @@ class _Grams:
         return decision
 
 
-def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
+def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared,
                     cancel: threading.Event | None = None) -> Iterator[Field | Failure]:
     """Each kernel's SVM decision field over the γ lattice (at the current C), then over the C lattice.
 
@@ -401,9 +400,9 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
     lattice : Lattice
         From :meth:`Lattice.decision`: the kernels, grid and axes.
     kernels : mapping of name → fitted kernel or :class:`Model`
-        As the app fits them (:func:`kernelviz.views.fit_kernel`), at any γ; a model's panel is
-        its own (:func:`kernelviz.views.model_panel`).
-    prep : kernelviz.views.Prepared
+        As the app fits them (:func:`kernelviz.pipeline.fit_kernel`), at any γ; a model's panel is
+        its own (:func:`kernelviz.pipeline.model_panel`).
+    prep : kernelviz.pipeline.Prepared
         The SVM trains on its training points; the grid is mapped to model space.
     cancel : threading.Event, optional
         Checked before every fit: once set, the generator stops.
@@ -436,7 +435,7 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvvie
         yield from _model_fields(lattice, name, model, prep, cancel)
 
 
-def _binary_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared, grid_model: np.ndarray,
+def _binary_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared, grid_model: np.ndarray,
                    cancel: threading.Event | None) -> Iterator[Field | Failure]:
     """:func:`decision_fields` of SVMs on two classes: f itself (see the module notes)."""
     y_train = prep.y[prep.train]
@@ -476,8 +475,8 @@ class Model:
     log_eta: float = -4.0
     unit_kernel: str = "rbf-ppk"
 
-    def panel(self, prep: kvviews.Prepared, grid: fg.Grid, log_gamma: float, log_C: float) -> fg.BoundaryPanel:
-        return kvviews.model_panel(self.name, prep, grid, log_gamma, log_C, self.seed, self.log_eta, self.unit_kernel)
+    def panel(self, prep: pipeline.Prepared, grid: fg.Grid, log_gamma: float, log_C: float) -> fg.BoundaryPanel:
+        return pipeline.model_panel(self.name, prep, grid, log_gamma, log_C, self.seed, self.log_eta, self.unit_kernel)
 
     def takes(self, setting: str) -> bool:
         """Whether the model's fit depends on ``setting`` ("gamma" or "C")."""
@@ -498,7 +497,7 @@ def panel_codes(panel: fg.BoundaryPanel, grid: fg.Grid) -> tuple[np.ndarray, flo
     return grid.reshape(CODECS["decision"].encode(values / scale)), scale
 
 
-def _model_fields(lattice: Lattice, name: str, model: Model, prep: kvviews.Prepared,
+def _model_fields(lattice: Lattice, name: str, model: Model, prep: pipeline.Prepared,
                   cancel: threading.Event | None) -> Iterator[Field | Failure]:
     """A model's decision fields over both axes, each from its own panel function; along an axis
     the model does not take (MPM has no C), one fit serves every value."""
@@ -520,15 +519,15 @@ def _model_fields(lattice: Lattice, name: str, model: Model, prep: kvviews.Prepa
         yield Failure(name, _failure_sentence(err))
 
 
-def training_classes(prep: kvviews.Prepared) -> int:
+def training_classes(prep: pipeline.Prepared) -> int:
     """How many classes the SVMs of a decision lattice train on."""
     return len(np.unique(prep.y[prep.train]))
 
 
-def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared, grid_model: np.ndarray,
+def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared, grid_model: np.ndarray,
                   cancel: threading.Event | None) -> Iterator[Field | Failure]:
     """:func:`decision_fields` for more than two classes: each cell's predicted class (one-vs-one
-    vote, as :func:`kernelviz.views.boundary_panel`), its index among the training classes."""
+    vote, as :func:`kernelviz.pipeline.boundary_panel`), its index among the training classes."""
     from kernelviz import _svm
 
     y_train = prep.y[prep.train]
@@ -536,7 +535,7 @@ def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews
     everyone = np.arange(len(y_train))
 
     def predicted(K_train: np.ndarray, C: float, grid_against) -> np.ndarray:
-        clf = fit_svm(K_train, y_train, C=C, max_iter=kvviews.SVM_MAX_ITER)
+        clf = fit_svm(K_train, y_train, C=C, max_iter=pipeline.SVM_MAX_ITER)
         labels = _svm.predict(clf, grid_against(clf.support_))
         return lattice.grid.reshape(np.searchsorted(classes, labels).astype(np.uint8))
 
@@ -566,7 +565,7 @@ def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews
             yield Failure(name, _failure_sentence(err))
 
 
-def check_inputs(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
+def check_inputs(lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared,
                  kind: str | None = None) -> None:
     """Refuse inputs a lattice cannot be computed from, before any work.
 
@@ -574,7 +573,7 @@ def check_inputs(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.
     ----------
     lattice : Lattice
     kernels : mapping of name → fitted kernel
-    prep : kernelviz.views.Prepared
+    prep : kernelviz.pipeline.Prepared
     kind : {"decision", "similarity"}, optional
         The kind of lattice the caller computes (any when None).
 
@@ -611,11 +610,11 @@ def _diagonal_family(kernel, points: np.ndarray, block: int = 256) -> kv.kernels
     return kv.kernels.GammaFamily(np.concatenate(D), np.concatenate(log_n))
 
 
-def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared,
+def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared,
                       cancel: threading.Event | None = None) -> Iterator[Field | Failure]:
     """Each kernel's dissimilarity from the lattice's reference point, over the γ lattice (module notes).
 
-    The same numbers as :func:`kernelviz.views.similarity_panel` at each γ; γ-convertible
+    The same numbers as :func:`kernelviz.pipeline.similarity_panel` at each γ; γ-convertible
     kernels compute D and log n (grid against reference, and the grid's diagonal) once.
 
     Parameters
@@ -623,7 +622,7 @@ def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvv
     lattice : Lattice
         From :meth:`Lattice.similarity`.
     kernels : mapping of name → fitted kernel
-    prep : kernelviz.views.Prepared
+    prep : kernelviz.pipeline.Prepared
         Maps the plot plane to model space.
     cancel : threading.Event, optional
         Checked before every γ: once set, the generator stops.
@@ -654,10 +653,10 @@ def similarity_fields(lattice: Lattice, kernels: Mapping[str, object], prep: kvv
                     k_gr, k_rr, k_gg = (to_reference.gram(gamma)[:, 0], float(at_reference.gram(gamma)[0, 0]),
                                         diagonal.gram(gamma))
                 else:
-                    k = kvviews.at_gamma(kernel, gamma)
+                    k = pipeline.at_gamma(kernel, gamma)
                     k_gr = kv.kernels.apply_in_chunks(k, grid_model, reference, lambda K: K[:, 0])
-                    k_rr, k_gg = float(k(reference)[0, 0]), kvviews.kernel_diagonal(k, grid_model)
-                dissimilarity, _ = kvviews.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)  # NaN where undefined
+                    k_rr, k_gg = float(k(reference)[0, 0]), pipeline.kernel_diagonal(k, grid_model)
+                dissimilarity, _ = pipeline.dissimilarity_from_kernel(k_gr, k_rr, k_gg, gamma)  # NaN where undefined
                 scale = dissimilarity_scale(dissimilarity)
                 yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(dissimilarity / scale)), scale)
         except ValueError as err:
@@ -690,7 +689,7 @@ class LatticeJob(BackgroundJob):
     lattice : Lattice
         Empty, from :meth:`Lattice.decision` or :meth:`Lattice.similarity`.
     kernels : mapping of name → fitted kernel
-    prep : kernelviz.views.Prepared
+    prep : kernelviz.pipeline.Prepared
     delay : float
         Seconds to wait before computing (see :class:`kernelviz._background.BackgroundJob`).
     """
@@ -701,7 +700,7 @@ class LatticeJob(BackgroundJob):
     #: request cancels a waiting one (:class:`kernelviz.ui.live.LiveLattices`).
     gate = threading.BoundedSemaphore(1)
 
-    def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: kvviews.Prepared, *,
+    def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared, *,
                  delay: float = 0.0):
         super().__init__(name=f"kernelviz-lattice-{lattice.kind}", delay=delay)
         self.lattice = lattice
@@ -722,7 +721,7 @@ class LatticeJob(BackgroundJob):
 # ============================================================================ the default view, as the app builds it
 
 def default_inputs(n_samples: int | None = None, names: Sequence[str] | None = None,
-                   resolution: int = 80) -> tuple[dict, kvviews.Prepared, fg.Grid]:
+                   resolution: int = 80) -> tuple[dict, pipeline.Prepared, fg.Grid]:
     """Fitted kernels, prepared data and a boundary grid for the app's default settings.
 
     Built as the app builds them (generator data, scaling, label choice, test hold-out,

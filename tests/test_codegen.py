@@ -23,7 +23,6 @@ import kernelviz as kv
 from kernelviz import codegen, pipeline, registry
 from kernelviz import figures as fg
 from kernelviz import state
-from kernelviz import views
 
 from _hostile import hostile_text
 
@@ -48,7 +47,7 @@ def handed_in(values: dict, upload: bytes | None, name: str = "my-data") -> kv.d
     if values["source"] == "upload":
         return kv.data.read(upload, name=name)
     if values["source"] == "drawn":
-        return views.drawn_dataset(values["points"])
+        return pipeline.drawn_dataset(values["points"])
     return None
 
 
@@ -59,7 +58,7 @@ class DataPoints:
         self.points = points
 
 
-def app_numbers(values: dict, upload: bytes | None = None, name: str = "my-data") -> tuple[views.Prepared, dict]:
+def app_numbers(values: dict, upload: bytes | None = None, name: str = "my-data") -> tuple[pipeline.Prepared, dict]:
     """What the app shows in ``values["view"]``, under the labels the script prints them with."""
     prep = pipeline.prepared(values, handed_in(values, upload, name), identity="test")
     view = values["view"]
@@ -83,20 +82,20 @@ def app_numbers(values: dict, upload: bytes | None = None, name: str = "my-data"
                     "regularisation ε per component": partition.epsilons_.tolist()})
     elif view == "similarity":
         if values["ref_x"] is None:  # the Similarity view's centre_reference
-            reference = tuple(round(v, 4) for v in views.default_reference(prep))
+            reference = tuple(round(v, 4) for v in pipeline.default_reference(prep))
         else:
             reference = (values["ref_x"], values["ref_y"])
         nearest = np.argsort(np.sum((prep.X_view - np.array(reference)) ** 2, axis=1))[:codegen.NEAREST_POINTS]
         for name, kernel in kernels.items():
-            panel = views.similarity_panel(name, kernel, prep, DataPoints(prep.X_view), values["log_gamma"], reference)
+            panel = pipeline.similarity_panel(name, kernel, prep, DataPoints(prep.X_view), values["log_gamma"], reference)
             out[f"{name} dissimilarity to the {codegen.NEAREST_POINTS} points nearest the reference"] = \
                 panel.dissimilarity[nearest].tolist()
             out[f"{name} median dissimilarity"] = float(np.nanmedian(panel.dissimilarity))
     elif view == "boundaries":
         grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
-        panels = [views.boundary_panel(name, kernel, prep, grid, values["log_gamma"], values["log_C"])
+        panels = [pipeline.boundary_panel(name, kernel, prep, grid, values["log_gamma"], values["log_C"])
                   for name, kernel in kernels.items()]
-        panels += [views.model_panel(name, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"],
+        panels += [pipeline.model_panel(name, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"],
                                      values["log_eta"], values["unit_kernel"])
                    for name in values["models"]]
         for panel in panels:
@@ -108,10 +107,10 @@ def app_numbers(values: dict, upload: bytes | None = None, name: str = "my-data"
             if panel.support is not None:
                 out[f"{panel.name} support vectors"] = len(panel.support)
     elif view == "kernel":
-        X, breaks = views.gram_points(prep, partition)
+        X, breaks = pipeline.gram_points(prep, partition)
         for name, kernel in kernels.items():
-            K = views.at_gamma(kernel, gamma)(X)
-            summary = views.gram_summary(name, K, breaks)
+            K = pipeline.at_gamma(kernel, gamma)(X)
+            summary = pipeline.gram_summary(name, K, breaks)
             out[f"{name} smallest eigenvalue"] = summary.row["smallest eigenvalue"]
             out[f"{name} largest eigenvalue"] = summary.row["largest eigenvalue"]
             out[f"{name} negative eigenvalues"] = summary.row["negative eigenvalues"]
@@ -127,7 +126,7 @@ def app_numbers(values: dict, upload: bytes | None = None, name: str = "my-data"
                 out[f"{name} best accuracy"] = result.scores.max()
                 out[f"{name} best cell (log10 C, log10 gamma)"] = [grid.log_Cs[i], grid.log_gammas[j]]
         else:
-            table, alpha0, _, _ = views.pf_curves({name: r.scores for name, r in results.items()})
+            table, alpha0, _, _ = pipeline.pf_curves({name: r.scores for name, r in results.items()})
             out["alpha0"] = alpha0
             for name, row in table.items():
                 out[f"{name} P_f AUC"] = row["auc"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kernelviz import lattice as kvlattice
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.ui import grid_jobs
 
 LOG_CS = np.array([-1.0, 0.5, 2.0])
@@ -20,7 +20,7 @@ CV, SEED = 3, 5
 def inputs():
     kernels, prep, _ = kvlattice.default_inputs(n_samples=80, names=("rbf", "ckrbf"))
     partition = kernels["ckrbf"].partition_
-    params = {name: kvviews.kernel_params(name, partition, "paper") for name in kernels}
+    params = {name: pipeline.kernel_params(name, partition, "paper") for name in kernels}
     return prep, params
 
 
@@ -29,7 +29,7 @@ def test_column_by_column_gives_the_scores_and_path_of_one_call(inputs):
     job = grid_jobs.GridJob(("rbf", "ckrbf"), prep, LOG_CS, LOG_GAMMAS, CV, SEED, params).result(300)
     assert set(job.finished) == {"rbf", "ckrbf"} and not job.failed and not job.partial()
     for name in ("rbf", "ckrbf"):
-        expected, expected_path = kvviews.grid_search(name, prep, LOG_CS, LOG_GAMMAS, CV, SEED, params[name])
+        expected, expected_path = pipeline.search_kernel(name, prep, LOG_CS, LOG_GAMMAS, CV, SEED, params[name])
         result, path = job.finished[name]
         np.testing.assert_array_equal(result.fold_scores, expected.fold_scores)
         np.testing.assert_array_equal(result.capped_folds, expected.capped_folds)
@@ -58,7 +58,7 @@ def test_cancel_keeps_the_finished_columns_and_searches_no_more(inputs):
     searched = np.isfinite(result.fold_scores).all(axis=(0, 2))
     assert 1 <= searched.sum() < len(many)
     assert searched[:searched.sum()].all()  # columns in order, none half done
-    expected, _ = kvviews.grid_search("rbf", prep, LOG_CS, many, CV, SEED, params["rbf"])
+    expected, _ = pipeline.search_kernel("rbf", prep, LOG_CS, many, CV, SEED, params["rbf"])
     np.testing.assert_array_equal(result.fold_scores[:, searched], expected.fold_scores[:, searched])
 
 

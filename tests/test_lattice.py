@@ -13,7 +13,7 @@ import kernelviz as kv
 from kernelviz import lattice as kvlattice
 from kernelviz import registry
 from kernelviz import state as kvstate
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 
 # float32 grid Grams: a decoded value may sit half a step plus this float32 rounding from the exact one
 FLOAT32_SLACK = 1e-4
@@ -71,7 +71,7 @@ def test_the_lattice_at_the_committed_value_has_the_sign_of_the_committed_panel(
     for name, kernel in kernels.items():
         if not lattice.ready(name):
             continue  # a kernel the lattice cannot draw says so (Failure); not this test's business
-        f = kvviews.boundary_panel(name, kernel, prep, grid, log_gamma, log_C).values
+        f = pipeline.boundary_panel(name, kernel, prep, grid, log_gamma, log_C).values
         decoded = lattice.codec.decode(lattice.codes[(name, "log_gamma")][index]).ravel()
         nonzero = f != 0
         agree = np.mean(np.sign(decoded[nonzero]) == np.sign(f[nonzero]))
@@ -96,7 +96,7 @@ def test_gamma_lattice_equals_the_boundary_panel_at_that_gamma(small, decision, 
     kernels, prep, grid = small
     log_gamma = decision.axes["log_gamma"][index]
     for name, kernel in kernels.items():
-        panel = kvviews.boundary_panel(name, kernel, prep, grid, log_gamma, decision.log_C)
+        panel = pipeline.boundary_panel(name, kernel, prep, grid, log_gamma, decision.log_C)
         expected = np.clip(panel.values, -kvlattice.DECISION_RANGE, kvlattice.DECISION_RANGE)
         decoded = decision.codec.decode(decision.codes[(name, "log_gamma")][index]).ravel()
         assert np.max(np.abs(decoded - expected)) <= decision.codec.step / 2 + FLOAT32_SLACK, (name, log_gamma)
@@ -107,7 +107,7 @@ def test_C_lattice_equals_the_boundary_panel_at_the_current_gamma(small, decisio
     kernels, prep, grid = small
     log_C = decision.axes["log_C"][index]
     for name, kernel in kernels.items():
-        panel = kvviews.boundary_panel(name, kernel, prep, grid, decision.log_gamma, log_C)
+        panel = pipeline.boundary_panel(name, kernel, prep, grid, decision.log_gamma, log_C)
         expected = np.clip(panel.values, -kvlattice.DECISION_RANGE, kvlattice.DECISION_RANGE)
         decoded = decision.codec.decode(decision.codes[(name, "log_C")][index]).ravel()
         assert np.max(np.abs(decoded - expected)) <= decision.codec.step / 2 + FLOAT32_SLACK, (name, log_C)
@@ -115,14 +115,14 @@ def test_C_lattice_equals_the_boundary_panel_at_the_current_gamma(small, decisio
 
 def test_kernels_without_a_gamma_family_build_their_gram_per_gamma(small):
     _, prep, grid = small
-    kernel = kvviews.fit_kernel("lppk", prep.X_model, None, "paper")
+    kernel = pipeline.kernel_on_points("lppk", prep.X_model, None, "paper")
     lattice = kvlattice.Lattice.decision(["lppk"], grid, log_gamma=0.0, log_C=0.0, step=1.0)
     for item in kvlattice.decision_fields(lattice, {"lppk": kernel}, prep):
         lattice.add(item)
     assert lattice.ready("lppk")
     for index in (0, 3):
         log_gamma = lattice.axes["log_gamma"][index]
-        expected = np.clip(kvviews.boundary_panel("lppk", kernel, prep, grid, log_gamma, 0.0).values, -3, 3)
+        expected = np.clip(pipeline.boundary_panel("lppk", kernel, prep, grid, log_gamma, 0.0).values, -3, 3)
         decoded = lattice.codec.decode(lattice.codes[("lppk", "log_gamma")][index]).ravel()
         assert np.max(np.abs(decoded - expected)) <= lattice.codec.step / 2 + FLOAT32_SLACK
 
@@ -184,7 +184,7 @@ class _FailsAboveGamma:
     def __call__(self, X, Y=None):
         if self.gamma > self.limit:
             raise ValueError(f"This kernel cannot be evaluated at γ = {self.gamma:g}.")
-        return kvviews.at_gamma(self.inner, self.gamma)(X, Y)
+        return pipeline.at_gamma(self.inner, self.gamma)(X, Y)
 
 
 def test_a_kernel_failing_at_some_gamma_is_marked_failed_and_the_others_go_on(small):
@@ -223,9 +223,9 @@ def test_with_three_classes_each_cell_holds_the_class_the_panel_predicts(small):
     value, exactly as the committed panel draws it (its class indices)."""
     _, _, grid = small
     X, y = kv.data.make("blobs", n_samples=90, random_state=0, n_classes=3)
-    prep = kvviews.prepare(kv.data.Dataset(X, y, name="blobs"), "blobs", "zscore", "projection", "all", 1.0, 0, 0.3)
+    prep = pipeline.prepare_dataset(kv.data.Dataset(X, y, name="blobs"), "blobs", "zscore", "projection", "all", 1.0, 0, 0.3)
     grid = kv.figures.grid_over(prep.X_view, 30)
-    kernels = {name: kvviews.fit_kernel(name, prep.X_model, None, "paper") for name in ("rbf", "lap")}
+    kernels = {name: pipeline.kernel_on_points(name, prep.X_model, None, "paper") for name in ("rbf", "lap")}
     assert kvlattice.training_classes(prep) == 3
     lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.0, log_C=0.0, step=1.5, classes=3)
     for item in kvlattice.decision_fields(lattice, kernels, prep):
@@ -235,7 +235,7 @@ def test_with_three_classes_each_cell_holds_the_class_the_panel_predicts(small):
         for axis in ("log_gamma", "log_C"):
             for index, value in enumerate(lattice.axes[axis]):
                 log_gamma, log_C = (value, 0.0) if axis == "log_gamma" else (0.0, value)
-                panel = kvviews.boundary_panel(name, kernel, prep, grid, log_gamma, log_C)
+                panel = pipeline.boundary_panel(name, kernel, prep, grid, log_gamma, log_C)
                 assert panel.multiclass
                 np.testing.assert_array_equal(lattice.codes[(name, axis)][index].ravel(), panel.values)
     with pytest.raises(ValueError, match="made for 2 classes, but the training points hold 3"):
@@ -249,7 +249,7 @@ def test_bad_input_is_refused_with_a_sentence(small):
         next(kvlattice.decision_fields(lattice, kernels, prep))
     with pytest.raises(ValueError, match="needs a similarity lattice"):
         next(kvlattice.similarity_fields(lattice, kernels, prep))
-    one_class = kvviews.prepare(kv.data.Dataset(prep.X_model[:20], np.ones(20), name="one"), "one", "none",
+    one_class = pipeline.prepare_dataset(kv.data.Dataset(prep.X_model[:20], np.ones(20), name="one"), "one", "none",
                                 "projection", "all", 1.0, 0, 0.3)
     with pytest.raises(ValueError, match="at least two classes"):
         next(kvlattice.decision_fields(kvlattice.Lattice.decision(["rbf"], grid, 0.0, 0.0), kernels, one_class))
@@ -259,8 +259,8 @@ def test_bad_input_is_refused_with_a_sentence(small):
 def test_similarity_lattice_equals_the_similarity_panel(small, names):
     kernels, prep, _ = small
     if names == ("lppk",):
-        kernels = {"lppk": kvviews.fit_kernel("lppk", prep.X_model, None, "paper")}
-    reference = kvviews.default_reference(prep)
+        kernels = {"lppk": pipeline.kernel_on_points("lppk", prep.X_model, None, "paper")}
+    reference = pipeline.default_reference(prep)
     grid = kv.figures.grid_over(prep.X_view, 30, extra=np.array([reference]))
     lattice = kvlattice.Lattice.similarity(names, grid, log_gamma=0.0, reference=reference, step=1.0)
     for item in kvlattice.similarity_fields(lattice, kernels, prep):
@@ -268,7 +268,7 @@ def test_similarity_lattice_equals_the_similarity_panel(small, names):
     assert lattice.complete and not lattice.failed
     for name in names:
         for index, log_gamma in enumerate(lattice.axes["log_gamma"]):
-            panel = kvviews.similarity_panel(name, kernels[name], prep, grid, log_gamma, reference)
+            panel = pipeline.similarity_panel(name, kernels[name], prep, grid, log_gamma, reference)
             codes, scale = lattice.codes[(name, "log_gamma")][index].ravel(), lattice.scales[(name, "log_gamma")][index]
             decoded = lattice.codec.decode(codes) * scale
             np.testing.assert_array_equal(np.isnan(decoded), np.isnan(panel.dissimilarity))
@@ -289,14 +289,14 @@ def test_far_level_curves_survive_a_large_gamma(small):
     """At γ = 100 the shaded similarity is below one code of [0, 1] beyond d ≈ 0.24: a lattice of s lost
     every level curve past it, where the dissimilarity the view draws still spans the whole plane."""
     kernels, prep, _ = small
-    reference = kvviews.default_reference(prep)
+    reference = pipeline.default_reference(prep)
     grid = kv.figures.grid_over(prep.X_view, 30, extra=np.array([reference]))
     lattice = kvlattice.Lattice.similarity(["rbf"], grid, log_gamma=2.0, reference=reference, step=1.0)
     for item in kvlattice.similarity_fields(lattice, kernels, prep):
         lattice.add(item)
     index = int(np.flatnonzero(lattice.axes["log_gamma"] == 2.0)[0])
     codes = lattice.codes[("rbf", "log_gamma")][index]
-    panel = kvviews.similarity_panel("rbf", kernels["rbf"], prep, grid, 2.0, reference)
+    panel = pipeline.similarity_panel("rbf", kernels["rbf"], prep, grid, 2.0, reference)
     far = panel.dissimilarity > 0.5
     assert far.any() and np.all(panel.similarity[far] < 1 / 254)
     assert len(np.unique(codes.ravel()[far])) > 50  # distinct levels out there, not one code
@@ -308,7 +308,7 @@ def test_large_dual_coefficients_keep_the_field_within_half_a_step(small):
     lattice = kvlattice.Lattice.decision(["rbf"], grid, log_gamma=-2.0, log_C=4.0, step=1.0)
     for item in kvlattice.decision_fields(lattice, kernels, prep):
         lattice.add(item)
-    panel = kvviews.boundary_panel("rbf", kernels["rbf"], prep, grid, -2.0, 4.0)
+    panel = pipeline.boundary_panel("rbf", kernels["rbf"], prep, grid, -2.0, 4.0)
     expected = np.clip(panel.values, -kvlattice.DECISION_RANGE, kvlattice.DECISION_RANGE)
     for axis, index in (("log_gamma", 1), ("log_C", -1)):
         assert lattice.axes[axis][index] == {"log_gamma": -2.0, "log_C": 4.0}[axis]
@@ -407,7 +407,7 @@ def test_a_C_step_keeps_the_C_lattice_and_other_grids_or_kinds_reuse_nothing(sma
 
 def test_a_similarity_lattice_around_the_same_reference_is_reused_whole_after_a_gamma_step(small):
     kernels, prep, _ = small
-    reference = kvviews.default_reference(prep)
+    reference = pipeline.default_reference(prep)
     grid = kv.figures.grid_over(prep.X_view, 20, extra=np.array([reference]))
     first = kvlattice.Lattice.similarity(list(kernels), grid, log_gamma=0.0, reference=reference)
     _filled(first, kvlattice.similarity_fields(first, kernels, prep))
@@ -440,7 +440,7 @@ def test_a_background_job_cancelled_while_it_waits_computes_nothing(small):
 
 @pytest.mark.parametrize("name", ["mkRBF", "MPM", "KFD"])
 def test_a_models_fields_are_its_own_panels_at_each_lattice_value(small, name):
-    """A model previews from the function that draws its panel (kernelviz.views.model_panel): at every
+    """A model previews from the function that draws its panel (kernelviz.pipeline.model_panel): at every
     lattice value the codes are that panel's f (an SVM model's) or f over the scale its tints saturate
     at (a model without margins: KFD's f is nowhere near ±3); along an axis the model does not take
     (MPM and KFD have no C) the field is the figure's own."""
@@ -455,7 +455,7 @@ def test_a_models_fields_are_its_own_panels_at_each_lattice_value(small, name):
             log_gamma, log_C = (value, 0.0) if axis == "log_gamma" else (0.0, value)
             if not model.takes("C"):
                 log_C = 0.0
-            panel = kvviews.model_panel(name, prep, grid, log_gamma, log_C, 0)
+            panel = pipeline.model_panel(name, prep, grid, log_gamma, log_C, 0)
             codes, scale = lattice.codes[(name, axis)][index], lattice.scales[(name, axis)][index]
             expected, expected_scale = kvlattice.panel_codes(panel, grid)
             assert scale == pytest.approx(expected_scale)

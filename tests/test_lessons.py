@@ -15,7 +15,6 @@ import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import lessons, registry
 from kernelviz import state
-from kernelviz import views
 from kernelviz.references import PAPERS
 from kernelviz import pipeline  # the data and partition stages as the app runs them
 from kernelviz.ui import lesson_grids  # the heavy steps' searches, shipped with the app
@@ -80,7 +79,7 @@ def test_every_step_uses_the_apps_settings_and_points_at_something_on_its_page(n
 @pytest.mark.parametrize("name, k", ALL_STEPS)
 def test_generator_parameters_of_a_step_are_ones_the_apps_widgets_keep(name, k):
     values = lessons.get(name).step(k).applied()
-    clean, problems = views.check_generator_params(values["generator"], values["gen_params"])
+    clean, problems = pipeline.check_generator_params(values["generator"], values["gen_params"])
     assert problems == [] and clean == values["gen_params"]
 
 
@@ -181,18 +180,18 @@ def test_a_missing_number_is_named():
 
 def boundary_panels(values, prep, partition):
     grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
-    panels = [views.boundary_panel(n, views.fit_kernel(n, prep.X_model, partition, values["normalize"]), prep, grid,
+    panels = [pipeline.boundary_panel(n, pipeline.kernel_on_points(n, prep.X_model, partition, values["normalize"]), prep, grid,
                                    values["log_gamma"], values["log_C"]) for n in values["kernels"]]
-    return panels + [views.model_panel(n, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"])
+    return panels + [pipeline.model_panel(n, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"])
                      for n in values["models"]]
 
 
 def kernel_view(values, prep, partition):
     """The Kernel matrix view's points, fitted kernels at the step's γ, and results."""
-    X, breaks = views.gram_points(prep, partition)
-    kernels = {n: views.at_gamma(views.fit_kernel(n, prep.X_model, partition, values["normalize"]),
+    X, breaks = pipeline.gram_points(prep, partition)
+    kernels = {n: pipeline.at_gamma(pipeline.kernel_on_points(n, prep.X_model, partition, values["normalize"]),
                                  10.0 ** values["log_gamma"]) for n in values["kernels"]}
-    results = lessons.gram_results([views.gram_summary(n, k(X), breaks) for n, k in kernels.items()])
+    results = lessons.gram_results([pipeline.gram_summary(n, k(X), breaks) for n, k in kernels.items()])
     return X, kernels, results
 
 
@@ -217,8 +216,8 @@ def test_every_light_step_computes_and_its_sentence_can_be_written(name, k):
     elif step.view == "similarity":
         grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION)
         for n in values["kernels"]:
-            views.similarity_panel(n, views.fit_kernel(n, prep.X_model, partition, values["normalize"]), prep, grid,
-                                   values["log_gamma"], views.default_reference(prep))
+            pipeline.similarity_panel(n, pipeline.kernel_on_points(n, prep.X_model, partition, values["normalize"]), prep, grid,
+                                   values["log_gamma"], pipeline.default_reference(prep))
         results = {}
     else:
         results = {}
@@ -398,9 +397,9 @@ def _step_figure(name: str, k: int):
 
     if view == "boundaries":
         grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
-        panels = [views.boundary_panel(n, kernel(n), prep, grid, values["log_gamma"], values["log_C"])
+        panels = [pipeline.boundary_panel(n, kernel(n), prep, grid, values["log_gamma"], values["log_C"])
                   for n in values["kernels"]]
-        panels += [views.model_panel(n, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"],
+        panels += [pipeline.model_panel(n, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"],
                                      values["log_eta"], values["unit_kernel"]) for n in values["models"]]
         truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
         figure = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
@@ -409,16 +408,16 @@ def _step_figure(name: str, k: int):
         return figure, [p.name for p in panels], lessons.boundary_results(panels)
     if view == "similarity":
         lo, hi = state.bounds("ref_x")  # the app's reference: the data point nearest the centre, on its inputs
-        reference = tuple(float(np.clip(round(v, 4), lo, hi)) for v in views.default_reference(prep))
+        reference = tuple(float(np.clip(round(v, 4), lo, hi)) for v in pipeline.default_reference(prep))
         grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION, extra=np.array([reference]))
-        panels = [views.similarity_panel(n, kernel(n), prep, grid, values["log_gamma"], reference)
+        panels = [pipeline.similarity_panel(n, kernel(n), prep, grid, values["log_gamma"], reference)
                   for n in values["kernels"]]
         figure = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled,
                                       mode=values["sim_mode"], classes=prep.legend_classes)
         return figure, [p.name for p in panels], {}
     if view == "kernel":
-        X, breaks = views.gram_points(prep, partition)
-        summaries = [views.gram_summary(n, views.at_gamma(kernel(n), 10.0 ** values["log_gamma"])(X), breaks)
+        X, breaks = pipeline.gram_points(prep, partition)
+        summaries = [pipeline.gram_summary(n, pipeline.at_gamma(kernel(n), 10.0 ** values["log_gamma"])(X), breaks)
                      for n in values["kernels"]]
         results = lessons.gram_results(summaries)
         for s in summaries:
@@ -435,9 +434,9 @@ def _step_figure(name: str, k: int):
     grids = {n: lesson_grids.load(n, values, prep, partition) for n in values["kernels"]}
     spec = pipeline.GridSpec.from_settings(values)
     log_Cs, log_gammas = np.array(spec.log_Cs), np.array(spec.log_gammas)
-    table, alpha0, _, curves = views.pf_curves({n: result.scores for n, (result, _) in grids.items()})
+    table, alpha0, _, curves = pipeline.pf_curves({n: result.scores for n, (result, _) in grids.items()})
     if view == "grid":
-        return fg.grid_search_figure(views.grid_panels(grids, log_Cs, log_gammas), log_Cs, log_gammas), \
+        return fg.grid_search_figure(pipeline.grid_panels(grids, log_Cs, log_gammas), log_Cs, log_gammas), \
             values["kernels"], table
     return fg.pf_figure(curves, alpha0, {n: t["auc"] for n, t in table.items()}), [], table  # one plot, no panels
 

@@ -19,7 +19,6 @@ import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import lessons, pipeline, registry
 from kernelviz import state as kvstate
-from kernelviz import views
 from kernelviz.references import PAPERS
 from kernelviz.ui import anatomy as ui_anatomy
 from kernelviz.ui import caches, lesson_grids, takeaway, teach
@@ -204,14 +203,14 @@ def test_the_mcpm_bound_step_reads_alpha_from_the_panels():
 
 def test_eta_moves_cksvmnda_and_alpha_is_a_number_on_the_panel():
     X, y = kv.data.make("moons", noise=0.3, random_state=0)
-    prep = views.prepare(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
+    prep = pipeline.prepare_dataset(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
     grid = fg.grid_over(prep.X_view, 20)
-    small = views.model_panel("CKSVMNDA", prep, grid, 0.0, 0.0, 0, log_eta=-6.0)
-    large = views.model_panel("CKSVMNDA", prep, grid, 0.0, 0.0, 0, log_eta=2.0)
+    small = pipeline.model_panel("CKSVMNDA", prep, grid, 0.0, 0.0, 0, log_eta=-6.0)
+    large = pipeline.model_panel("CKSVMNDA", prep, grid, 0.0, 0.0, 0, log_eta=2.0)
     direct = kv.models.CKSVMNDA(gamma=1.0, C=1.0, eta=100.0).fit(prep.X_model[prep.train], prep.y[prep.train])
     assert np.allclose(large.values, direct.decision_function(prep.to_model(grid.points)))
     assert not np.allclose(small.values, large.values)
-    mcpm = views.model_panel("MCPM", prep, grid, -1.0, 0.0, 0, unit_kernel="lppk")
+    mcpm = pipeline.model_panel("MCPM", prep, grid, -1.0, 0.0, 0, unit_kernel="lppk")
     model = kv.models.MCPM(gamma=0.1, kernel="lppk", random_state=0).fit(prep.X_model[prep.train], prep.y[prep.train])
     assert mcpm.alpha == pytest.approx(model.alpha_)
     assert lessons.boundary_results([mcpm])["MCPM"]["alpha"] == mcpm.alpha
@@ -398,9 +397,9 @@ def test_the_terms_of_the_chosen_point_add_up_to_the_panels_f():
     title = terms["layout"]["annotations"][0]["text"]
     value = float(re.search(r"f\(x\) = ([+−-]?\d+\.\d+)", title).group(1).replace("−", "-"))
     X, y = kv.data.make("moons", random_state=0)
-    prep = views.prepare(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
+    prep = pipeline.prepare_dataset(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
     grid = fg.Grid(np.array([0.5]), np.array([0.2]))
-    panel = views.boundary_panel("rbf", views.fit_kernel("rbf", prep.X_model, None, "paper"), prep, grid, 0.0, 0.0)
+    panel = pipeline.boundary_panel("rbf", pipeline.kernel_on_points("rbf", prep.X_model, None, "paper"), prep, grid, 0.0, 0.0)
     assert value == pytest.approx(float(panel.values[0]), abs=1e-3)
 
 
@@ -451,17 +450,17 @@ def test_text_labels_name_the_classes_in_the_legend_the_summary_and_the_download
     assert_clean(at)
     legend = [t["name"] for t in charts(at)[0]["data"] if t.get("name")]
     assert "cat (train)" in legend and "dog (train)" in legend
-    prep = views.prepare(kv.data.read(csv.encode(), name="pets"), "p", "zscore", "projection", "all", 1.0, 0, 0.0)
+    prep = pipeline.prepare_dataset(kv.data.read(csv.encode(), name="pets"), "p", "zscore", "projection", "all", 1.0, 0, 0.0)
     export = kv.data.Dataset(prep.X_raw, prep.y, name="pets", class_names=prep.class_names)
     assert "cat" in kv.data.to_csv(export) and "dog" in kv.data.to_csv(export)
 
 
 def test_support_vectors_at_the_bound_c_are_drawn_apart_from_free_ones():
     X, y = kv.data.make("moons", noise=0.3, random_state=0)
-    prep = views.prepare(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
+    prep = pipeline.prepare_dataset(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
     grid = fg.grid_over(prep.X_view, 10)
     C = 1.0
-    panel = views.boundary_panel("rbf", views.fit_kernel("rbf", prep.X_model, None, "paper"), prep, grid, 0.0, 0.0)
+    panel = pipeline.boundary_panel("rbf", pipeline.kernel_on_points("rbf", prep.X_model, None, "paper"), prep, grid, 0.0, 0.0)
     assert np.array_equal(panel.bounded, np.isclose(panel.dual, C, rtol=1e-9))
     assert 0 < panel.bounded.sum() < len(panel.bounded)  # both kinds on noisy moons at C = 1
     (rings,) = [t for t in fg.boundary_figure([panel], grid).data if t.legendgroup == "sv"]

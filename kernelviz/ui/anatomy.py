@@ -14,7 +14,7 @@ import streamlit as st
 
 from kernelviz import anatomy
 from kernelviz import figures as fg
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.outside import plain
 from kernelviz.ui import caches, takeaway
 from kernelviz.ui.widgets import number_input
@@ -25,7 +25,7 @@ TOP_TERMS = 8
 BOX_KEY = "anatomy_open"
 
 
-def section(prep: kvviews.Prepared, values: dict, kernels: dict, kernel_keys: dict, grid: fg.Grid) -> None:
+def section(prep: pipeline.Prepared, values: dict, kernels: dict, kernel_keys: dict, grid: fg.Grid) -> None:
     """The point's terms under every kernel, and the build-up of one kernel's f.
 
     ``kernels`` maps the kernels shown to their fitted objects, ``kernel_keys`` to their cache

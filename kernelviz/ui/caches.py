@@ -18,10 +18,9 @@ import streamlit as st
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import pipeline
-from kernelviz import views as kvviews
 from kernelviz.session import read_only
 from kernelviz.ui import lesson_grids
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 
 def backend_key() -> int:
@@ -79,7 +78,7 @@ def get_kernel(name: str, prep: Prepared, values: dict, partition):
 def gamma_families(name: str, data_key: str, kkey: tuple, grid_key: tuple, _kernel, _prep: Prepared, _grid_model):
     """γ-free parts of a boundary panel's Gram matrices, computed once per data/partition:
     a γ change then costs one ``exp`` per matrix."""
-    return read_only(kvviews.gamma_families(_kernel, _prep, _grid_model))
+    return read_only(pipeline.gamma_families(_kernel, _prep, _grid_model))
 
 
 @st.cache_resource(show_spinner=False, max_entries=96)
@@ -88,20 +87,20 @@ def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_g
     def cached_families(grid_model: np.ndarray) -> dict:
         return gamma_families(name, data_key, kkey, grid_key, _kernel, _prep, grid_model)
 
-    return read_only(kvviews.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families))
+    return read_only(pipeline.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
                 log_eta: float, unit_kernel: str, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ, C, η and unit kernel, on the same grid."""
-    return read_only(kvviews.model_panel(name, _prep, _grid, log_gamma, log_C, seed, log_eta, unit_kernel))
+    return read_only(pipeline.model_panel(name, _prep, _grid, log_gamma, log_C, seed, log_eta, unit_kernel))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float,
                      reference: tuple, _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.SimilarityPanel:
-    return read_only(kvviews.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference))
+    return read_only(pipeline.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -110,9 +109,9 @@ def fitted_svm(name: str, data_key: str, kernel_key: tuple, log_gamma: float, lo
     """(SVC, kernel at γ) of one panel, fitted on the training points as the panel's SVM is."""
     from kernelviz import _svm  # scikit-learn: imported by the first fit, not at the app's start
 
-    kernel = kvviews.at_gamma(_kernel, 10.0 ** log_gamma)
+    kernel = pipeline.at_gamma(_kernel, 10.0 ** log_gamma)
     X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
-    svc = _svm.fit_svm(kernel(X_train), y_train, C=10.0 ** log_C, max_iter=kvviews.SVM_MAX_ITER)
+    svc = _svm.fit_svm(kernel(X_train), y_train, C=10.0 ** log_C, max_iter=pipeline.SVM_MAX_ITER)
     return read_only(svc), kernel
 
 

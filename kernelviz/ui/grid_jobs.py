@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz._background import BackgroundJob
 from kernelviz.session import mark_fragment_rerun
 from kernelviz.ui import pollers, session_end
@@ -36,26 +36,26 @@ class GridJob(BackgroundJob):
     ----------
     names : sequence of str
         Kernels, searched in this order.
-    prep : kernelviz.views.Prepared
+    prep : kernelviz.pipeline.Prepared
         Trains on every labeled point; the unlabeled ones go to each kernel's unsupervised part.
     log_Cs, log_gammas : array
         log₁₀ of the grid's axes.
     cv, seed : int
         Folds and their seed (the seed also fits the kernels' partitions, as in ``grid_search``).
     params : mapping of name → dict
-        Each kernel's further arguments (:func:`kernelviz.views.kernel_params`).
+        Each kernel's further arguments (:func:`kernelviz.pipeline.kernel_params`).
 
     Attributes
     ----------
     finished : dict of name → (GridResult, path)
-        Kernels whose every column is done, as :func:`kernelviz.views.grid_search` returns them.
+        Kernels whose every column is done, as :func:`kernelviz.pipeline.grid_search` returns them.
     failed : dict of name → str
         Kernels that could not be searched, and why.
     error : BaseException or None
         A bug in the computation, kept (the thread must not lose it).
     """
 
-    def __init__(self, names: Sequence[str], prep: kvviews.Prepared, log_Cs: np.ndarray, log_gammas: np.ndarray,
+    def __init__(self, names: Sequence[str], prep: pipeline.Prepared, log_Cs: np.ndarray, log_gammas: np.ndarray,
                  cv: int, seed: int, params: Mapping[str, dict]):
         self.names = tuple(names)
         self.prep = prep
@@ -103,7 +103,7 @@ class GridJob(BackgroundJob):
             with self._lock:
                 self._columns[name] = partial
         result = self._columns[name]
-        path = kvviews.keerthi_lin_path(prep, result)
+        path = pipeline.keerthi_lin_path(prep, result)
         with self._lock:
             self.finished[name] = (result, path)
             del self._columns[name]
@@ -187,13 +187,13 @@ session_end.RELEASERS.append(release)
 def hand_over(store, keep) -> None:
     """Give each kernel the job finished (or could not search) to ``keep(key, result)``, once.
 
-    ``keep`` receives ``(result, path)`` or a :class:`kernelviz.views.GridFailure`.
+    ``keep`` receives ``(result, path)`` or a :class:`kernelviz.pipeline.GridFailure`.
     """
     session_job = store.get(JOB_KEY)
     if session_job is None:
         return
     job = session_job.job
-    for name, result in list(job.finished.items()) + [(n, kvviews.GridFailure(r)) for n, r in job.failed.items()]:
+    for name, result in list(job.finished.items()) + [(n, pipeline.GridFailure(r)) for n, r in job.failed.items()]:
         if name not in session_job.handed_over:
             keep(session_job.keys[name], result)
             session_job.handed_over.add(name)

@@ -24,7 +24,6 @@ import numpy as np
 
 import kernelviz as kv
 from kernelviz import lessons, pipeline, registry
-from kernelviz import views as kvviews
 
 STORE = Path(__file__).with_name("lesson_grids.npz")
 
@@ -74,7 +73,7 @@ def stored_keys(store: Path = STORE) -> frozenset[str]:
         return frozenset(entry.split("/")[0] for entry in stored.files)
 
 
-def load(name: str, values: Mapping[str, Any], prep: kvviews.Prepared, partition, store: Path = STORE):
+def load(name: str, values: Mapping[str, Any], prep: pipeline.Prepared, partition, store: Path = STORE):
     """The stored search of kernel ``name`` under ``values`` as ``views.grid_search`` returns it
     (result, Keerthi–Lin path), or None when none is stored for exactly these settings."""
     key = store_key(name, values)
@@ -83,7 +82,7 @@ def load(name: str, values: Mapping[str, Any], prep: kvviews.Prepared, partition
     with np.load(store) as stored:
         arrays = {field: stored[f"{key}/{field}"] for field in FIELDS}
         C_tilde = stored[f"{key}/{PATH_FIELD}"] if f"{key}/{PATH_FIELD}" in stored.files else None
-    params = kvviews.kernel_params(name, partition, values["normalize"])
+    params = pipeline.kernel_params(name, partition, values["normalize"])
     result = kv.evaluation.GridResult(
         kernel=name, **arrays, cv=values["cv"], random_state=values["cv_seed"],
         max_iter=kv.evaluation.DEFAULT_MAX_ITER, kernel_params=params,

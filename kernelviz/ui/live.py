@@ -273,7 +273,7 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
     Parameters
     ----------
     kind : {"decision", "similarity"}
-    prep : kernelviz.views.Prepared
+    prep : kernelviz.pipeline.Prepared
     kernels : dict of name → fitted kernel or :class:`kernelviz.lattice.Model`
         The kernels and models whose panels preview (those the figure drew).
     grid : kernelviz.figures.Grid

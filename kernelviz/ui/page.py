@@ -17,7 +17,6 @@ import streamlit as st
 import kernelviz as kv
 from kernelviz import pipeline
 from kernelviz import state as kvstate
-from kernelviz import views as kvviews
 from kernelviz.session import Session, describe_values, mark_fragment_rerun, write_settings
 from kernelviz.ui import live, pollers, session_end, teach
 
@@ -63,7 +62,7 @@ def generator_keys(generator: str) -> dict[str, str]:
 def set_generator_params(generator: str, params: dict) -> list[str]:
     """Put a generator's parameters in their widgets' keys (defaults for the rest); return
     why any given value was left out (one a widget cannot show or the generator refuses)."""
-    clean, problems = kvviews.check_generator_params(generator, params)
+    clean, problems = pipeline.check_generator_params(generator, params)
     defaults = kv.data.GENERATORS.get(generator, {})
     for param, key in generator_keys(generator).items():
         st.session_state[key] = clean.get(param, defaults[param])

@@ -13,11 +13,10 @@ import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import pipeline
-from kernelviz import views as kvviews
 from kernelviz.outside import message, plain
 from kernelviz.ui import caches, grid_jobs, lesson_grids, session_end
 from kernelviz.ui.page import fail_and_restore, session
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 
 def start_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
@@ -26,7 +25,7 @@ def start_grids(prep: Prepared, values: dict, names: list[str], partition) -> No
     The grid's kernels use the very partition the other views show (fitted on every point).
     """
     grid = pipeline.GridSpec.from_settings(values)
-    params = {name: kvviews.kernel_params(name, partition, values["normalize"]) for name in names}
+    params = {name: pipeline.kernel_params(name, partition, values["normalize"]) for name in names}
     job = grid_jobs.GridJob(names, prep, np.array(grid.log_Cs), np.array(grid.log_gammas), grid.cv, grid.cv_seed,
                             params)
     grid_jobs.start(session_end.store(), {name: caches.grid_key(name, prep, values) for name in names}, job)
@@ -36,14 +35,14 @@ def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, 
     """(name → finished search, name → why it failed) of the kernels searched with these settings."""
     stored = {n: session().stored_grid(caches.grid_key(n, prep, values)) for n in names}
     found = {n: grid for n, grid in stored.items() if grid is not None}
-    return ({n: g for n, g in found.items() if not isinstance(g, kvviews.GridFailure)},
-            {n: g for n, g in found.items() if isinstance(g, kvviews.GridFailure)})
+    return ({n: g for n, g in found.items() if not isinstance(g, pipeline.GridFailure)},
+            {n: g for n, g in found.items() if isinstance(g, pipeline.GridFailure)})
 
 
 def check_grid_settings(prep: Prepared, values: dict) -> bool:
     """Refuse folds the labeled points cannot fill: say why, and go back to the grid settings that worked."""
     try:
-        kvviews.check_folds(prep, values["cv"])
+        pipeline.check_folds(prep, values["cv"])
     except ValueError as err:
         # the folds are what the labeled points cannot fill: the other grid settings stay
         fail_and_restore("grid", ("cv",), err)

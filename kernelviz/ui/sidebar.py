@@ -11,7 +11,7 @@ import streamlit as st
 
 import kernelviz as kv
 from kernelviz import state as kvstate
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.ui import live, teach
 from kernelviz.ui.page import SIDEBAR_GAMMA_C, apply_values, current_settings, generator_keys, page_query, session
 from kernelviz.ui.widgets import choice, number_input, slider, toggle
@@ -66,7 +66,7 @@ def data_section(sb) -> None:
             for i, (param, key) in enumerate(generator_keys(generator).items()):
                 if key not in st.session_state:
                     st.session_state[key] = defaults[param]
-                cols[i % 2].number_input(param.replace("_", " "), key=key, **kvviews.generator_param_bounds(param))
+                cols[i % 2].number_input(param.replace("_", " "), key=key, **pipeline.generator_param_bounds(param))
             number_input("Seed", "data_seed", step=1)
         elif source == "sample":
             st.selectbox("Sample", kvstate.BY_NAME["sample"].choices(), key="sample",
@@ -118,7 +118,7 @@ def kernels_section(sb) -> None:
         models = st.session_state.get("models") or ()
         if "CKSVMNDA" in models:
             slider("log₁₀ η (CKSVMNDA)", "log_eta", step=0.5, format="%.1f")
-        if any(m in kvviews.UNIT_KERNEL_MODELS for m in models):
+        if any(m in pipeline.UNIT_KERNEL_MODELS for m in models):
             choice("radio", "Unit kernel (SCM, MCPM)", "unit_kernel", horizontal=True)
 
 

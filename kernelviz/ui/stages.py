@@ -11,11 +11,10 @@ import streamlit as st
 
 import kernelviz as kv
 from kernelviz import pipeline
-from kernelviz import views as kvviews
 from kernelviz.outside import message
 from kernelviz.ui import caches
 from kernelviz.ui.page import busy, data_settings, fail_and_restore, session
-from kernelviz.views import NoDataYet, Prepared
+from kernelviz.pipeline import NoDataYet, Prepared
 
 
 def handle_upload() -> None:
@@ -30,7 +29,7 @@ def handle_upload() -> None:
         return
     st.session_state["_upload_seen"] = (digest, file.name)
     try:
-        kvviews.check_upload(caches.uploaded(digest, file.name, raw), file.name)
+        pipeline.check_upload(caches.uploaded(digest, file.name, raw), file.name)
     except Exception as err:  # noqa: BLE001 - any failure to read a user's file is shown, never raised
         session().flash(f"Could not use {file.name!r}: {err} The previous data are kept.")
         return
@@ -51,7 +50,7 @@ def handed_in(values: dict) -> tuple[kv.data.Dataset | None, str | None]:
         digest, upload_name, raw = st.session_state["_upload"]
         return caches.uploaded(digest, upload_name, raw), f"{digest}:{upload_name}"
     points = np.asarray(values["points"], dtype=float)
-    return kvviews.drawn_dataset(points), hashlib.sha1(points.tobytes()).hexdigest()
+    return pipeline.drawn_dataset(points), hashlib.sha1(points.tobytes()).hexdigest()
 
 
 def load_prepared(values: dict) -> Prepared:

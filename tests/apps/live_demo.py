@@ -21,7 +21,7 @@ import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import lattice as kvlattice
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.components import plot
 from kernelviz.ui import live
 
@@ -32,7 +32,7 @@ st.set_page_config(page_title="kernelviz live preview demo", layout="wide")
 def default_lattice(n_samples: int, kind: str):
     kernels, prep, grid = kvlattice.default_inputs(n_samples=n_samples)
     if kind == "similarity":
-        reference = kvviews.default_reference(prep)
+        reference = pipeline.default_reference(prep)
         grid = fg.grid_over(prep.X_view, 80, extra=np.array([reference]))
         lattice = kvlattice.Lattice.similarity(list(kernels), grid, log_gamma=0.0, reference=reference)
     else:
@@ -45,11 +45,11 @@ def figure(n_samples: int, kind: str, log_gamma: float, log_C: float) -> dict:
     lattice, kernels, prep = default_lattice(n_samples, kind)
     grid = lattice.grid
     if kind == "similarity":
-        panels = [kvviews.similarity_panel(name, kernel, prep, grid, log_gamma, lattice.reference)
+        panels = [pipeline.similarity_panel(name, kernel, prep, grid, log_gamma, lattice.reference)
                   for name, kernel in kernels.items()]
         fig = fg.similarity_figure(panels, grid, lattice.reference, prep.X_view, prep.y, prep.labeled)
     else:
-        panels = [kvviews.boundary_panel(name, kernel, prep, grid, log_gamma, log_C) for name, kernel in kernels.items()]
+        panels = [pipeline.boundary_panel(name, kernel, prep, grid, log_gamma, log_C) for name, kernel in kernels.items()]
         fig = fg.boundary_figure(panels, grid, title=f"Decision boundaries at γ = {10 ** log_gamma:.3g}, C = {10 ** log_C:.3g}")
     return json.loads(fig.to_json())  # plain JSON: the app's own path (takeaway.chart) needs a page
 

@@ -15,12 +15,12 @@ import streamlit as st
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import lessons
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.ui import anatomy, caches, live, takeaway, teach
 from kernelviz.ui.page import busy, open_view, queue_and_rerun
 from kernelviz.ui.views.shared import (explain_regularised, live_preview, require_two_classes, scrub_chart,
                                        selected_points, show_panels)
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 #: Cells along the longer side of the grid the decision functions are evaluated on.
 BOUNDARY_RESOLUTION = 70
@@ -63,7 +63,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
     reference_from_click(event)
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)
-    st.dataframe(pd.DataFrame(kvviews.accuracy_table(panels)), hide_index=True, width="stretch",
+    st.dataframe(pd.DataFrame(pipeline.accuracy_table(panels)), hide_index=True, width="stretch",
                  column_config={name: st.column_config.NumberColumn(format="percent")
                                 for name in ("train accuracy", "test accuracy", "accuracy on hidden labels")})
     st.caption("Solid line: the decision boundary f = 0; dashed: the margins f = ±1. Support vectors are ringed, or "

@@ -12,7 +12,7 @@ from kernelviz import registry
 from kernelviz.components import draw
 from kernelviz.outside import file_name, message, plain, plotly_text
 from kernelviz.ui import live, takeaway
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 DRAW_RANGE = (-3.0, 3.0)
 DRAW_LABELS = {"class +1": 1.0, "class −1": -1.0, "unlabeled": 0.0}

@@ -9,13 +9,12 @@ import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import pipeline
-from kernelviz import views as kvviews
 from kernelviz.ui import live, takeaway, teach
 from kernelviz.ui.page import queue_and_rerun
 from kernelviz.ui.searches import ensure_grids
 from kernelviz.ui.views.shared import require_kernels, require_two_classes, selected_points
 from kernelviz.ui.widgets import number_input, slider
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 
 def show(prep: Prepared, values: dict, partition) -> None:
@@ -32,7 +31,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
     grids = ensure_grids(prep, values, names, "run_grid", partition, draw_partial)
     if not grids:
         return
-    teach.report(kvviews.pf_curves({name: result.scores for name, (result, _) in grids.items()})[0])
+    teach.report(pipeline.pf_curves({name: result.scores for name, (result, _) in grids.items()})[0])
     fig = grid_figure(grids, values)
     event = takeaway.chart(fig, key="grid_chart", selectable=True)
     open_clicked_cell(fig, event, values)
@@ -59,7 +58,7 @@ def grid_figure(grids: dict, values: dict, complete: bool = True):
     """The searches' heatmaps (``complete=False``: some columns are not searched yet)."""
     grid = pipeline.GridSpec.from_settings(values)
     log_Cs, log_gammas = np.array(grid.log_Cs), np.array(grid.log_gammas)
-    panels = kvviews.grid_panels(grids, log_Cs, log_gammas)
+    panels = pipeline.grid_panels(grids, log_Cs, log_gammas)
     title = f"Mean {values['cv']}-fold CV accuracy over (log γ, log C)"
     if not complete:
         title += " — incomplete: blank columns are not searched yet"

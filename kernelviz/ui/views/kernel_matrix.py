@@ -7,11 +7,11 @@ import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import lessons, registry
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.ui import caches, takeaway, teach
 from kernelviz.ui.page import busy
 from kernelviz.ui.views.shared import require_kernels, show_panels
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 
 def show(prep: Prepared, values: dict, partition) -> None:
@@ -20,19 +20,19 @@ def show(prep: Prepared, values: dict, partition) -> None:
     if not require_kernels(values):
         return
     names = values["kernels"]
-    X, breaks = kvviews.gram_points(prep, partition)
+    X, breaks = pipeline.gram_points(prep, partition)
     gamma = 10.0 ** values["log_gamma"]
 
     def summary(name):
-        K = kvviews.at_gamma(caches.get_kernel(name, prep, values, partition), gamma)(X)
-        return kvviews.gram_summary(name, K, breaks)
+        K = pipeline.at_gamma(caches.get_kernel(name, prep, values, partition), gamma)(X)
+        return pipeline.gram_summary(name, K, breaks)
 
     with busy("Computing Gram matrices and their spectra …"):
         summaries = show_panels(names, summary)
     teach.report(lessons.gram_results(summaries))
     n = len(prep.y)
-    subsample = (f" (every {n / kvviews.GRAM_MAX_POINTS:.1f}-th of {n} points)"
-                 if n > kvviews.GRAM_MAX_POINTS else "")
+    subsample = (f" (every {n / pipeline.GRAM_MAX_POINTS:.1f}-th of {n} points)"
+                 if n > pipeline.GRAM_MAX_POINTS else "")
     fig = fg.gram_figure([s.panel for s in summaries],
                          title=f"Gram matrices at γ = {gamma:.3g}, rows ordered by cluster then class{subsample}")
     takeaway.chart(fig, key="gram_chart")

@@ -9,7 +9,7 @@ import streamlit as st
 from kernelviz import figures as fg
 from kernelviz import registry
 from kernelviz.ui import takeaway
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 #: Cells along the longer side of the responsibilities' grid.
 PARTITION_RESOLUTION = 90

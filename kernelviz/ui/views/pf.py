@@ -8,12 +8,12 @@ import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import registry
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.outside import plain
 from kernelviz.ui import takeaway, teach
 from kernelviz.ui.searches import ensure_grids
 from kernelviz.ui.views.shared import require_kernels, require_two_classes
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 
 def show(prep: Prepared, values: dict, partition) -> None:
@@ -36,7 +36,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
                    if scaled else {})
     scores = {name: result.scores for name, (result, _) in grids.items()}
     scores.update({other_scale_label(name, other): result.scores for name, (result, _) in other_grids.items()})
-    table, alpha0, alphas, curves = kvviews.pf_curves(scores)
+    table, alpha0, alphas, curves = pipeline.pf_curves(scores)
     teach.report(table)
     lines = {**{name: fg.scale_line(name, values["normalize"]) for name in scaled},
              **{other_scale_label(name, other): fg.scale_line(name, other) for name in other_grids}}
@@ -72,6 +72,6 @@ def scale_sentence(prep: Prepared, values: dict, grids: dict, other_grids: dict,
         described = result.fitted_kernel.describe()
         normaliser = (described["normaliser min"], described["normaliser max"])
     other = other_grids.get(name)
-    return kvviews.scale_sentence(plain(prep.name), values["normalize"], normaliser, result.scores,
+    return pipeline.scale_sentence(plain(prep.name), values["normalize"], normaliser, result.scores,
                                   None if other is None else other[0].scores, name=name,
                                   aucs={n: a for n, a in aucs.items() if n in grids})

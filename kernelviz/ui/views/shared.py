@@ -7,11 +7,11 @@ import numpy as np
 import streamlit as st
 
 from kernelviz import figures as fg
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.outside import message
 from kernelviz.ui import caches, live, takeaway, teach
 from kernelviz.ui.page import rerun_page
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 
 def require_kernels(values: dict) -> bool:
@@ -37,7 +37,7 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     When every one fails there is nothing to show: a ValueError then takes the view's
     error path (message, and the last model settings that worked).
     """
-    panels, reasons = kvviews.each_or_reason(names, compute)
+    panels, reasons = pipeline.each_or_reason(names, compute)
     if names and not panels:
         raise ValueError(" ".join(f"{label(n)}: {r}" for n, r in reasons.items()))
     for name, reason in reasons.items():
@@ -90,7 +90,7 @@ def commit_live(value: dict) -> None:
 def explain_regularised(panels) -> None:
     """Under panels whose kernel had to regularise a flat cluster: what that does to the map."""
     if any(panel.regularised for panel in panels):
-        st.info(kvviews.REGULARISATION_EXPLANATION)
+        st.info(pipeline.REGULARISATION_EXPLANATION)
 
 
 def selected_points(event) -> list[dict]:

@@ -11,13 +11,13 @@ import numpy as np
 import streamlit as st
 
 from kernelviz import figures as fg
-from kernelviz import views as kvviews
+from kernelviz import pipeline
 from kernelviz.ui import caches, live, takeaway
 from kernelviz.ui.page import busy, queue_and_rerun
 from kernelviz.ui.views.shared import (explain_regularised, live_preview, require_kernels, scrub_chart, selected_points,
                                        show_panels)
 from kernelviz.ui.widgets import choice, number_input
-from kernelviz.views import Prepared
+from kernelviz.pipeline import Prepared
 
 #: Cells along the longer side of the grid the kernels are evaluated on.
 SIMILARITY_RESOLUTION = 80
@@ -68,5 +68,5 @@ def show(prep: Prepared, values: dict, partition) -> None:
 
 def centre_reference(prep: Prepared) -> dict:
     """The reference on the data point nearest the centre, within the coordinate inputs' bounds."""
-    rx, ry = (live.within("ref_x", v) for v in kvviews.default_reference(prep))
+    rx, ry = (live.within("ref_x", v) for v in pipeline.default_reference(prep))
     return {"ref_x": rx, "ref_y": ry}
