@@ -4,7 +4,7 @@ Each size runs in a fresh process (peak RSS is a per-process high-water mark): a
 session uploads a CSV of ``n`` points (two noisy moons, labels in the last column), then
 opens Data, Partition, Similarity, Decision boundaries (four kernels) and Kernel matrix, and
 runs the grid search (3 × 3, 2 folds, RBF). The views work on a stratified sample of at most
-``kv.views.VIEW_MAX_POINTS`` points, so memory and time stop growing beyond it.
+``kv.pipeline.VIEW_MAX_POINTS`` points, so memory and time stop growing beyond it.
 
 Usage: ``.venv/bin/python benchmarks/bench_upload.py 20000 200000``.
 Prints one line per size: seconds per view, and the process's peak RSS (MB) before the app

@@ -8,7 +8,7 @@ import importlib
 
 __version__ = "0.1.0"
 
-_SUBMODULES = ("data", "partitions", "kernels", "models", "evaluation", "figures", "state", "views", "theory", "cli", "lessons", "references", "lattice", "anatomy", "reproduce", "pipeline")
+_SUBMODULES = ("data", "partitions", "kernels", "models", "evaluation", "figures", "state", "theory", "cli", "lessons", "references", "lattice", "anatomy", "reproduce", "pipeline")
 __all__ = list(_SUBMODULES)
 
 

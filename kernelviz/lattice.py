@@ -59,7 +59,6 @@ from kernelviz import figures as fg
 from kernelviz import pipeline
 from kernelviz import state as kvstate
 from kernelviz._background import BackgroundJob
-from kernelviz._svm import fit_svm
 from kernelviz.components.payloads import BrowserLattice
 
 #: Spacing of the lattices in decades: every 0.25 decade gives 25 values over the app's six decades.
@@ -290,24 +289,23 @@ FLOAT32_TOLERANCE = CODECS["decision"].step / 4
 FLOAT32_KERNEL_ERROR = 2.0 ** -23
 
 
-def _svm_decision(K_train: np.ndarray, y_train: np.ndarray, C: float, decision) -> np.ndarray:
-    """The one SVM fit of this module: libsvm on a precomputed Gram, decision on the grid.
+def _svm_decision(grams: _Grams, gamma: float, C: float, decision) -> np.ndarray:
+    """The panel's SVM at (γ, C) (:func:`kernelviz.pipeline.fit_svm`), its decision on the grid.
 
     ``decision(support, dual, intercept)`` gives f on the grid from the support vectors (all the
     decision function reads), their dual coefficients and the intercept.
     """
-    clf = fit_svm(K_train, y_train, C=C, max_iter=pipeline.SVM_MAX_ITER)
+    clf = pipeline.fit_svm(grams, gamma, C).clf
     values = decision(clf.support_, clf.dual_coef_[0], clf.intercept_[0])
     if not np.all(np.isfinite(values)):
         raise ValueError("the SVM's decision values are not finite numbers (the kernel over- or underflows here)")
     return values
 
 
-class _Grams:
-    """A kernel's training Gram and its grid decision sums at any γ.
+class _Grams(pipeline.Grams):
+    """The panel's Grams (:class:`kernelviz.pipeline.Grams`) with fast grid decision sums at any γ.
 
-    γ-convertible kernels keep D and log n (from :func:`kernelviz.pipeline.gamma_families`) and
-    pay one ``exp`` per γ; the others evaluate the kernel at that γ. The grid's ``exp``
+    The grid's ``exp``
     dominates the lattice's time and runs ~2.5× faster in float32, so the grid's D and
     log n are also kept in float32 and used whenever the error that brings to f,
     Σ|α| · max k · :data:`FLOAT32_KERNEL_ERROR`, stays within :data:`FLOAT32_TOLERANCE`;
@@ -315,23 +313,16 @@ class _Grams:
     """
 
     def __init__(self, kernel, prep: pipeline.Prepared, grid_model: np.ndarray):
-        self.kernel, self.grid_model = kernel, grid_model
-        self.X_train = prep.X_model[prep.train]
-        self.train_family = None
+        super().__init__(kernel, prep, grid_model)
+        self.grid_model = grid_model
         self.grid_families = {}     # dtype → family of the grid against the training points
         if kernel.gamma_convertible:
-            families = pipeline.gamma_families(kernel, prep, grid_model)
-            self.train_family, grid = families["train"], families["grid"]
+            grid = self.families["grid"]
             if grid is not None:
                 log_n = np.float32(grid.log_n) if np.isscalar(grid.log_n) else grid.log_n.astype(np.float32)
                 self.grid_families = {np.float64: grid,
                                       np.float32: kv.kernels.GammaFamily(grid.D.astype(np.float32), log_n)}
                 self.largest_kernel_value = float(np.exp(np.max(grid.log_n)))  # D ≥ 0, so k ≤ n
-
-    def train(self, gamma: float) -> np.ndarray:
-        if self.train_family is not None:
-            return self.train_family.gram(gamma)
-        return pipeline.at_gamma(self.kernel, gamma)(self.X_train)
 
     def _float32_error(self, dual: np.ndarray) -> float:
         """Bound on the error float32 kernel values bring to f (Σ|α| · max k · 2⁻²³)."""
@@ -438,7 +429,6 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipel
 def _binary_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared, grid_model: np.ndarray,
                    cancel: threading.Event | None) -> Iterator[Field | Failure]:
     """:func:`decision_fields` of SVMs on two classes: f itself (see the module notes)."""
-    y_train = prep.y[prep.train]
     codec = lattice.codec
     for name in kernels:
         todo = {axis: [i for i in range(len(values)) if not lattice.has(name, axis, i)]
@@ -452,15 +442,14 @@ def _binary_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipeli
                 if cancel is not None and cancel.is_set():
                     return
                 gamma = 10.0 ** lattice.axes["log_gamma"][i]
-                values = _svm_decision(grams.train(gamma), y_train, C_now,
-                                       lambda sv, dual, b, g=gamma: grams.decision(g, sv, dual, b))
+                values = _svm_decision(grams, gamma, C_now, lambda sv, dual, b, g=gamma: grams.decision(g, sv, dual, b))
                 yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(values)))
             if todo["log_C"]:
-                K_train, decision_now = grams.train(gamma_now), grams.decision_at(gamma_now)
+                decision_now = grams.decision_at(gamma_now)
             for i in todo["log_C"]:
                 if cancel is not None and cancel.is_set():
                     return
-                values = _svm_decision(K_train, y_train, 10.0 ** lattice.axes["log_C"][i], decision_now)
+                values = _svm_decision(grams, gamma_now, 10.0 ** lattice.axes["log_C"][i], decision_now)
                 yield Field(name, "log_C", i, lattice.grid.reshape(codec.encode(values)))
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))
@@ -534,8 +523,8 @@ def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipelin
     classes = np.unique(y_train)
     everyone = np.arange(len(y_train))
 
-    def predicted(K_train: np.ndarray, C: float, grid_against) -> np.ndarray:
-        clf = fit_svm(K_train, y_train, C=C, max_iter=pipeline.SVM_MAX_ITER)
+    def predicted(grams: _Grams, gamma: float, C: float, grid_against) -> np.ndarray:
+        clf = pipeline.fit_svm(grams, gamma, C).clf
         labels = _svm.predict(clf, grid_against(clf.support_))
         return lattice.grid.reshape(np.searchsorted(classes, labels).astype(np.uint8))
 
@@ -551,15 +540,15 @@ def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipelin
                 if cancel is not None and cancel.is_set():
                     return
                 gamma = 10.0 ** lattice.axes["log_gamma"][i]
-                yield Field(name, "log_gamma", i, predicted(grams.train(gamma), 10.0 ** lattice.log_C,
+                yield Field(name, "log_gamma", i, predicted(grams, gamma, 10.0 ** lattice.log_C,
                                                             lambda sv, g=gamma: grams._columns(g, sv, exact)))
             if todo["log_C"]:
                 gamma_now = 10.0 ** lattice.log_gamma
-                K_train, full = grams.train(gamma_now), grams._columns(gamma_now, everyone, exact)
+                full = grams._columns(gamma_now, everyone, exact)
             for i in todo["log_C"]:
                 if cancel is not None and cancel.is_set():
                     return
-                yield Field(name, "log_C", i, predicted(K_train, 10.0 ** lattice.axes["log_C"][i],
+                yield Field(name, "log_C", i, predicted(grams, gamma_now, 10.0 ** lattice.axes["log_C"][i],
                                                         lambda sv: full[:, sv]))
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))

@@ -288,7 +288,7 @@ def test_every_numeric_widget_is_bounded_like_its_setting():
                 assert (w.min, w.max) == tuple(kvstate.bounds(w.key)), w.key
                 seen.add(w.key)
             elif w.key.startswith("gp:"):
-                bounds = kv.views.generator_param_bounds(w.key.rsplit(":", 1)[-1])
+                bounds = kv.pipeline.generator_param_bounds(w.key.rsplit(":", 1)[-1])
                 assert (w.min, w.max) == (bounds["min_value"], bounds["max_value"]), w.key
                 seen.add("gen_params")
     numeric = {s.name for s in kvstate.SETTINGS if s.kind in ("int", "float", "optfloat", "range")}
@@ -453,14 +453,14 @@ def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
 
 
 def test_a_model_that_fails_leaves_the_other_panels(monkeypatch):
-    fit = kv.views.model_panel
+    fit = kv.pipeline.model_panel
 
     def failing(name, *args):
         if name == "KFD":
             raise ValueError("KFD cannot be fitted here.")
         return fit(name, *args)
 
-    monkeypatch.setattr(kv.views, "model_panel", failing)
+    monkeypatch.setattr(kv.pipeline, "model_panel", failing)
     at = open_app(dict(view="boundaries", kernels="rbf", models="KFD,MPM", gen_params="n_samples:53"))
     assert_clean(at)
     (warning,) = at.warning
@@ -742,7 +742,7 @@ def test_the_data_downloads_read_back_as_the_data(monkeypatch):
 
 def test_a_gamma_change_reuses_the_cached_distance_matrices(monkeypatch):
     calls = []
-    build = kv.views.gamma_families
+    build = kv.pipeline.gamma_families
 
     def counted(kernel, prep, grid_model):
         # the live preview's lattice (its own finer grid, in its own thread) is not the app's cache
@@ -750,7 +750,7 @@ def test_a_gamma_change_reuses_the_cached_distance_matrices(monkeypatch):
             calls.append(type(kernel).__name__)
         return build(kernel, prep, grid_model)
 
-    monkeypatch.setattr(kv.views, "gamma_families", counted)
+    monkeypatch.setattr(kv.pipeline, "gamma_families", counted)
     # data no other test uses, so the process-wide caches start empty
     at = open_app(dict(view="boundaries", kernels="rbf,ckrbf,rwm", gen_params="n_samples:91", data_seed="424242"))
     assert_clean(at)
@@ -853,7 +853,7 @@ def test_a_partition_that_fails_leaves_the_kernel_list_and_the_grid_settings(mon
     def refuse(*args, **kwargs):
         raise ValueError("This partition cannot be fitted.")
 
-    monkeypatch.setattr(kv.views, "fit_partition", refuse)
+    monkeypatch.setattr(kv.pipeline, "fit_partition", refuse)
     # a data seed no other test uses, so no cached partition answers for the refusing one
     at = open_app(dict(view="grid", kernels="rbf", grid_steps="5", cv="2", data_seed="987654"))
     assert not at.exception
@@ -907,7 +907,7 @@ def test_a_large_upload_is_shown_as_a_stratified_sample_and_says_so():
     at = open_app(dict(source="upload"))
     _upload(at, "large.csv", content)
     assert_clean(at)
-    cap = kv.views.VIEW_MAX_POINTS
+    cap = kv.pipeline.VIEW_MAX_POINTS
     assert cap < 4_500
     assert any(f"stratified sample of {cap:,} of 4,500 points" in unescaped(c.value) for c in at.caption)
     assert any(f"{cap:,} of 4,500 points" in unescaped(m.value) for m in at.markdown)

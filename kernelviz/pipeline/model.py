@@ -18,7 +18,7 @@ from kernelviz import figures as fg
 from kernelviz.pipeline.data import Prepared
 from kernelviz.pipeline.fit import at_gamma
 
-__all__ = ['SVM_MODELS', 'SVM_MAX_ITER', 'FAMILY_MAX_ENTRIES', 'GRAM_MAX_POINTS', 'gamma_families',
+__all__ = ['Grams', 'SvmFit', 'fit_svm', 'SVM_MODELS', 'SVM_MAX_ITER', 'FAMILY_MAX_ENTRIES', 'GRAM_MAX_POINTS', 'gamma_families',
            'regularisation_note', 'REGULARISATION_EXPLANATION', 'boundary_panel', 'bounded_support',
            'MULTICLASS_SCHEME', 'UNIT_KERNEL_MODELS', 'model_panel', 'one_class_note', 'accuracy_table',
            'kernel_diagonal', 'dissimilarity_from_kernel', 'similarity_panel', 'gram_points', 'GramSummary',
@@ -91,6 +91,91 @@ REGULARISATION_EXPLANATION = (
     "can look empty. Add points, or ask for fewer clusters.")
 
 
+class Grams:
+    """A fitted kernel's Gram matrices against the training points of ``prep``, at any γ.
+
+    γ-convertible kernels keep the γ-free parts (D, log n) of :func:`gamma_families` and pay one
+    ``exp`` per γ; the others evaluate the kernel at that γ (in blocks against few columns when
+    the points are many). The training Gram of the last γ asked for is kept: the C axis of a
+    lattice, or a panel's accuracy after its fit, does not build it again.
+
+    Parameters
+    ----------
+    kernel
+        A fitted kernel, at any γ.
+    prep : Prepared
+    grid_model : array of shape (m, d), optional
+        The evaluation grid in model space (the part ``"grid"``).
+    families : dict, optional
+        :func:`gamma_families` of this kernel, data and grid, when the caller keeps them (the app
+        caches them per data); computed here otherwise.
+    """
+
+    def __init__(self, kernel, prep: Prepared, grid_model: np.ndarray | None = None, families: dict | None = None):
+        self.kernel, self.prep = kernel, prep
+        self.X_train, self.y_train = prep.X_model[prep.train], prep.y[prep.train]
+        self.points = {"grid": grid_model if grid_model is not None else np.empty((0, prep.X_model.shape[1])),
+                       "test": prep.X_model[prep.test], "hidden": prep.X_model[prep.hidden]}
+        if not kernel.gamma_convertible:
+            families = {}
+        elif families is None:
+            families = gamma_families(kernel, prep, self.points["grid"])
+        self.families = families
+        self._last_train = (None, None)
+
+    def train(self, gamma: float) -> np.ndarray:
+        """The training points' Gram matrix at ``gamma``."""
+        if self._last_train[0] != gamma:
+            family = self.families.get("train")
+            K = family.gram(gamma) if family is not None else at_gamma(self.kernel, gamma)(self.X_train)
+            self._last_train = (gamma, K)
+        return self._last_train[1]
+
+    def against(self, part: str, gamma: float, columns: np.ndarray) -> np.ndarray | None:
+        """The points of ``part`` ("grid", "test", "hidden") against training points ``columns`` at
+        ``gamma``; None when the part has no points."""
+        points = self.points[part]
+        if len(points) == 0:
+            return None
+        family = self.families.get(part)
+        if family is not None:
+            log_n = family.log_n if np.isscalar(family.log_n) else family.log_n[:, columns]
+            return kv.kernels.GammaFamily(family.D[:, columns], log_n).gram(gamma)
+        # large data: evaluated block by block against the given columns only
+        return _chunks.apply_in_chunks(at_gamma(self.kernel, gamma), points, self.X_train[columns], lambda K: K)
+
+
+@dataclass(frozen=True)
+class SvmFit:
+    """An SVM fitted at (γ, C) by :func:`fit_svm`."""
+
+    clf: object
+    gamma: float
+    C: float
+    capped: bool
+    seconds: float
+
+
+def fit_svm(grams: Grams, gamma: float, C: float) -> SvmFit:
+    """The one SVM fit at (γ, C): libsvm on the training Gram of ``grams`` at ``gamma``.
+
+    Every SVM of the app goes through here — a decision panel's, the anatomy's, each value of
+    the live lattice — with the same iteration cap (:data:`SVM_MAX_ITER`), so they can never differ.
+
+    Returns
+    -------
+    SvmFit
+        The fitted ``SVC`` (kernel "precomputed"), whether libsvm stopped at its cap, and the
+        seconds taken by the Gram matrix and the fit.
+    """
+    # scikit-learn is imported by the first fit, not by the app's start (it takes seconds to import)
+    from kernelviz import _svm
+
+    start = time.perf_counter()
+    clf = _svm.fit_svm(grams.train(gamma), grams.y_train, C=C, max_iter=SVM_MAX_ITER)
+    return SvmFit(clf, gamma, C, bool(_svm.reached_iteration_cap(clf)), time.perf_counter() - start)
+
+
 def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
                    families_of: Callable[[np.ndarray], dict] | None = None) -> fg.BoundaryPanel:
     """An SVM with a precomputed kernel, fitted on the training points and evaluated on the grid.
@@ -117,39 +202,20 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
         Decision values (class indices when there are more than two classes), support
         vectors, accuracies on the training, test and hidden-label points, and the fit time.
     """
-    # scikit-learn is imported by the first fit, not by the app's start (it takes seconds to import)
     from kernelviz import _svm
 
     gamma, C = 10.0 ** log_gamma, 10.0 ** log_C
-    X_train, y_train = prep.X_model[prep.train], prep.y[prep.train]
     grid_model = prep.to_model(grid.points)
-    start = time.perf_counter()
-    if kernel.gamma_convertible:
-        families = (families_of or (lambda points: gamma_families(kernel, prep, points)))(grid_model)
-        K_train = families["train"].gram(gamma)
-    else:
-        K_train = at_gamma(kernel, gamma)(X_train)
-    clf = _svm.fit_svm(K_train, y_train, C=C, max_iter=SVM_MAX_ITER)
-    capped = _svm.reached_iteration_cap(clf)
-    fit_seconds = time.perf_counter() - start
-    sv = clf.support_
-
-    def against_support(part: str, points: np.ndarray) -> np.ndarray | None:
-        if len(points) == 0:
-            return None
-        family = families.get(part) if kernel.gamma_convertible else None
-        if family is not None:
-            log_n = family.log_n if np.isscalar(family.log_n) else family.log_n[:, sv]
-            K_sv = kv.kernels.GammaFamily(family.D[:, sv], log_n).gram(gamma)
-        else:  # large data: evaluated block by block against the support vectors only
-            K_sv = _chunks.apply_in_chunks(at_gamma(kernel, gamma), points, X_train[sv], lambda K: K)
-        return K_sv
+    families = families_of(grid_model) if families_of is not None and kernel.gamma_convertible else None
+    grams = Grams(kernel, prep, grid_model, families)
+    fit = fit_svm(grams, gamma, C)
+    clf, sv, y_train = fit.clf, fit.clf.support_, grams.y_train
 
     def accuracy(part: str, mask: np.ndarray, labels: np.ndarray) -> float | None:
-        K_sv = against_support(part, prep.X_model[mask])
+        K_sv = grams.against(part, gamma, sv)
         return None if K_sv is None else float(np.mean(_svm.predict(clf, K_sv) == labels[mask]))
 
-    K_grid = against_support("grid", grid_model)
+    K_grid = grams.against("grid", gamma, sv)
     multiclass = len(clf.classes_) > 2
     values = (np.searchsorted(clf.classes_, _svm.predict(clf, K_grid)) if multiclass
               else _svm.decision_values(clf, K_grid))
@@ -157,12 +223,13 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=sv,
-        dual=np.abs(clf.dual_coef_).max(axis=0), bounded=bounded_support(clf), train_accuracy=float(np.mean(clf.predict(K_train) == y_train)),
+        dual=np.abs(clf.dual_coef_).max(axis=0), bounded=bounded_support(clf),
+        train_accuracy=float(np.mean(clf.predict(grams.train(gamma)) == y_train)),
         test_accuracy=accuracy("test", prep.test, prep.y),
         hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true),
-        fit_seconds=fit_seconds, multiclass=multiclass, regularised=bool(regularised),
+        fit_seconds=fit.seconds, multiclass=multiclass, regularised=bool(regularised),
         note=" · ".join(filter(None, (
-            "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if capped else "",
+            "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if fit.capped else "",
             regularised))),
     ))
 

@@ -106,13 +106,10 @@ def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log
 @st.cache_resource(show_spinner=False, max_entries=32)
 def fitted_svm(name: str, data_key: str, kernel_key: tuple, log_gamma: float, log_C: float, _kernel,
                _prep: Prepared):
-    """(SVC, kernel at γ) of one panel, fitted on the training points as the panel's SVM is."""
-    from kernelviz import _svm  # scikit-learn: imported by the first fit, not at the app's start
-
-    kernel = pipeline.at_gamma(_kernel, 10.0 ** log_gamma)
-    X_train, y_train = _prep.X_model[_prep.train], _prep.y[_prep.train]
-    svc = _svm.fit_svm(kernel(X_train), y_train, C=10.0 ** log_C, max_iter=pipeline.SVM_MAX_ITER)
-    return read_only(svc), kernel
+    """(SVC, kernel at γ) of one panel: the panel's own fit (``pipeline.fit_svm``)."""
+    gamma = 10.0 ** log_gamma
+    fit = pipeline.fit_svm(pipeline.Grams(_kernel, _prep), gamma, 10.0 ** log_C)
+    return read_only(fit.clf), pipeline.at_gamma(_kernel, gamma)
 
 
 # ============================================================================ grid searches
