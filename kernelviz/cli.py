@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from . import _validation
+from . import _diskcache, _validation
 from . import data as _data
 from . import evaluation as _evaluation
 from . import kernels as _kernels
@@ -182,9 +183,16 @@ def worker_count(text):
 
 def build_parser():
     """The argparse parser with the ``grid`` and ``app`` commands."""
-    parser = argparse.ArgumentParser(prog="kernelviz",
-                                     description="See data-dependent SVM kernels at work.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{grid,app,reproduce}")
+    folder = _diskcache.default_folder()
+    parser = argparse.ArgumentParser(
+        prog="kernelviz", description="See data-dependent SVM kernels at work.",
+        epilog=f"Grid searches are kept in the disk cache at {folder if folder else '(off)'}, shared by every "
+               "session and kept across restarts: set KERNELVIZ_CACHE_DIR (or --cache-dir) to move it, 'off' to "
+               f"keep none; KERNELVIZ_CACHE_BYTES bounds it (default {_diskcache.DEFAULT_MAX_BYTES >> 20} MB, least "
+               "recently used out first).")
+    parser.add_argument("--cache-dir", metavar="DIR",
+                        help=f"the disk cache's folder (now: {folder if folder else 'off'}); 'off' keeps none")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{grid,app,reproduce,warm}")
 
     grid = commands.add_parser(
         "grid", help="cross-validated (C, gamma) grid searches and the P_f AUC table",
@@ -232,6 +240,14 @@ def build_parser():
                                           "--server.port 8600) go to 'streamlit run'.")
     app.set_defaults(streamlit_args=[])
     _reproduce.add_parser(commands)
+    warm = commands.add_parser(
+        "warm", help="compute what pages need (their grid searches) into the disk cache, e.g. before class",
+        description="Compute the grid searches of the pages LINK opens and keep them in the disk cache, so "
+                    "that every session opens those pages at once. LINK is a page's link (a full URL or its "
+                    "query string); a lesson link without a step warms every step of the lesson.")
+    warm.add_argument("links", nargs="*", metavar="LINK", help="page links, e.g. '?lesson=ckrbf' or "
+                                                                "'http://localhost:8501/?view=grid&kernels=rbf'")
+    warm.add_argument("--lessons", action="store_true", help="warm every step of every lesson")
     return parser
 
 
@@ -468,6 +484,25 @@ def command_app(args):
     return subprocess.call([sys.executable, "-m", "streamlit", "run", str(APP_PATH), *extra], cwd=APP_PATH.parent)
 
 
+# ----------------------------------------------------------------------------- warm
+def command_warm(args):
+    """``kernelviz warm``: the pages' grid searches into the disk cache, under one progress bar."""
+    from .lessons import names as lesson_names
+    from .pipeline import warm as _warm
+
+    links = list(args.links) + ([f"?lesson={name}" for name in lesson_names()] if args.lessons else [])
+    if not links:
+        raise CommandError("name at least one page link to warm (or --lessons for every lesson).")
+    cache = _diskcache.cache()
+    if cache.folder is None:
+        raise CommandError("the disk cache is off (KERNELVIZ_CACHE_DIR=off): there is nowhere to keep the results.")
+    counts = _warm.warm(links, bar=lambda total: tqdm(total=total, unit="search", desc="warming",
+                                                      file=sys.stderr))
+    print(f"{counts['searched']} grid searches computed, {counts['stored already']} stored already, in "
+          f"{cache.folder}")
+    return 0
+
+
 # ----------------------------------------------------------------------------- entry point
 def main(argv=None):
     """Run the command line; returns the exit code (0 on success, 2 on errors).
@@ -488,7 +523,11 @@ def main(argv=None):
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_request:  # --help, or argparse already printed the usage error
         return exit_request.code
-    commands = {"grid": command_grid, "app": command_app, "reproduce": _reproduce.run}
+    if args.cache_dir is not None:
+        # the app's server is started with this environment, so it reads the same folder
+        os.environ["KERNELVIZ_CACHE_DIR"] = args.cache_dir
+        _diskcache.CACHE = None
+    commands = {"grid": command_grid, "app": command_app, "reproduce": _reproduce.run, "warm": command_warm}
     try:
         return commands[args.command](args)
     except KeyboardInterrupt as exc:  # Ctrl-C; reproduce also turns SIGTERM into this and says what it kept

@@ -20,6 +20,7 @@ import inspect
 import os
 import socket
 import subprocess
+import tempfile
 import sys
 import time
 import urllib.request
@@ -35,6 +36,9 @@ SCREENSHOTS_VARIABLE = "KERNELVIZ_SCREENSHOTS"
 # Every figure a test builds goes through Plotly's validation, which the app skips for speed
 # (kernelviz.figures.VALIDATE_ENV); the test servers inherit it.
 os.environ.setdefault("KERNELVIZ_VALIDATE_FIGURES", "1")
+# A disk cache of this run's own (kernelviz._diskcache): results stored by earlier runs, or by the
+# person's app, never answer a test; the servers the browser tests start inherit it.
+os.environ["KERNELVIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="kernelviz-test-cache-")
 SERVER_START_SECONDS = 60
 
 

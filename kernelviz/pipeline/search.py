@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+import dataclasses
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 
 import kernelviz as kv
+from kernelviz import _diskcache
 from kernelviz import figures as fg
 from kernelviz.pipeline.data import Prepared
 from kernelviz.pipeline.fit import kernel_params
 from kernelviz.pipeline.specs import GridSpec, KernelSpec
 
-__all__ = ['GridFailure', 'check_folds', 'search_kernel', 'keerthi_lin_path', 'grid_panels', 'pf_curves',
+__all__ = ['GridFailure', 'check_folds', 'search_columns', 'search_kernel', 'search_key', 'stored_search',
+           'store_search', 'keerthi_lin_path', 'grid_panels', 'pf_curves',
            'LEVEL_AUC', 'scale_sentence', 'grid_search']
 
 # ============================================================================ grid search and P_f
@@ -48,8 +51,36 @@ def check_folds(prep: Prepared, cv: int) -> None:
                          f"{name} has only {smallest}: choose at most {smallest} folds, or label more points.")
 
 
+def search_columns(name: str, prep: Prepared, log_Cs: np.ndarray, log_gammas: np.ndarray, cv: int, seed: int,
+                   params: dict) -> Iterator:
+    """The one grid-search loop: one kernel's cross-validated search, one γ column at a time.
+
+    The kernel's unsupervised part is fitted once (on the labeled and unlabeled points, with
+    ``seed``); each column is ``kv.evaluation.grid_search`` at that γ over every C. The folds
+    depend only on the labels and the seed, so the finished search has the scores of one call over
+    the whole grid (``tests/test_grid_jobs.py`` compares them).
+
+    Yields
+    ------
+    kv.evaluation.GridResult
+        After each column, the search so far: NaN in the columns not searched yet. The last one
+        yielded is the whole search. A caller that stops iterating stops the search there.
+    """
+    X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
+    X_unlabeled = prep.X_model[prep.unlabeled]
+    kernel = kv.evaluation.fit_kernel(name, X, X_unlabeled if len(X_unlabeled) else None, random_state=seed,
+                                      **params)
+    Cs, gammas = 10.0 ** np.asarray(log_Cs, dtype=float), 10.0 ** np.asarray(log_gammas, dtype=float)
+    fold_scores = np.full((len(Cs), len(gammas), cv), np.nan)
+    capped = np.zeros(fold_scores.shape, dtype=bool)
+    for j, gamma in enumerate(gammas):
+        column = kv.evaluation.grid_search(kernel, X, y, Cs=Cs, gammas=[gamma], cv=cv, random_state=seed, n_jobs=1)
+        fold_scores[:, j], capped[:, j] = column.fold_scores[:, 0], column.capped_folds[:, 0]
+        yield dataclasses.replace(column, gammas=gammas, fold_scores=fold_scores.copy(), capped_folds=capped.copy())
+
+
 def search_kernel(name: str, prep: Prepared, log_Cs: np.ndarray, log_gammas: np.ndarray, cv: int, seed: int,
-                params: dict, progress: Callable[[int, int], None] | None = None) -> tuple:
+                  params: dict, progress: Callable[[int, int], None] | None = None) -> tuple:
     """Cross-validated accuracy of one kernel over a (C, γ) grid, and its Keerthi–Lin path.
 
     Parameters
@@ -64,19 +95,19 @@ def search_kernel(name: str, prep: Prepared, log_Cs: np.ndarray, log_gammas: np.
     params : dict
         Further kernel arguments (see :func:`kernel_params`).
     progress : callable, optional
-        ``progress(done, total)`` after each fit.
+        ``progress(fits done, fits in all)`` after each γ column.
 
     Returns
     -------
     (result, path)
-        The ``kv.evaluation.grid_search`` result, and the ``keerthi_lin`` path or None when
-        that line misses the grid.
+        The search (:func:`search_columns`' last result), and the ``keerthi_lin`` path or None
+        when that line misses the grid.
     """
-    X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
-    X_unlabeled = prep.X_model[prep.unlabeled]
-    result = kv.evaluation.grid_search(
-        name, X, y, Cs=10.0 ** log_Cs, gammas=10.0 ** log_gammas, cv=cv, random_state=seed,
-        n_jobs=1, X_unlabeled=X_unlabeled if len(X_unlabeled) else None, progress=progress, **params)
+    per_column, total = len(log_Cs) * cv, len(log_Cs) * len(log_gammas) * cv
+    result = None
+    for done, result in enumerate(search_columns(name, prep, log_Cs, log_gammas, cv, seed, params), start=1):
+        if progress is not None:
+            progress(done * per_column, total)
     return result, keerthi_lin_path(prep, result)
 
 
@@ -209,8 +240,30 @@ def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float
 
 
 
+def search_key(kernel: KernelSpec, grid: GridSpec, prep: Prepared) -> str:
+    """The disk cache's name of kernel ``kernel``'s search over ``grid`` on ``prep`` (the data's spec,
+    by ``prep.key``): what a search stored by any session or server is found under."""
+    return _diskcache.key("grid search", prep.key, kernel, grid)
+
+
+def stored_search(kernel: KernelSpec, grid: GridSpec, prep: Prepared):
+    """The stored (result, path) of this search, or None when no session or server has finished it."""
+    return _diskcache.cache().get(search_key(kernel, grid, prep))
+
+
+def store_search(kernel: KernelSpec, grid: GridSpec, prep: Prepared, search: tuple) -> None:
+    """Keep a finished (result, path) for every session and for the next start of the server."""
+    _diskcache.cache().put(search_key(kernel, grid, prep), search)
+
+
 def grid_search(kernel: KernelSpec, grid: GridSpec, prep: Prepared, partition, progress=None) -> tuple:
-    """Kernel ``kernel``'s cross-validated search over ``grid``: (result, Keerthi–Lin path or None)."""
+    """Kernel ``kernel``'s cross-validated search over ``grid``: (result, Keerthi–Lin path or None),
+    from the disk cache when any session or server finished it before."""
+    stored = stored_search(kernel, grid, prep)
+    if stored is not None:
+        return stored
     params = kernel_params(kernel.name, partition, kernel.normalize)
-    return search_kernel(kernel.name, prep, np.array(grid.log_Cs), np.array(grid.log_gammas), grid.cv,
-                         grid.cv_seed, params, progress=progress)
+    search = search_kernel(kernel.name, prep, np.array(grid.log_Cs), np.array(grid.log_gammas), grid.cv,
+                           grid.cv_seed, params, progress=progress)
+    store_search(kernel, grid, prep, search)
+    return search

@@ -2,13 +2,12 @@
 
 A grid search of four kernels is hundreds of SVM fits; run in the script it greys the page
 until the last one ends. :class:`GridJob` runs it in a daemon thread instead, kernel by
-kernel and, within a kernel, one γ column at a time through the public
-``kv.evaluation.grid_search`` with the kernel fitted once (``kv.evaluation.fit_kernel``).
-The folds depend only on the labels and the seed, so the scores are those of one call over
-the whole grid (tested). After each column, :meth:`GridJob.partial` holds the finished
+kernel and, within a kernel, one γ column at a time through the pipeline's one search loop
+(:func:`kernelviz.pipeline.search_columns`). After each column, :meth:`GridJob.partial` holds the finished
 cells (NaN elsewhere) for the heatmaps; :meth:`GridJob.cancel` stops before the next column
-and keeps what finished. Finished kernels go to the session's store of grid searches, so
-the Grid search and P_f views find them when the person comes back; when the session
+and keeps what finished. Finished kernels go to the session's store of grid searches and to
+the disk cache (every session, and the next start of the server), so the Grid search and P_f
+views find them when the person comes back; when the session
 disconnects, its job stops and goes (:mod:`kernelviz.ui.session_end`). Streamlit is imported
 only by :func:`show_running` (the polling fragment, drawn by :mod:`kernelviz.ui.pollers`).
 """
@@ -22,8 +21,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-import kernelviz as kv
-from kernelviz import pipeline
+from kernelviz import _diskcache, pipeline
 from kernelviz._background import BackgroundJob
 from kernelviz.session import mark_fragment_rerun
 from kernelviz.ui import pollers, session_end
@@ -44,6 +42,9 @@ class GridJob(BackgroundJob):
         Folds and their seed (the seed also fits the kernels' partitions, as in ``grid_search``).
     params : mapping of name → dict
         Each kernel's further arguments (:func:`kernelviz.pipeline.kernel_params`).
+    disk_keys : mapping of name → str, optional
+        Each kernel's name in the disk cache (:func:`kernelviz.pipeline.search_key`): a search
+        stored there by any session or server is taken as it is, and a finished one is stored.
 
     Attributes
     ----------
@@ -56,12 +57,13 @@ class GridJob(BackgroundJob):
     """
 
     def __init__(self, names: Sequence[str], prep: pipeline.Prepared, log_Cs: np.ndarray, log_gammas: np.ndarray,
-                 cv: int, seed: int, params: Mapping[str, dict]):
+                 cv: int, seed: int, params: Mapping[str, dict], disk_keys: Mapping[str, str] | None = None):
         self.names = tuple(names)
         self.prep = prep
         self.log_Cs, self.log_gammas = np.asarray(log_Cs, dtype=float), np.asarray(log_gammas, dtype=float)
         self.cv, self.seed = int(cv), int(seed)
         self.params = {name: dict(params.get(name, {})) for name in self.names}
+        self.disk_keys = dict(disk_keys or {})
         super().__init__(name="kernelviz-grid-search")
         self.finished: dict = {}
         self.failed: dict = {}
@@ -84,29 +86,21 @@ class GridJob(BackgroundJob):
 
     def _search(self, name: str) -> None:
         prep = self.prep
-        X, y = prep.X_model[prep.labeled], prep.y[prep.labeled]
-        X_unlabeled = prep.X_model[prep.unlabeled]
-        kernel = kv.evaluation.fit_kernel(name, X, X_unlabeled if len(X_unlabeled) else None,
-                                          random_state=self.seed, **self.params[name])
-        Cs, gammas = 10.0 ** self.log_Cs, 10.0 ** self.log_gammas
-        fold_scores = np.full((len(Cs), len(gammas), self.cv), np.nan)
-        capped = np.zeros(fold_scores.shape, dtype=bool)
-        column = None
-        for j, gamma in enumerate(gammas):
-            if self._cancel.is_set():
-                return
-            column = kv.evaluation.grid_search(kernel, X, y, Cs=Cs, gammas=[gamma], cv=self.cv,
-                                               random_state=self.seed, n_jobs=1)
-            fold_scores[:, j], capped[:, j] = column.fold_scores[:, 0], column.capped_folds[:, 0]
-            partial = dataclasses.replace(column, gammas=gammas, fold_scores=fold_scores.copy(),
-                                          capped_folds=capped.copy())
-            with self._lock:
-                self._columns[name] = partial
-        result = self._columns[name]
-        path = pipeline.keerthi_lin_path(prep, result)
+        stored = _diskcache.cache().get(self.disk_keys[name]) if name in self.disk_keys else None
+        if stored is None:
+            result = None
+            for result in pipeline.search_columns(name, prep, self.log_Cs, self.log_gammas, self.cv, self.seed,
+                                                  self.params[name]):
+                with self._lock:
+                    self._columns[name] = result
+                if self._cancel.is_set():
+                    return  # before the next column; the ones done stay in partial()
+            stored = (result, pipeline.keerthi_lin_path(prep, result))
+            if name in self.disk_keys:
+                _diskcache.cache().put(self.disk_keys[name], stored)
         with self._lock:
-            self.finished[name] = (result, path)
-            del self._columns[name]
+            self.finished[name] = stored
+            self._columns.pop(name, None)
 
     # ------------------------------------------------------------------ what the app reads
 

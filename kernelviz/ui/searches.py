@@ -3,7 +3,9 @@ shipped with the package, one finished in this session, one running in the backg
 (``kernelviz.ui.grid_jobs``), or one waiting for its button.
 
 A search is stored in the session under ``caches.grid_key`` (the data, the grid's spec and the
-kernel's spec), so going back to settings already searched shows their results at once.
+kernel's spec), so going back to settings already searched shows their results at once, and in
+the disk cache under ``pipeline.search_key`` (the same specs), so that another session, or this
+one after the server's restart, finds it too.
 """
 
 from __future__ import annotations
@@ -26,14 +28,25 @@ def start_grids(prep: Prepared, values: dict, names: list[str], partition) -> No
     """
     grid = pipeline.GridSpec.from_settings(values)
     params = {name: pipeline.kernel_params(name, partition, values["normalize"]) for name in names}
+    disk_keys = {name: pipeline.search_key(pipeline.KernelSpec.from_settings(name, values), grid, prep)
+                 for name in names}
     job = grid_jobs.GridJob(names, prep, np.array(grid.log_Cs), np.array(grid.log_gammas), grid.cv, grid.cv_seed,
-                            params)
+                            params, disk_keys)
     grid_jobs.start(session_end.store(), {name: caches.grid_key(name, prep, values) for name in names}, job)
 
 
 def stored_grids(prep: Prepared, values: dict, names: list[str]) -> tuple[dict, dict]:
-    """(name → finished search, name → why it failed) of the kernels searched with these settings."""
-    stored = {n: session().stored_grid(caches.grid_key(n, prep, values)) for n in names}
+    """(name → finished search, name → why it failed) of the kernels searched with these settings:
+    in this session, else on disk (finished by another session, or before the server's restart)."""
+    grid = pipeline.GridSpec.from_settings(values)
+    stored = {}
+    for n in names:
+        key = caches.grid_key(n, prep, values)
+        stored[n] = session().stored_grid(key)
+        if stored[n] is None:
+            stored[n] = pipeline.stored_search(pipeline.KernelSpec.from_settings(n, values), grid, prep)
+            if stored[n] is not None:
+                session().store_grid(key, stored[n])
     found = {n: grid for n, grid in stored.items() if grid is not None}
     return ({n: g for n, g in found.items() if not isinstance(g, pipeline.GridFailure)},
             {n: g for n, g in found.items() if isinstance(g, pipeline.GridFailure)})
