@@ -10,6 +10,7 @@ Run it with ``streamlit run app.py`` (or ``kernelviz app``).
 
 from __future__ import annotations
 
+import importlib
 import traceback
 
 import streamlit as st
@@ -39,20 +40,13 @@ from kernelviz import pipeline, registry  # noqa: E402
 from kernelviz.outside import plain  # noqa: E402
 from kernelviz.session import remember_outside  # noqa: E402
 from kernelviz.ui import live, page, pollers, server, session_end, sidebar, stages, takeaway, teach  # noqa: E402
-from kernelviz.ui.views import boundaries, data, grid, kernel_matrix, partition, pf, similarity, theory  # noqa: E402
+from kernelviz.ui.views import data, theory  # noqa: E402
 from kernelviz.ui.widgets import choice  # noqa: E402
 from kernelviz.pipeline import NoDataYet  # noqa: E402
 
-#: Each view's module: its ``show(prep, values, partition)`` draws it (``theory.show()`` needs no data).
-VIEWS = {"data": data, "partition": partition, "similarity": similarity, "boundaries": boundaries,
-         "kernel": kernel_matrix, "grid": grid, "pf": pf}
-NEEDS_PARTITION = ("partition", "similarity", "boundaries", "kernel", "grid", "pf")
-#: The stage (and its settings) a failure in a view's own body is blamed on: the kernel views
-#: fail on the kernels, γ, C and scale; the grid views on the grid's settings (a kernel that
-#: cannot be searched is left out there, never the cause of the view's failure).
-VIEW_STAGES = {"similarity": ("model", pipeline.STAGES["model"]), "boundaries": ("model", pipeline.STAGES["model"]),
-               "kernel": ("model", pipeline.STAGES["model"]), "grid": ("grid", pipeline.STAGES["grid"]),
-               "pf": ("grid", pipeline.STAGES["grid"])}
+#: Each view's module (its row in ``registry.VIEWS``): ``show(prep, values, partition)`` draws it
+#: (``theory.show()`` needs no data).
+VIEWS = {view: importlib.import_module(f"kernelviz.ui.views.{facts.module}") for view, facts in registry.VIEWS.items()}
 
 
 def run_view(view: str, values: dict) -> None:
@@ -80,8 +74,12 @@ def view_body(view: str, values: dict) -> None:
         prep = stages.load_prepared(values)
         if prep.sampled:
             st.caption(stages.sample_note(prep))
-        fitted = stages.current_partition(prep, values) if view in NEEDS_PARTITION else None
-        stage = VIEW_STAGES.get(view)
+        facts = registry.VIEWS[view]
+        fitted = stages.current_partition(prep, values) if facts.needs_partition else None
+        # the stage a failure of the view's own body is blamed on: the kernel views fail on the kernels,
+        # γ, C and scale; the grid views on the grid's settings (a kernel that cannot be searched is
+        # left out there, never the cause of the view's failure)
+        stage = (facts.fails_on, pipeline.STAGES[facts.fails_on]) if facts.fails_on else None
         try:
             VIEWS[view].show(prep, values, fitted)
         except ValueError as err:

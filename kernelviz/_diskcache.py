@@ -80,44 +80,63 @@ class DiskCache:
     Parameters
     ----------
     folder : path or None
-        Where the entries live (created on first write). None keeps nothing: every ``get`` misses.
+        Where the entries live (created on first write). None keeps nothing of its own.
     max_bytes : int
         The bound on the entries' total size.
+    read_only : sequence of paths
+        Folders of entries read after ``folder`` and never written nor evicted: the entries
+        shipped with the package (:data:`SHIPPED`, the lessons' grid searches).
     """
 
-    def __init__(self, folder: str | os.PathLike | None, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, folder: str | os.PathLike | None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 read_only: tuple = ()):
         if max_bytes <= 0:
             raise ValueError(f"The cache's size bound must be positive, not {max_bytes}.")
         self.folder = None if folder is None else Path(folder)
         self.max_bytes = int(max_bytes)
+        self.read_only = tuple(Path(f) for f in read_only if self.folder is None or Path(f) != self.folder)
 
-    def _path(self, name: str) -> Path:
+    def _path(self, name: str, folder: Path | None = None) -> Path:
         if len(name) < 8 or not all(c in "0123456789abcdef" for c in name):
             raise ValueError(f"A cache key is a hexadecimal digest (kernelviz._diskcache.key), not {name!r}.")
-        return self.folder / f"{name}{SUFFIX}"
+        return (folder or self.folder) / f"{name}{SUFFIX}"
 
     def get(self, name: str, default: Any = None) -> Any:
-        """The entry ``name``, or ``default`` when there is none or it is damaged (then removed)."""
-        if self.folder is None:
-            return default
-        path = self._path(name)
+        """The entry ``name``, or ``default`` when there is none or it is damaged (then removed
+        from the writable folder)."""
+        missing = object()
+        if self.folder is not None:
+            value = self._read(self._path(name), writable=True, default=missing)
+            if value is not missing:
+                return value
+        for folder in self.read_only:
+            value = self._read(self._path(name, folder), writable=False, default=missing)
+            if value is not missing:
+                return value
+        self._path(name, Path("."))  # a bad key is refused even when no folder is set
+        return default
+
+    def _read(self, path: Path, writable: bool, default: Any) -> Any:
         try:
             blob = path.read_bytes()
         except OSError:
             return default
         payload = blob[len(MAGIC) + 32:]
         if blob[:len(MAGIC)] != MAGIC or hashlib.sha256(payload).digest() != blob[len(MAGIC):len(MAGIC) + 32]:
-            self._remove(path)
+            if writable:
+                self._remove(path)
             return default
         try:
             value = pickle.loads(payload)
         except Exception:  # noqa: BLE001 -- a class renamed since it was stored: recomputed like a damaged entry
-            self._remove(path)
+            if writable:
+                self._remove(path)
             return default
-        try:
-            os.utime(path)  # least recently *used*: a hit makes the entry young again
-        except OSError:
-            pass
+        if writable:
+            try:
+                os.utime(path)  # least recently *used*: a hit makes the entry young again
+            except OSError:
+                pass
         return value
 
     def put(self, name: str, value: Any) -> None:
@@ -192,9 +211,16 @@ class DiskCache:
             return False
 
 
+#: Entries shipped with the package, read after the user's folder: the lessons' grid searches, made
+#: by ``kernelviz --cache-dir kernelviz/shipped_cache warm --lessons`` (tests/test_teach.py checks
+#: that every heavy lesson step finds its searches here, and recomputes one).
+SHIPPED = Path(__file__).with_name("shipped_cache")
+
+
 def open_default() -> DiskCache:
-    """The cache of the environment's folder and bound (:func:`default_folder`, ``KERNELVIZ_CACHE_BYTES``)."""
-    return DiskCache(default_folder(), default_max_bytes())
+    """The cache of the environment's folder and bound (:func:`default_folder`, ``KERNELVIZ_CACHE_BYTES``),
+    with the package's shipped entries behind it."""
+    return DiskCache(default_folder(), default_max_bytes(), read_only=(SHIPPED,))
 
 
 #: The process's cache, read from the environment at first use (tests point it at a folder of their own).

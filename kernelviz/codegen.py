@@ -23,7 +23,7 @@ from kernelviz import state as kvstate
 from kernelviz.outside import file_name
 
 #: Views that have numbers to reproduce (the Theory view has none).
-VIEWS = ("data", "partition", "similarity", "boundaries", "kernel", "grid", "pf")
+VIEWS = tuple(view for view, facts in registry.VIEWS.items() if facts.code)
 #: Sources whose data reach the script through the CSV file of :func:`data_download`.
 FILE_SOURCES = ("upload", "drawn")
 #: How many of the points nearest the reference the Similarity script prints.

@@ -727,6 +727,14 @@ def get(name: str) -> Lesson:
     return LESSONS[name]
 
 
+def search_steps() -> list[tuple[str, int]]:
+    """(lesson, step number) of every step that shows a grid search (the Grid search or P_f view):
+    their searches ship with the package in the disk cache's shipped entries
+    (``kernelviz._diskcache.SHIPPED``), so a lesson comes up at once."""
+    return [(name, k) for name in names() for k, step in enumerate(get(name).steps, start=1)
+            if step.view in ("grid", "pf")]
+
+
 #: The entries of a link that name its lesson step (:func:`link`); the others are settings.
 LINK_ENTRIES = ("lesson", "step")
 

@@ -129,14 +129,17 @@ KERNELS: dict[str, KernelFacts] = {
 }
 
 #: The classifiers of ``kv.models`` other than the plain kernel SVM (the kernels list covers that one).
+#: Their one description each: the sidebar's help, the Theory view and ``kv.models.MODELS`` read it here.
 MODELS: dict[str, Choice] = {
-    "mkRBF": Choice("mkRBF", "k-means, then one Mahalanobis-RBF SVM per cluster."),
-    "SCM": Choice("SCM", "Support Cluster Machine: an SVM trained on each class's clusters as Gaussians."),
-    "MPM": Choice("MPM", "Minimax Probability Machine: the best worst-case accuracy bound α."),
-    "MCPM": Choice("MCPM", "Minimax Probability Machine trained on each class's clusters; reports α."),
-    "KFD": Choice("KFD", "Kernel Fisher Discriminant."),
-    "KNDA": Choice("KNDA", "Kernel Nonparametric Discriminant: scatter measured between boundary neighbours."),
-    "CKSVMNDA": Choice("CKSVMNDA", "An SVM whose regulariser adds KNDA's scatter."),
+    "mkRBF": Choice("mkRBF", "k-means, then one Mahalanobis-RBF SVM per cluster with that cluster's covariance."),
+    "SCM": Choice("SCM", "Support Cluster Machine: an SVM trained on each class's clusters as Gaussians (LPPK / "
+                         "RBF-PPK), tested on points."),
+    "MPM": Choice("MPM", "Minimax Probability Machine: the hyperplane with the best worst-case accuracy bound α."),
+    "MCPM": Choice("MCPM", "Minimax Probability Machine trained on each class's clusters (LPPK / RBF-PPK); "
+                           "reports α."),
+    "KFD": Choice("KFD", "Kernel Fisher Discriminant: (Δ + βI)⁻¹(m₊ − m₋) in the empirical kernel map."),
+    "KNDA": Choice("KNDA", "Kernel Nonparametric Discriminant: between-class scatter from boundary neighbours."),
+    "CKSVMNDA": Choice("CKSVMNDA", "An SVM whose regulariser adds KNDA's scatter: Θ = ηΔ(∇ + βI)⁻¹Δ + I."),
 }
 
 SCALINGS: dict[str, Choice] = {
@@ -169,15 +172,42 @@ SOURCES: dict[str, Choice] = {
     "drawn": Choice("draw", "Points you click onto a canvas in the Data view."),
 }
 
-VIEWS: dict[str, Choice] = {
-    "theory": Choice("Theory", "The kernels and models in words and formulas, and the papers' figures."),
-    "data": Choice("Data", "The data as the models see them."),
-    "partition": Choice("Partition", "The clusters or mixture components the data-dependent kernels use."),
-    "similarity": Choice("Similarity", "Each kernel's similarity to one reference point."),
-    "boundaries": Choice("Decision boundaries", "One SVM per kernel (and the other models) at the sidebar's γ and C."),
-    "kernel": Choice("Kernel matrix", "Gram matrices and their spectra."),
-    "grid": Choice("Grid search", "Cross-validated accuracy over a (γ, C) grid."),
-    "pf": Choice("P_f (α)", "How much of the grid reaches each accuracy: how easy a kernel is to tune."),
+@dataclass(frozen=True, kw_only=True)
+class ViewFacts(Choice):
+    """A view's row: its label and help (a :class:`Choice`) and every fact the app reads about it,
+    so that a new view touches its module and this one row.
+
+    ``module``: its module under ``kernelviz.ui.views`` (``show(prep, values, partition)`` draws it);
+    ``needs_partition``: it is drawn with the fitted partition; ``fails_on``: the pipeline stage
+    (``kernelviz.pipeline.STAGES``) whose settings go back to their last good values when the view's
+    own body fails, or "" when none; ``live``: the kind of live lattice its figure previews while γ
+    or C is dragged ("decision", "similarity"), or ""; ``code``: ``kernelviz.codegen`` writes a
+    script that redraws it.
+    """
+
+    module: str
+    needs_partition: bool = False
+    fails_on: str = ""
+    live: str = ""
+    code: bool = True
+
+
+VIEWS: dict[str, ViewFacts] = {
+    "theory": ViewFacts("Theory", "The kernels and models in words and formulas, and the papers' figures.",
+                        module="theory", code=False),
+    "data": ViewFacts("Data", "The data as the models see them.", module="data"),
+    "partition": ViewFacts("Partition", "The clusters or mixture components the data-dependent kernels use.",
+                           module="partition", needs_partition=True),
+    "similarity": ViewFacts("Similarity", "Each kernel's similarity to one reference point.", module="similarity",
+                            needs_partition=True, fails_on="model", live="similarity"),
+    "boundaries": ViewFacts("Decision boundaries", "One SVM per kernel (and the other models) at the sidebar's γ and C.",
+                            module="boundaries", needs_partition=True, fails_on="model", live="decision"),
+    "kernel": ViewFacts("Kernel matrix", "Gram matrices and their spectra.", module="kernel_matrix",
+                        needs_partition=True, fails_on="model"),
+    "grid": ViewFacts("Grid search", "Cross-validated accuracy over a (γ, C) grid.", module="grid",
+                      needs_partition=True, fails_on="grid"),
+    "pf": ViewFacts("P_f (α)", "How much of the grid reaches each accuracy: how easy a kernel is to tune.",
+                    module="pf", needs_partition=True, fails_on="grid"),
 }
 
 #: The Gaussian-to-Gaussian kernel SCM and MCPM compare their units (clusters) with.

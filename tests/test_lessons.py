@@ -17,7 +17,6 @@ from kernelviz import lessons, registry
 from kernelviz import state
 from kernelviz.references import PAPERS
 from kernelviz import pipeline  # the data and partition stages as the app runs them
-from kernelviz.ui import lesson_grids  # the heavy steps' searches, shipped with the app
 
 ALL_STEPS = [(lesson.name, k) for lesson in lessons.LESSONS.values() for k in range(1, len(lesson.steps) + 1)]
 #: Values a step may point at besides a panel (the names the views' tables and controls use).
@@ -431,7 +430,9 @@ def _step_figure(name: str, k: int):
                                      partition.predict_proba(prep.X_model), classes=prep.legend_classes)
         return figure, [], {}
     # the grid views: the searches shipped for the step, as the app takes them
-    grids = {n: lesson_grids.load(n, values, prep, partition) for n in values["kernels"]}
+    grids = {n: pipeline.grid_search(pipeline.KernelSpec.from_settings(n, values),
+                                     pipeline.GridSpec.from_settings(values), prep, partition)
+             for n in values["kernels"]}
     spec = pipeline.GridSpec.from_settings(values)
     log_Cs, log_gammas = np.array(spec.log_Cs), np.array(spec.log_gammas)
     table, alpha0, _, curves = pipeline.pf_curves({n: result.scores for n, (result, _) in grids.items()})

@@ -103,3 +103,22 @@ def test_the_kernel_matrix_caption_names_the_kernels_a_theorem_makes_psd():
     proven, unproven = kernel_matrix.psd_note().split(" are PSD by a theorem; ")
     assert "Laplacian (LAP)" in proven and "CkRBF" in proven and "RWM" not in proven
     assert unproven.startswith("GMM distance and RWM need not be")
+
+
+def test_a_views_facts_are_its_one_row():
+    """Every fact the app reads about a view comes from its row: its module draws it, its stage and
+    live kind exist, and the tables that used to list views separately are built from the rows."""
+    import importlib
+
+    from kernelviz import codegen, lattice, pipeline
+    from kernelviz.ui import live
+
+    for view, facts in registry.VIEWS.items():
+        module = importlib.import_module(f"kernelviz.ui.views.{facts.module}")
+        assert callable(module.show), view
+        assert facts.fails_on in ("",) + tuple(pipeline.STAGES), view
+        assert facts.live in ("", "decision", "similarity"), view
+        assert facts.live == "" or facts.live in lattice.CODECS, view
+    assert live.VIEW_KINDS == {"boundaries": "decision", "similarity": "similarity"}
+    assert codegen.VIEWS == tuple(v for v in registry.VIEWS if v != "theory")
+    assert not registry.VIEWS["data"].needs_partition and registry.VIEWS["grid"].needs_partition

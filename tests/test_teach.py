@@ -17,11 +17,11 @@ from streamlit.testing.v1 import AppTest
 from _charts import figures
 import kernelviz as kv
 from kernelviz import figures as fg
-from kernelviz import lessons, pipeline, registry
+from kernelviz import _diskcache, lessons, pipeline, registry
 from kernelviz import state as kvstate
 from kernelviz.references import PAPERS
 from kernelviz.ui import anatomy as ui_anatomy
-from kernelviz.ui import caches, lesson_grids, takeaway, teach
+from kernelviz.ui import caches, takeaway, teach
 
 from apptest import assert_clean, open_app, unescaped
 from test_app import charts
@@ -405,31 +405,46 @@ def test_the_terms_of_the_chosen_point_add_up_to_the_panels_f():
 
 # ============================================================================ the shipped lesson grids
 
+def shipped(name: str, values: dict):
+    """Kernel ``name``'s search for the settings ``values`` among the package's shipped entries alone."""
+    prep = pipeline.prepared(values)
+    key = pipeline.search_key(pipeline.KernelSpec.from_settings(name, values), pipeline.GridSpec.from_settings(values),
+                              prep)
+    return _diskcache.DiskCache(None, read_only=(_diskcache.SHIPPED,)).get(key)
+
+
 def test_every_heavy_step_has_its_grids_shipped():
-    for name, k in lesson_grids.heavy_steps():
+    steps = lessons.search_steps()
+    assert len(steps) >= 4
+    for name, k in steps:
         values = lessons.get(name).step(k).applied()
         for kernel in values["kernels"]:
-            assert lesson_grids.store_key(kernel, values) in lesson_grids.stored_keys(), (name, k, kernel)
+            assert shipped(kernel, values) is not None, (name, k, kernel)
 
 
 def test_a_shipped_grid_is_used_only_for_exactly_the_steps_settings():
     values = lessons.get("rbf-basics").step(6).applied()
-    key = lesson_grids.store_key("rbf", values)
-    assert lesson_grids.store_key("rbf", {**values, "cv_seed": 1}) != key
-    assert lesson_grids.store_key("rbf", {**values, "normalize": "unit"}) == key  # RBF has no scale
-    assert lesson_grids.store_key("ckrbf", {**values, "normalize": "unit"}) != lesson_grids.store_key("ckrbf", values)
-    assert lesson_grids.store_key("rbf", {**values, "source": "upload"}) is None
+    assert shipped("rbf", values) is not None
+    assert shipped("rbf", {**values, "cv_seed": 1}) is None
+    assert shipped("rbf", {**values, "data_seed": values["data_seed"] + 1}) is None
+    assert shipped("rbf", {**values, "normalize": "unit"}) is not None  # RBF has no scale
+    # CkRBF's scale is part of its search (step 5 ships the paper's, step 6 the unit scale's)
+    paper, unit = (lessons.get("ckrbf").step(k).applied() for k in (5, 6))
+    assert (paper["normalize"], unit["normalize"]) == ("paper", "unit")
+    assert shipped("ckrbf", paper)[0].fold_scores.tolist() != shipped("ckrbf", unit)[0].fold_scores.tolist()
+    assert shipped("rbf", paper)[0].fold_scores.tolist() == shipped("rbf", unit)[0].fold_scores.tolist()
 
 
 @pytest.mark.slow
 def test_a_shipped_grid_equals_a_fresh_search():
     values = lessons.get("rbf-basics").step(6).applied()
-    fresh, fresh_path = lesson_grids.search("rbf", values)
     prep = pipeline.prepared(values)
-    shipped, path = lesson_grids.load("rbf", values, prep, pipeline.partition_of(values, prep))
-    assert np.array_equal(shipped.fold_scores, fresh.fold_scores)
-    assert np.array_equal(shipped.Cs, fresh.Cs) and np.array_equal(shipped.gammas, fresh.gammas)
-    # the Keerthi–Lin path rebuilt from the stored C̃ alone is the path of the full search
+    grid = pipeline.GridSpec.from_settings(values)
+    fresh, fresh_path = pipeline.search_kernel("rbf", prep, np.array(grid.log_Cs), np.array(grid.log_gammas), grid.cv,
+                                               grid.cv_seed, {})
+    result, path = shipped("rbf", values)
+    assert np.array_equal(result.fold_scores, fresh.fold_scores)
+    assert np.array_equal(result.Cs, fresh.Cs) and np.array_equal(result.gammas, fresh.gammas)
     assert path.C_tilde == fresh_path.C_tilde and path.cells == fresh_path.cells
     assert np.array_equal(path.line_gammas, fresh_path.line_gammas) and path.best_cell == fresh_path.best_cell
 

@@ -26,6 +26,7 @@ Layout: :mod:`._base` (input checks, kernel fitting, base classes, cluster units
 :mod:`kernelviz._svm`.
 """
 
+from .. import registry as _registry
 from .._validation import format_label, format_labels
 from ._base import UNIT_KERNELS
 from .discriminant import CKSVMNDA, KFD, KNDA, nonparametric_between_scatter, within_class_scatter
@@ -38,15 +39,11 @@ __all__ = [
     "nonparametric_between_scatter", "solve_kernel_mpm", "solve_mpm", "weighted_moments", "within_class_scatter",
 ]
 
-#: The models the app offers: display name → (class, one-line description, binary only).
+#: The models the app offers: display name → (class, one-line description, binary only). The
+#: descriptions are ``kernelviz.registry.MODELS``' (one per model), the kernel SVM's its own.
 MODELS = {
     "Kernel SVM": (KernelSVC, "C-SVM (libsvm) with any kernel of kv.kernels; multi-class one-vs-one.", False),
-    "mkRBF": (MkRBF, "k-means, then one Mahalanobis-RBF SVM per cluster with that cluster's covariance.", True),
-    "SCM": (SCM, "Support Cluster Machine: SVM trained on per-class clusters (LPPK / RBF-PPK), tested on points.",
-            False),
-    "MPM": (MPM, "Minimax Probability Machine: hyperplane with the best worst-case accuracy bound α.", True),
-    "MCPM": (MCPM, "Minimax Probability Machine trained on per-class clusters (LPPK / RBF-PPK); reports α.", True),
-    "KFD": (KFD, "Kernel Fisher Discriminant: (Δ + βI)⁻¹(m₊ − m₋) in the empirical kernel map.", True),
-    "KNDA": (KNDA, "Kernel Nonparametric Discriminant: between-class scatter from boundary neighbours.", True),
-    "CKSVMNDA": (CKSVMNDA, "SVM whose regulariser adds KNDA's scatter: Θ = ηΔ(∇ + βI)⁻¹Δ + I.", True),
+    **{name: (cls, _registry.MODELS[name].help, binary_only) for name, cls, binary_only in (
+        ("mkRBF", MkRBF, True), ("SCM", SCM, False), ("MPM", MPM, True), ("MCPM", MCPM, True), ("KFD", KFD, True),
+        ("KNDA", KNDA, True), ("CKSVMNDA", CKSVMNDA, True))},
 }

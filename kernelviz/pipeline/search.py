@@ -10,13 +10,14 @@ import numpy as np
 import kernelviz as kv
 from kernelviz import _diskcache
 from kernelviz import figures as fg
+from kernelviz.lessons import LEVEL_AUC
 from kernelviz.pipeline.data import Prepared
 from kernelviz.pipeline.fit import kernel_params
 from kernelviz.pipeline.specs import GridSpec, KernelSpec
 
 __all__ = ['GridFailure', 'check_folds', 'search_columns', 'search_kernel', 'search_key', 'stored_search',
            'store_search', 'keerthi_lin_path', 'grid_panels', 'pf_curves',
-           'LEVEL_AUC', 'scale_sentence', 'grid_search']
+           'scale_sentence', 'grid_search']
 
 # ============================================================================ grid search and P_f
 
@@ -191,8 +192,6 @@ def pf_curves(scores: Mapping[str, np.ndarray], n_alphas: int = 401) -> tuple[di
     return table, alpha0, alphas, curves
 
 
-#: P_f AUCs closer than this are called level (as the lessons do: half a point of accuracy over the grid).
-LEVEL_AUC = 0.005
 
 
 def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float, float] | None,

@@ -19,7 +19,6 @@ import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import pipeline
 from kernelviz.session import read_only
-from kernelviz.ui import lesson_grids
 from kernelviz.pipeline import Prepared
 
 
@@ -117,10 +116,3 @@ def fitted_svm(name: str, data_key: str, kernel_key: tuple, log_gamma: float, lo
 def grid_key(name: str, prep: Prepared, values: dict) -> tuple:
     """What kernel ``name``'s grid search depends on: the data, the grid and the kernel's key."""
     return (prep.key, pipeline.GridSpec.from_settings(values)) + kernel_cache_key(name, values)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def shipped_grid(name: str, key: tuple, _values: dict, _prep: Prepared, _partition):
-    """A lesson's shipped search, rebuilt once per server (its Keerthi–Lin path costs seconds)."""
-    shipped = lesson_grids.load(name, _values, _prep, _partition)
-    return None if shipped is None else read_only(shipped)

@@ -24,6 +24,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, MutableMapping
 
+from kernelviz import registry
 from kernelviz.components import poll
 from kernelviz.components.payloads import Finished, LivePreview
 from kernelviz.outside import message, plain
@@ -59,8 +60,8 @@ POLL_SECONDS = 0.5
 #: The figures' element while its lattice is being prepared (plot.js sets ``data-waiting``): the
 #: watcher's poll ticks only while the page has one.
 WAITING_SELECTOR = '.kv-live[data-waiting="1"]'
-#: The kinds of lattice and the view each belongs to.
-VIEW_KINDS = {"boundaries": "decision", "similarity": "similarity"}
+#: The kinds of lattice and the view each belongs to (the views' rows, ``registry.VIEWS``).
+VIEW_KINDS = {view: facts.live for view, facts in registry.VIEWS.items() if facts.live}
 
 
 @dataclass(frozen=True)

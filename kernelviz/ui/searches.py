@@ -16,7 +16,7 @@ import streamlit as st
 from kernelviz import figures as fg
 from kernelviz import pipeline
 from kernelviz.outside import message, plain
-from kernelviz.ui import caches, grid_jobs, lesson_grids, session_end
+from kernelviz.ui import caches, grid_jobs, session_end
 from kernelviz.ui.page import fail_and_restore, session
 from kernelviz.pipeline import Prepared
 
@@ -65,24 +65,12 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     return True
 
 
-def take_shipped_grids(prep: Prepared, values: dict, names: list[str], partition) -> None:
-    """The lessons' searches shipped with the package (``kernelviz.ui.lesson_grids``), where the
-    settings are exactly a lesson step's: into the session's store, as if just searched."""
-    for name in names:
-        key = caches.grid_key(name, prep, values)
-        if session().stored_grid(key) is None and lesson_grids.store_key(name, values) in lesson_grids.stored_keys():
-            shipped = caches.shipped_grid(name, key, values, prep, partition)
-            if shipped is not None:
-                session().store_grid(key, shipped)
-
-
 def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
                  draw_partial=None, run_label: str = "Run grid search") -> dict:
-    """The finished searches of ``names`` (a lesson's shipped ones included); the others run in the
+    """The finished searches of ``names`` (on disk too: a lesson's shipped ones included); the others run in the
     background (their cells so far go to ``draw_partial(grids, complete=False)``) or wait for the button."""
     if not check_grid_settings(prep, values):
         return {}
-    take_shipped_grids(prep, values, names, partition)
     grid_jobs.hand_over(session_end.store(), session().store_grid)
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
