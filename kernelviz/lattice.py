@@ -59,7 +59,7 @@ from kernelviz import figures as fg
 from kernelviz import pipeline
 from kernelviz import state as kvstate
 from kernelviz._background import BackgroundJob
-from kernelviz.components.payloads import BrowserLattice
+from kernelviz.protocol import BrowserLattice
 
 #: Spacing of the lattices in decades: every 0.25 decade gives 25 values over the app's six decades.
 LATTICE_STEP = 0.25
@@ -249,7 +249,7 @@ class Lattice:
 
     def to_browser(self) -> BrowserLattice:
         """What the browser repaints the figure's panels from (:func:`kernelviz.components.plot.payload`
-        packs it; :class:`kernelviz.components.payloads.BrowserLattice` declares it).
+        packs it; :class:`kernelviz.protocol.BrowserLattice` declares it).
 
         Each ready kernel's lattice along each axis is one uint8 array of shape
         ``(len(axis), ny, nx)`` (C order: lattice value, row from ``ys[0]`` upwards, column),

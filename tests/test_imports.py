@@ -94,3 +94,41 @@ def test_the_graph_sees_imports_of_every_kind():
 
 def test_no_module_imports_itself_through_others():
     assert cycles(import_graph()) == []
+
+
+#: The layers, bottom first (docs/DESIGN.md, "Layers"): a module imports from its own layer or the
+#: ones below it, never above. A module lies in the layer of the longest prefix that names it.
+LAYERS = (
+    ("foundations", ("kernelviz.registry", "kernelviz.protocol", "kernelviz._validation", "kernelviz._svm",
+                     "kernelviz._chunks", "kernelviz._background", "kernelviz._diskcache", "kernelviz._dask",
+                     "kernelviz.data", "kernelviz.export", "kernelviz.references", "kernelviz.outside")),
+    ("kernels", ("kernelviz.kernels", "kernelviz._cluster_pairs", "kernelviz.partitions")),
+    ("models", ("kernelviz.models", "kernelviz.anatomy")),
+    ("experiments", ("kernelviz.evaluation", "kernelviz.reproduce")),
+    ("presentation", ("kernelviz.figures", "kernelviz.state", "kernelviz.session", "kernelviz.lessons",
+                      "kernelviz.theory", "kernelviz.pipeline", "kernelviz.codegen", "kernelviz.lattice")),
+    ("interface", ("kernelviz.components", "kernelviz.ui", "kernelviz.cli", "kernelviz.__main__", "kernelviz")),
+)
+
+
+def layer_of(module: str) -> int:
+    matches = [(len(prefix), index) for index, (_, prefixes) in enumerate(LAYERS) for prefix in prefixes
+               if module == prefix or module.startswith(prefix + ".")]
+    if not matches:
+        raise AssertionError(f"{module} lies in no layer: add it to LAYERS (and to docs/DESIGN.md)")
+    return max(matches)[1]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return [f"{module} ({LAYERS[layer_of(module)][0]}) imports {used} ({LAYERS[layer_of(used)][0]})"
+            for module, used_ones in sorted(graph.items()) for used in sorted(used_ones)
+            if layer_of(used) > layer_of(module)]
+
+
+def test_layers_only_import_downward():
+    assert upward_imports(import_graph()) == []
+
+
+def test_an_upward_import_is_caught():
+    assert upward_imports({"kernelviz.lattice": {"kernelviz.components.plot"}, "kernelviz.ui.live": {"kernelviz.data"}}) \
+        == ["kernelviz.lattice (presentation) imports kernelviz.components.plot (interface)"]

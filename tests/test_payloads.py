@@ -1,23 +1,30 @@
-"""The payloads Python sends the components' JavaScript (kernelviz.components.payloads): each producer
+"""The payloads Python sends the components' JavaScript (kernelviz.protocol): each producer
 emits exactly the keys its type declares, and tests/js/fixtures — which tests/js/payloads.test.mjs reads
 with the components' own code — is what the producers write today, so the JavaScript test never checks
 a payload Python no longer sends."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kernelviz import figures as fg
-from kernelviz.components import draw, payloads, plot, poll
-from kernelviz.components.payloads import __main__ as writer
+from kernelviz import protocol as payloads
+from kernelviz.components import draw, plot, poll
 from kernelviz.lattice import Failure, Field, Lattice
 from kernelviz.ui.live import finished_signal, preview_payload
 
+pytestmark = pytest.mark.unit
+
+# the fixture writer is a script of the tests (tests/js/write_fixtures.py), not of the package
+sys.path.insert(0, str(Path(__file__).resolve().parent / "js"))
+import write_fixtures as writer  # noqa: E402
+
 FIXTURES = Path(__file__).resolve().parent / "js" / "fixtures"
-WRITE = "python -m kernelviz.components.payloads --write tests/js/fixtures"
+WRITE = "python tests/js/write_fixtures.py --write tests/js/fixtures"
 GRID = fg.Grid(np.linspace(-1.0, 1.0, 3), np.linspace(0.0, 1.0, 2))
 FIGURE = {"data": [{"type": "scatter", "x": [0.0, 1.0], "y": [1.0, 2.0]}], "layout": {"datarevision": "r"}}
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, Mutable
 
 from kernelviz import registry
 from kernelviz.components import poll
-from kernelviz.components.payloads import Finished, LivePreview
+from kernelviz.protocol import Finished, LivePreview
 from kernelviz.outside import message, plain
 from kernelviz.session import mark_fragment_rerun, write_settings
 from kernelviz.ui import pollers, session_end

@@ -17,7 +17,7 @@ import numpy as np
 
 from kernelviz import figures as fg
 from kernelviz.components import module_text
-from kernelviz.components.payloads import DrawData
+from kernelviz.protocol import DrawData
 
 FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.draw"

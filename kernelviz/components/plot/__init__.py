@@ -49,7 +49,7 @@ import numpy as np
 import orjson
 
 from kernelviz.components import module_text
-from kernelviz.components.payloads import LivePreview, PlotHeader
+from kernelviz.protocol import LivePreview, PlotHeader
 
 FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.plot"

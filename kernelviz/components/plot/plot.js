@@ -5,7 +5,7 @@
 //
 // data (bytes, from kernelviz.components.plot.payload): the header's length (4 bytes, little-endian),
 // the header (UTF-8 JSON), then the lattice's raw codes, which the header points into. The header
-// (declared in kernelviz/components/payloads, checked by tests/js/payloads.test.mjs):
+// (declared in kernelviz/protocol.py, checked by tests/js/payloads.test.mjs):
 //   figure      — {data, layout} as Plotly.react takes them (layout.datarevision changes with the data)
 //   config      — Plotly's config
 //   plotly      — file name of Streamlit's own plotly.js chunk (static/js/PlotlyChart.<hash>.js):

@@ -23,7 +23,7 @@ import itertools
 from pathlib import Path
 
 from kernelviz.components import module_text
-from kernelviz.components.payloads import Finished, PollData
+from kernelviz.protocol import Finished, PollData
 
 FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.poll"

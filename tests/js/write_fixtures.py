@@ -1,4 +1,4 @@
-"""``python -m kernelviz.components.payloads --write DIR``: the payload schema and real payloads, built
+"""``python tests/js/write_fixtures.py --write DIR``: the payload schema and real payloads, built
 by the producers themselves, as the fixtures of ``tests/js/payloads.test.mjs`` (the repository's
 are in ``tests/js/fixtures``; ``tests/test_payloads.py`` fails when they are not what this writes).
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from kernelviz import figures as fg
 from kernelviz.components import draw, plot, poll
-from kernelviz.components.payloads import DrawData, PollData, schema
+from kernelviz.protocol import DrawData, PollData, schema
 from kernelviz.lattice import Failure, Field, Lattice
 from kernelviz.ui.live import preview_payload
 
@@ -88,7 +88,7 @@ def write(folder: Path) -> list[Path]:
 
 
 def main(arguments: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m kernelviz.components.payloads",
+    parser = argparse.ArgumentParser(prog="python tests/js/write_fixtures.py",
                                      description="Write the payload schema and fixtures of the JavaScript tests.")
     parser.add_argument("--write", metavar="DIR", type=Path, required=True,
                         help="the folder to write into (the repository's: tests/js/fixtures)")

@@ -5,13 +5,14 @@ component's data (:func:`kernelviz.components.draw.browser_data`) are plain dict
 ``plot.js`` and ``draw.js``; a key renamed on one side only would fail in the browser, silently
 (an ``undefined`` where a number was expected). Each payload is declared here as a TypedDict,
 its producer returns that type, and :func:`schema` lists each type's keys.
-``python -m kernelviz.components.payloads --write tests/js/fixtures`` (``__main__.py``) writes the
+``python tests/js/write_fixtures.py --write tests/js/fixtures`` writes the
 schema and real payloads, built by the producers themselves, for ``tests/js/payloads.test.mjs``:
 the JavaScript decodes them with its own code and checks their keys against the schema;
 ``tests/test_payloads.py`` checks that the fixtures are the producers' current output.
 
-Nothing here imports Streamlit, nor the producers (which import these types): the writer is a
-module of its own, so that the package's imports stay free of circles.
+A module of the bottom layer: it imports numpy alone, so that every producer (the lattice, the
+components, the live preview) imports it downward; the fixture writer, which imports the
+producers, is a script of the tests.
 """
 
 # No ``from __future__ import annotations`` here: with annotations as strings, Python 3.11's TypedDict
