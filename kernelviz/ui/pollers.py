@@ -56,12 +56,11 @@ def keep_page_settings() -> None:
     when the browser's request had changed any, the page reruns, so that those widgets show the
     session's values again."""
     import streamlit as st
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     from kernelviz.session import keep_outside, mark_fragment_rerun
+    from kernelviz.ui.streamlit_private import fragment_run
 
-    context = get_script_run_ctx()
-    if context is None or not getattr(context, "fragment_ids_this_run", None):
+    if not fragment_run():
         return  # the page's run: its widgets are drawn with what the browser sent
     changed = keep_outside(st.session_state, accept=PERSONS_OWN)
     if changed:

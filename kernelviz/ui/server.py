@@ -10,7 +10,6 @@ page runs on.
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
 import ctypes.util
 import faulthandler
@@ -18,10 +17,9 @@ import os
 import signal
 
 import numpy  # noqa: F401  (loaded here, so that its BLAS is among those limited below)
-from streamlit.runtime import Runtime, get_instance
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-from streamlit.web.server.starlette import starlette_websocket
 from threadpoolctl import threadpool_limits
+
+from kernelviz.ui.streamlit_private import hold_messages
 
 #: BLAS threads per call in the app's server. Its BLAS calls are small (a committed step's fits and
 #: grid sums, a lattice's matrix-vector products) and come from several threads at once (sessions,
@@ -49,15 +47,7 @@ WAITING_MESSAGES = 50_000
 def keep_slow_browsers() -> None:
     """Let this page's connection hold :data:`WAITING_MESSAGES` (called by every page run: a browser that
     reconnects gets a new connection), and every connection made from now on."""
-    starlette_websocket.WEBSOCKET_MAX_SEND_QUEUE_SIZE = WAITING_MESSAGES
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or not Runtime.exists():  # run bare: no connection
-        return
-    client = get_instance().get_client(ctx.session_id)
-    # Streamlit's private queue of the browser's connection (an agent's client has none, AppTest's a mock)
-    queue = getattr(client, "_send_queue", None)
-    if isinstance(queue, asyncio.Queue) and 0 < queue.maxsize < WAITING_MESSAGES:
-        queue._maxsize = WAITING_MESSAGES
+    hold_messages(WAITING_MESSAGES)
 
 
 def give_freed_memory_back() -> None:

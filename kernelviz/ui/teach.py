@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from kernelviz import codegen, lessons, registry
 from kernelviz import figures as fg
@@ -24,6 +23,7 @@ from kernelviz import state as kvstate
 from kernelviz.outside import message, plain
 from kernelviz.references import PAPERS
 from kernelviz.session import write_settings
+from kernelviz.ui.streamlit_private import history_navigation
 
 #: Session keys (not settings: no widget, never in the settings table).
 LESSON = "_lesson"        # (lesson name, step number) while a lesson is open, else absent
@@ -90,8 +90,7 @@ def _without_lesson(query: Mapping[str, Any]) -> dict:
 def navigated_by_history() -> bool:
     """Whether the browser's Back or Forward started this run: Streamlit then reruns the page with the
     link of the history entry it returned to, and says so only in the run's context."""
-    context = get_script_run_ctx()
-    return bool(context and context.is_history_navigation)
+    return history_navigation()
 
 
 def follow_history(apply: Apply) -> None:

@@ -63,9 +63,9 @@ DEFINES_PLOTLY = "window.Plotly="
 def plotly_chunk() -> str | None:
     """The file name of Streamlit's plotly.js chunk, or None when this Streamlit has none, several,
     or one that does not define ``window.Plotly`` (then the app falls back to Streamlit's element)."""
-    import streamlit
+    from kernelviz.ui.streamlit_private import plotly_chunk_files
 
-    found = sorted((Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js"))
+    found = plotly_chunk_files()
     # searched as bytes: decoding the 4.7 MB file took 0.1 s of the page's first run
     if len(found) != 1 or DEFINES_PLOTLY.encode() not in found[0].read_bytes():
         return None
