@@ -573,6 +573,7 @@ class BoundaryPanel:
     regularised: bool = False  # the kernel measures with ε-regularised (flat) cluster covariances
     scheme: str = ""        # how a two-class model met more classes (e.g. "one-vs-one"), else ""
     alpha: float | None = None  # MPM / MCPM: the worst-case accuracy bound (the smallest pairwise one)
+    class_train_accuracy: dict | None = None  # MPM / MCPM: each class's training accuracy, shown beside α
     bounded: np.ndarray | None = None  # per support vector: is |α| at its bound C (drawn square, free ones round)
 
 
