@@ -337,3 +337,26 @@ def test_a_hostile_file_name_is_only_a_literal_in_the_script(tmp_path_factory, n
 def test_a_generator_parameter_that_does_not_exist_never_reaches_the_code():
     with pytest.raises(ValueError, match="no such parameter"):
         codegen.script({**settings_of(), "gen_params": {"noise=0)\nimport os\n#": 1.0}})
+
+
+# ----------------------------------------------------------------------------- bad input (issue 29)
+
+
+@pytest.mark.parametrize("bad", [None, 3, "boundaries", ["view"], {**state.defaults(), "kernels": None},
+                                 {**state.defaults(), "view": None}, {**state.defaults(), "grid_log_C": 2}],
+                         ids=["None", "int", "str", "list", "kernels None", "view None", "range int"])
+def test_settings_that_are_not_settings_raise_the_documented_value_error(bad):
+    with pytest.raises(ValueError):
+        codegen.script(bad)
+
+
+def test_settings_left_out_take_their_defaults_as_in_a_link():
+    """A notebook may name only what it changes: the rest is the app's default, as a link's is."""
+    assert codegen.script({"view": "boundaries", "kernels": ["rbf"]}) == codegen.script(
+        settings_of(view="boundaries", kernels=["rbf"]))
+
+
+@pytest.mark.parametrize("data_file", [3, b"data.csv", "", None])
+def test_a_data_file_that_is_not_a_name_is_refused(data_file):
+    with pytest.raises(ValueError, match="CSV file"):
+        codegen.script(settings_of(view="data", source="drawn"), data_file=data_file)
