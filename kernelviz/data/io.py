@@ -203,9 +203,10 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
 
     Limits: at most :data:`MAX_FILE_BYTES` bytes and :data:`MAX_ROWS` rows.
     """
-    raw, default_name = _read_source(path_or_file)
-    text = _decode(raw, default_name) if isinstance(raw, bytes) else raw.lstrip("\ufeff")
-    name = default_name if name is None else str(name)
+    # the name first: every message, the ones about the bytes included, names the file the
+    # caller named (the app passes an upload's own name; bytes alone would be called 'data')
+    raw, name = _read_source(path_or_file, None if name is None else str(name))
+    text = _decode(raw, name) if isinstance(raw, bytes) else raw.lstrip("\ufeff")
     lines, line_numbers = _data_lines(text)
     if not lines:
         raise ValueError(f"{name!r} is empty: it has no data rows.")
@@ -238,8 +239,9 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
     return Dataset(X, y, name=name, feature_names=feature_names, class_names=class_names)
 
 
-def _read_source(source):
-    """Return (bytes or str, default name), refusing anything over MAX_FILE_BYTES."""
+def _read_source(source, given_name=None):
+    """Return (bytes or str, name), refusing anything over MAX_FILE_BYTES; the name is
+    ``given_name``, else the file's stem (``data`` for bare bytes)."""
     too_big = (
         "{name!r} is {size:.1f} MB; kernelviz reads files up to "
         f"{MAX_FILE_BYTES // 2**20} MB (about {MAX_ROWS:,} rows). "
@@ -249,10 +251,11 @@ def _read_source(source):
         path = Path(source)
         if not path.is_file():
             raise ValueError(f"No such file: {str(path)!r}.")
+        name = path.stem if given_name is None else given_name
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise ValueError(too_big.format(name=path.stem, size=size / 2**20))
-        return path.read_bytes(), path.stem
+            raise ValueError(too_big.format(name=name, size=size / 2**20))
+        return path.read_bytes(), name
     if isinstance(source, (bytes, bytearray, memoryview)):
         raw, name = bytes(source), "data"
     elif hasattr(source, "getvalue"):
@@ -265,6 +268,7 @@ def _read_source(source):
             f"Cannot read a {type(source).__name__}; give a path, bytes, or a file object."
         )
     name = Path(str(name)).stem if isinstance(name, (str, os.PathLike)) and name else "uploaded"
+    name = name if given_name is None else given_name
     size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
     if size > MAX_FILE_BYTES:
         raise ValueError(too_big.format(name=name, size=size / 2**20))
@@ -385,13 +389,19 @@ def _parse_libsvm(records, name):
     return X, np.array(labels)
 
 
+#: A quoted cell as a spreadsheet writes it ("" inside is one quote), or a quote left open.
+_QUOTED_CELL = re.compile(r'"(?:[^"]|"")*"?')
+
+
 def _table_delimiter(line):
-    """The separator of a table, guessed from its first line; None for runs of spaces.
+    """The separator of a table, guessed from its first line outside its quoted cells
+    (a header cell ``"a;b"`` is text); None for runs of spaces.
 
     Semicolons win over commas: a file separated by semicolons usually has decimal
     commas.
     """
-    return next((delimiter for delimiter in ("\t", ";", ",") if delimiter in line), None)
+    unquoted = _QUOTED_CELL.sub("", line)
+    return next((delimiter for delimiter in ("\t", ";", ",") if delimiter in unquoted), None)
 
 
 def _split_cells(line, delimiter):
