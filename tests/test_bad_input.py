@@ -7,6 +7,7 @@ import pytest
 
 from kernelviz import state as kvstate
 
+from _charts import figures
 from apptest import assert_clean, open_app, unescaped
 
 
@@ -22,3 +23,58 @@ def test_a_link_number_with_digit_separators_or_other_scripts_digits_is_refused_
         assert f"link's {name}" in shown and "digits 0-9" in shown, (name, shown)
         assert at.session_state[name] == kvstate.BY_NAME[name].default
     assert at.session_state["gen_params"] == {"n_samples": 40}  # the rest of the link still applies
+
+
+def infos(at) -> str:
+    return " ".join(unescaped(e.value) for e in at.info)
+
+
+def upload(at, name: str, content: bytes):
+    at.file_uploader(key="uploader").set_value((name, content, "text/csv"))
+    return at.run()
+
+
+GOOD_CSV = b"a,b,label\n" + b"".join(f"{i % 7},{(i * 3) % 5},{i % 2}\n".encode() for i in range(40))
+UNREADABLE = {"latin-1.csv": "a,b,label\ncafé,1,0\n1,2,1\n".encode("latin-1"),
+              "binary.csv": bytes(range(256)) * 4}
+
+
+@pytest.mark.parametrize("file", list(UNREADABLE))
+def test_an_unreadable_first_upload_is_named_and_says_what_to_do_without_contradicting_itself(file):
+    at = open_app(dict(source="upload", view="data"))
+    upload(at, file, UNREADABLE[file])
+    assert not at.exception
+    shown = errors(at)
+    stem = file.rsplit(".", 1)[0]
+    assert f"Could not use '{file}': '{stem}' is" in shown, shown  # its own name, not 'data'
+    assert "'data'" not in shown
+    # no earlier file: nothing is "kept", and the page does not claim that none was uploaded
+    assert "previous" not in shown and "kept" not in shown, shown
+    assert "No file uploaded yet" not in infos(at), infos(at)
+    assert f"'{file}' could not be used" in infos(at), infos(at)
+    assert at.session_state["source"] == "upload"
+    at.run()  # the next run (another setting changed): the page still says why there are no data
+    assert not at.exception and f"'{file}' could not be used" in infos(at)
+
+
+def test_an_unreadable_upload_after_a_good_one_says_which_file_the_views_keep():
+    at = open_app(dict(source="upload", view="data"))
+    upload(at, "good.csv", GOOD_CSV)
+    assert_clean(at)
+    upload(at, "latin-1.csv", UNREADABLE["latin-1.csv"])
+    assert not at.exception
+    shown = errors(at)
+    assert "Could not use 'latin-1.csv': 'latin-1' is not UTF-8 text" in shown, shown
+    assert "The views keep showing 'good.csv'." in shown, shown
+    assert not at.info, infos(at)
+    assert any("**good**" in m.value for m in at.markdown)
+
+
+def test_a_comma_table_with_a_quoted_semicolon_in_its_header_is_read():
+    table = b'"a;b",c,label\n' + b"".join(f"{i % 7},{(i * 3) % 5},{i % 2}\n".encode() for i in range(40))
+    at = open_app(dict(source="upload", view="data"))
+    upload(at, "quoted.csv", table)
+    assert_clean(at)
+    assert at.session_state["_upload"][1] == "quoted.csv"
+    (fig,) = figures(at)
+    assert fig["layout"]["xaxis"]["title"]["text"] == "a;b", fig["layout"]["xaxis"]["title"]
