@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..outside import visible
 from .dataset import MAX_CELLS, MAX_ROWS, UNLABELED, Dataset, format_label
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -283,9 +284,13 @@ def _decode(raw: bytes, name: str) -> str:
             )
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ValueError(f"{name!r} is UTF-16 text; save it as UTF-8 (or plain CSV) and retry.")
-    if b"\x00" in raw[:8192]:
+    # anywhere, not only near the start: a NUL past a long header would reach a column's name
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
         raise ValueError(
-            f"{name!r} is a binary file, not text. Upload a CSV or LIBSVM text file."
+            f"{name!r} is a binary file, not text (a NUL byte on line {line}). Upload a CSV or "
+            "LIBSVM text file."
         )
     try:
         return raw.decode("utf-8-sig")
@@ -710,14 +715,32 @@ def to_csv(ds: Dataset) -> str:
     with line breaks or tabs, or with spaces around it, reads back with those turned
     into single spaces and trimmed (see :func:`_text_cell`).
     """
-    header = io.StringIO()
-    csv.writer(header, lineterminator="").writerow(
-        [*map(_text_cell, ds.feature_names), "label"])
-    lines = [header.getvalue()]
+    _refuse_nul(ds)
+    lines = [",".join([*(_header_cell(_text_cell(name)) for name in ds.feature_names), "label"])]
     label_cells = _label_cells(ds)
     for point, label in zip(ds.X.tolist(), label_cells):
         lines.append(",".join(map(repr, point)) + "," + label)
     return "\n".join(lines) + "\n"
+
+
+def _refuse_nul(ds):
+    """A NUL in a name cannot be written: :func:`read` takes a file holding one for binary."""
+    names = [("feature", n) for n in ds.feature_names] + [("class", n) for n in (ds.class_names or {}).values()]
+    for kind, name in names:
+        if "\x00" in str(name):
+            raise ValueError(
+                f"The {kind} name {name!r} holds a NUL character, which a text file cannot keep "
+                "(read() takes a file holding one for binary). Rename it."
+            )
+
+
+def _header_cell(text):
+    """One cell of to_csv's header, quoted where read() would otherwise misread it: a ``;`` or
+    tab would be guessed as the table's separator (read() looks outside quotes), a leading
+    ``#`` would make the header a comment line, and a comma or quote needs quotes anyway."""
+    if any(c in text for c in ',;\t"\r\n') or text.startswith("#"):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _label_cells(ds):
@@ -759,7 +782,7 @@ def to_libsvm(ds: Dataset) -> str:
     last_column_all_zero = not ds.X[:, -1].any()
     lines = [
         # the name on one line: a line break in it would start a data line
-        f"# {_text_cell(ds.name)}: {n} points, {d} features. Lines without a leading label are "
+        f"# {_text_cell(visible(ds.name))}: {n} points, {d} features. Lines without a leading label are "
         "unlabeled points."
     ]
     for i, (point, label) in enumerate(zip(ds.X.tolist(), labels.tolist())):
