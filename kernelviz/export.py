@@ -46,7 +46,8 @@ KILL_GRACE = 1.0
 
 
 class ExportUnavailable(RuntimeError):
-    """PNG / SVG export cannot run here (no Chromium, or kaleido is not installed).
+    """PNG / SVG export cannot run here (no Chromium, kaleido is not installed, or the browser
+    exits as soon as it is started).
 
     The message says what to install; HTML export works without either.
     """
@@ -73,6 +74,9 @@ class ExportTimeout(TimeoutError):
 NO_BROWSER = ("PNG and SVG export draws the figure in Chromium (or Google Chrome), and none was found. "
               "Install it (on Debian or Ubuntu: sudo apt-get install chromium) or set the environment variable "
               "BROWSER_PATH to a Chrome or Chromium executable, then try again. The HTML download works without it.")
+NO_START = ("PNG and SVG export could not start its browser: Chromium closed as soon as it was started on the "
+            "server. Try again later, or tell the server's administrator (the browser the environment variable "
+            "BROWSER_PATH names, or the one installed, does not run). The HTML download works without it.")
 NO_KALEIDO = ("PNG and SVG export needs the Python package kaleido (version 1 or later): "
               "pip install 'kaleido>=1'. The HTML download works without it.")
 
@@ -111,7 +115,8 @@ def figure_bytes(fig: go.Figure, fmt: str) -> bytes:
     ValueError
         For any other format.
     ExportUnavailable
-        For PNG or SVG when no Chromium-based browser (or no kaleido) is installed.
+        For PNG or SVG when no Chromium-based browser (or no kaleido) is installed, or the
+        browser fails as it starts (the message says so in words, without the server's paths).
     ExportTimeout
         For PNG or SVG not done within :data:`EXPORT_TIMEOUT` seconds (a hung browser, or
         another session's export holding it that long); the message asks to try again.
@@ -224,7 +229,13 @@ class _WarmExporter:
         except FutureTimeout:  # the loop was busy; no process was started
             future.cancel()
             raise ExportTimeout(timeout) from None
-        self._wait(browser.open(), browser, deadline, timeout)
+        from choreographer.errors import BrowserDepsError, BrowserFailedError
+
+        try:
+            self._wait(browser.open(), browser, deadline, timeout)
+        except (BrowserFailedError, BrowserDepsError):
+            # its message names the program's path on the server: the person is told in words
+            raise ExportUnavailable(NO_START) from None
         self._kaleido = browser
         return browser
 

@@ -78,3 +78,24 @@ def test_a_comma_table_with_a_quoted_semicolon_in_its_header_is_read():
     assert at.session_state["_upload"][1] == "quoted.csv"
     (fig,) = figures(at)
     assert fig["layout"]["xaxis"]["title"]["text"] == "a;b", fig["layout"]["xaxis"]["title"]
+
+
+def test_a_png_whose_browser_cannot_start_is_refused_in_words_and_keeps_the_page(monkeypatch, tmp_path):
+    fake = tmp_path / "server-only-dir" / "chromium"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("BROWSER_PATH", str(fake))
+    at = open_app(dict(view="data", generator="blobs", gen_params="n_samples:40", data_seed="7"))
+    assert_clean(at)
+    before = figures(at)
+    next(b for b in at.button if b.label == "PNG").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = errors(at)
+    assert "The figure could not be exported: PNG and SVG export could not start its browser" in shown, shown
+    page = " ".join(str(e.value) for kind in ("error", "code", "markdown", "caption", "info", "warning")
+                    for e in at.get(kind) if hasattr(e, "value"))
+    assert "server-only-dir" not in page and "Traceback" not in page
+    assert figures(at) == before
+    assert at.session_state["data_seed"] == 7 and at.session_state["generator"] == "blobs"

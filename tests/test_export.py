@@ -336,3 +336,22 @@ def html_elements(page: str) -> list:
     parser = _Elements()
     parser.feed(page)
     return parser.found
+
+
+def test_a_browser_that_cannot_start_is_said_in_words_without_server_paths(monkeypatch, tmp_path):
+    """BROWSER_PATH naming a program that exits at once: choreographer's BrowserFailedError (its
+    message names the program's path on the server) becomes the export's own error, in words."""
+    fake = tmp_path / "secret-dir" / "chromium"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("BROWSER_PATH", str(fake))
+    exporter = export._WarmExporter()
+    try:
+        with pytest.raises(export.ExportUnavailable) as error:
+            exporter.render(small_figure(), {"format": "png"})
+        assert "could not start" in str(error.value) and "HTML download" in str(error.value)
+        assert "secret-dir" not in str(error.value) and "/" not in str(error.value)
+        assert not exporter.is_open
+    finally:
+        exporter.close()
