@@ -64,17 +64,30 @@ def take_shipped_grids(prep: Prepared, values: dict, names: list[str], partition
                 session().store_grid(key, shipped)
 
 
+def searches_note(labels: list[str], fits: int, cancelled: bool, figure_kept: bool) -> str:
+    """What the page says above the button of searches not done: never searched, or cancelled
+    (and whether the figure below holds what finished)."""
+    names = ", ".join(labels)
+    if not cancelled:
+        return (f"{names}: not searched yet with these settings ({fits} SVM fits). It runs in the background: "
+                "the other views stay usable.")
+    kept = "; the figure shows what finished, marked incomplete" if figure_kept else ""
+    return (f"{names}: the search was cancelled{kept}. Searching again takes {fits} SVM fits, in the background: "
+            "the other views stay usable.")
+
+
 def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
-                 draw_partial=None, run_label: str = "Run grid search") -> dict:
+                 draw_partial=None, run_label: str = "Run grid search", label=fg.kernel_label) -> dict:
     """The finished searches of ``names`` (a lesson's shipped ones included); the others run in the
-    background (their cells so far go to ``draw_partial(grids, complete=False)``) or wait for the button."""
+    background (their cells so far go to ``draw_partial(grids, complete=False)``) or wait for the button.
+    ``label(name)`` names a kernel in the page's sentences (P_f's other scale is its own curve)."""
     if not check_grid_settings(prep, values):
         return {}
     take_shipped_grids(prep, values, names, partition)
     grid_jobs.hand_over(session_end.store(), session().store_grid)
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
-        st.warning(message("**{label}** could not be grid-searched: {reason}", label=fg.kernel_label(name),
+        st.warning(message("**{label}** could not be grid-searched: {reason}", label=label(name),
                            reason=reason))
     missing = [n for n in names if n not in grids and n not in failures]
     if missing:
@@ -86,14 +99,12 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
         grid = pipeline.GridSpec.from_settings(values)
         fits = len(missing) * len(grid.log_Cs) * len(grid.log_gammas) * grid.cv
         stopped = ours and session_job.job.cancelled
-        st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: "
-                + ("the search was cancelled; " if stopped else "not searched yet with these settings ")
-                + f"({fits} SVM fits). It runs in the background: the other views stay usable.")
-        st.button(run_label, key=button_key, type="primary", on_click=start_grids,
-                  args=(prep, values, missing, partition))
         # after a Cancel, one figure of everything that finished, marked incomplete, whether the
         # stop fell inside a kernel's columns or between two kernels
         kept = {**grids, **session_job.job.partial()} if stopped and draw_partial is not None else {}
+        st.info(searches_note([label(n) for n in missing], fits, stopped, bool(kept)))
+        st.button(run_label, key=button_key, type="primary", on_click=start_grids,
+                  args=(prep, values, missing, partition))
         if kept:
             draw_partial(kept, complete=False)
             return {}

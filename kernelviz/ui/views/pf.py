@@ -32,7 +32,8 @@ def show(prep: Prepared, values: dict, partition) -> None:
         return
     other_values = {**values, "normalize": other}
     other_grids = (ensure_grids(prep, other_values, scaled, "run_pf_other", partition,
-                                run_label=f"Search CkRBF at the {other} scale too")
+                                run_label=f"Search CkRBF at the {other} scale too",
+                                label=lambda name: other_scale_label(name, other))
                    if scaled else {})
     scores = {name: result.scores for name, (result, _) in grids.items()}
     scores.update({other_scale_label(name, other): result.scores for name, (result, _) in other_grids.items()})
