@@ -223,7 +223,7 @@ def validate(name: str, value: Any) -> Any:
         raise ValueError(f"Unknown setting {name!r}.")
     s = BY_NAME[name]
     if s.kind == "str":
-        value = _canonical(str(value), s.choices())
+        value = _canonical(str(value), s.choices(), s.allowed)
         choices = s.choices()
         if choices is not None and value not in choices:
             raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}.")
@@ -266,7 +266,7 @@ def validate(name: str, value: Any) -> Any:
             raise ValueError(f"{name} must be a comma-separated text or a list of names; got {value!r}.")
         items = [v for v in (value.split(",") if isinstance(value, str) else value) if str(v) != ""]
         choices = s.choices()
-        items = [_canonical(str(v), choices) for v in items]
+        items = [_canonical(str(v), choices, s.allowed) for v in items]
         if choices is not None:
             bad = [v for v in items if v not in choices]
             if bad:
@@ -283,11 +283,15 @@ def validate(name: str, value: Any) -> Any:
     raise AssertionError(f"setting {name} has unknown kind {s.kind}")
 
 
-def _canonical(value: str, choices) -> str:
-    """The choice spelled like ``value`` but for case (a hand-typed ``models=mkrbf``), else ``value``."""
+def _canonical(value: str, choices, registry_: Mapping | None = None) -> str:
+    """The choice spelled like ``value`` but for case (a hand-typed ``models=mkrbf``), or whose
+    label (what its control shows: the Source control's "draw" for ``drawn``) ``value`` is,
+    else ``value``. A link keeps one name per choice: :func:`encode` writes the choice itself."""
     if choices is None or value in choices:
         return value
     matches = [c for c in choices if c.lower() == value.lower()]
+    if not matches and isinstance(registry_, Mapping):
+        matches = [c for c in choices if registry.label(registry_, c).lower() == value.lower()]
     return matches[0] if len(matches) == 1 else value
 
 

@@ -99,3 +99,12 @@ def test_a_png_whose_browser_cannot_start_is_refused_in_words_and_keeps_the_page
     assert "server-only-dir" not in page and "Traceback" not in page
     assert figures(at) == before
     assert at.session_state["data_seed"] == 7 and at.session_state["generator"] == "blobs"
+
+
+def test_a_link_saying_draw_as_the_source_control_does_opens_the_drawn_points_and_is_written_drawn():
+    at = open_app(dict(source="draw", points="1_0.5_1~-1_-0.5_-1", view="data"))
+    assert_clean(at)
+    assert at.session_state["source"] == "drawn"
+    assert at.session_state["points"].tolist() == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0]]
+    assert at.query_params["source"] in ("drawn", ["drawn"])  # the link keeps the one name
+    assert [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.draw"]

@@ -267,3 +267,18 @@ def test_drawn_points_in_a_link_are_plain_ascii_digits(text):
 def test_ordinary_numbers_in_a_link_are_still_read(name, raw, value):
     values, problems = state.parse({name: raw, **({"ref_y": "0"} if name == "ref_x" else {})})
     assert problems == [] and state._equal(values[name], value)
+
+
+@pytest.mark.parametrize("raw, value", [("draw", "drawn"), ("Draw", "drawn"), ("drawn", "drawn"),
+                                        ("generate", "generator")])
+def test_a_source_named_as_its_control_shows_it_is_read_as_the_one_link_name(raw, value):
+    """The Source control says "draw" and "generate"; links say "drawn" and "generator". A link
+    typed from what the control shows opens the same data, and is written back in the one name."""
+    values, problems = state.parse({"source": raw})
+    assert problems == [] and values["source"] == value
+    assert state.encode(values).get("source") == (None if value == "generator" else value)
+
+
+def test_choices_are_also_read_by_their_labels_in_lists():
+    values, problems = state.parse({"view": "decision boundaries", "kernels": "Mahalanobis RBF,rbf"})
+    assert problems == [] and values["view"] == "boundaries" and values["kernels"] == ["mrbf", "rbf"]
