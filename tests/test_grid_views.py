@@ -58,3 +58,31 @@ def test_after_cancel_pf_says_the_search_was_cancelled_without_promising_a_figur
                          # the other scale's search is its own curve, named as its legend names it
                          "CkRBF (unit scale): not searched yet with these settings (18 SVM fits). It runs in the "
                          "background: the other views stay usable."], infos(at)
+
+
+def test_pf_opened_starts_its_searches_in_the_background_without_a_button():
+    """Opened with no search done, P_f(α) computes (progress, Cancel) instead of waiting for a
+    button, and draws its curves when the searches end."""
+    at = open_app(dict(view="pf", **SMALL))
+    assert not at.exception
+    assert not [b for b in at.button if b.label == "Run grid search"]
+    job = at.session_state["_computed"]["_grid_job"].job
+    assert set(job.names) == {"rbf", "ckrbf"}
+    assert [b for b in at.button if b.label == "Cancel"]
+    job.result(300)
+    at.run()
+    assert_clean(at)
+    (fig,) = figures(at)
+    assert sorted(t["name"].split(" (AUC")[0] for t in fig["data"] if "AUC" in t.get("name", "")) == ["CkRBF", "RBF"]
+
+
+def test_pf_does_not_start_again_a_search_that_was_cancelled(monkeypatch):
+    cancel_at_ckrbf(monkeypatch)
+    at = open_app(dict(view="pf", **SMALL))
+    job = at.session_state["_computed"]["_grid_job"].job
+    job.result(300)
+    at.run()
+    at.run()
+    assert at.session_state["_computed"]["_grid_job"].job is job  # no new search behind the person's Cancel
+    assert [b for b in at.button if b.label == "Run grid search"]
+    assert infos(at)[0].startswith("CkRBF: the search was cancelled."), infos(at)

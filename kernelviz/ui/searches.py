@@ -77,10 +77,12 @@ def searches_note(labels: list[str], fits: int, cancelled: bool, figure_kept: bo
 
 
 def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
-                 draw_partial=None, run_label: str = "Run grid search", label=fg.kernel_label) -> dict:
+                 draw_partial=None, run_label: str = "Run grid search", label=fg.kernel_label,
+                 start_on_open: bool = False) -> dict:
     """The finished searches of ``names`` (a lesson's shipped ones included); the others run in the
     background (their cells so far go to ``draw_partial(grids, complete=False)``) or wait for the button.
-    ``label(name)`` names a kernel in the page's sentences (P_f's other scale is its own curve)."""
+    ``label(name)`` names a kernel in the page's sentences (P_f's other scale is its own curve).
+    With ``start_on_open`` the missing ones start at once, unless the person cancelled them."""
     if not check_grid_settings(prep, values):
         return {}
     take_shipped_grids(prep, values, names, partition)
@@ -93,6 +95,11 @@ def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str
     if missing:
         session_job = grid_jobs.current(session_end.store())
         ours = session_job is not None and session_job.covers({n: caches.grid_key(n, prep, values) for n in missing})
+        if start_on_open and not ours:
+            # a view that is nothing but the searches' summary computes when opened; a search the
+            # person cancelled stays cancelled (its button below starts it again)
+            start_grids(prep, values, missing, partition)
+            session_job, ours = grid_jobs.current(session_end.store()), True
         if ours and session_job.running:
             grid_jobs.show_running(session_end.store(), draw_partial or (lambda found, complete: None))
             return {}
