@@ -803,7 +803,7 @@ class GridPanel:
 def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gammas: np.ndarray,
                        title: str = "") -> go.Figure:
     """Accuracy heatmaps over (log γ, log C), one colour scale for all kernels, the best
-    cell starred inside it (above its number), every cell tied with it outlined in white (a
+    cell starred inside it (beside its number), every cell tied with it outlined in black (a
     plateau of equal scores is common, and the star alone would single out one of them), the
     Keerthi–Lin path's cells ringed in grey with its best cell in red (rings and star leave
     the cell numbers readable), and a transparent point on every cell centre to click."""
@@ -831,10 +831,10 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
         tied = _tied_with_best(S)
         if np.count_nonzero(tied) > 1:
             panel.append(_cell_outlines(tied, log_Cs, log_gammas, show_legend=i == 0))
-        # centred in its column and in the upper part of its row: inside its own cell (in a corner
-        # it read as any of four), above the cell's number where the numbers are drawn
-        above = _step(log_Cs) * (0.28 if S.size <= 100 else 0.0)
-        panel.append({"type": "scatter", "x": [log_gammas[bj]], "y": [log_Cs[bi] + above],
+        # centred on its row, left of the cell's number where numbers are drawn (cells are wider
+        # than tall): inside its own cell — in the cell's corner it read as any of four cells
+        left = _step(log_gammas) * (0.3 if S.size <= 100 else 0.0)
+        panel.append({"type": "scatter", "x": [log_gammas[bj] - left], "y": [log_Cs[bi]],
                       "mode": "markers", "name": "best cell", "showlegend": i == 0, "legendgroup": "best",
                       "marker": {"symbol": "star", "size": 13, "color": "white", "line": {"color": "black", "width": 1.2}},
                       "hoverinfo": "skip"})
@@ -902,7 +902,7 @@ def _cell_outlines(cells: np.ndarray, log_Cs: np.ndarray, log_gammas: np.ndarray
         xs += [x - hx, x + hx, x + hx, x - hx, x - hx, None]
         ys += [y - hy, y - hy, y + hy, y + hy, y - hy, None]
     return {"type": "scatter", "x": xs[:-1], "y": ys[:-1], "mode": "lines", "name": "tied with the best",
-            "showlegend": show_legend, "legendgroup": "tied", "line": {"color": "white", "width": 1.5},
+            "showlegend": show_legend, "legendgroup": "tied", "line": {"color": "black", "width": 1.5},
             "hoverinfo": "skip"}
 
 

@@ -195,9 +195,9 @@ def test_grid_search_figure_stars_the_best_cell_and_draws_the_path():
     path = np.array([[-3.0, 2.0], [-2.0, 1.0], [-1.0, 0.0]])
     fig = fg.grid_search_figure([fg.GridPanel("rbf", scores, path, (-2.0, 1.0))], log_Cs, log_gammas)
     best = traces_named(fig, "best cell")[0]
-    # inside the best cell (steps of 1): centred in its column, above the cell's number (issue 29:
+    # inside the best cell (steps of 1): centred on its row, left of the cell's number (issue 29:
     # in the cell's corner it read as any of four cells)
-    assert (best.x[0], best.y[0]) == pytest.approx((log_gammas[1], log_Cs[3] + 0.28))
+    assert (best.x[0], best.y[0]) == pytest.approx((log_gammas[1] - 0.3, log_Cs[3]))
     assert len(traces_named(fig, "Keerthi–Lin path")[0].x) == 3
     assert fig.data[0].zmax == 1.0 and fig.data[0].zmin == pytest.approx(0.6)
 
@@ -282,9 +282,9 @@ def test_the_star_sits_inside_its_own_cell_not_on_a_corner(shape, steps):
     fig = fg.grid_search_figure([fg.GridPanel("rbf", scores)], log_Cs, log_gammas)
     (star,) = traces_named(fig, "best cell")
     x, y = star.x[0], star.y[0]
-    assert x == pytest.approx(log_gammas[best[1]])  # centred in its column: no neighbour shares it
-    # well inside its row, a margin of a fifth of a cell from the cell's edges
-    assert abs(y - log_Cs[best[0]]) <= 0.3 * steps[0]
+    assert y == pytest.approx(log_Cs[best[0]])  # centred on its row: no neighbour shares it
+    # inside its column, at least a fifth of a cell from the cell's edges
+    assert abs(x - log_gammas[best[1]]) <= 0.3 * steps[1] + 1e-12
     assert _cell_of(x, y, log_gammas, log_Cs) == best
 
 
