@@ -355,3 +355,18 @@ def test_a_browser_that_cannot_start_is_said_in_words_without_server_paths(monke
         assert not exporter.is_open
     finally:
         exporter.close()
+
+
+@pytest.mark.slow
+def test_a_warm_browser_that_died_between_exports_is_replaced_within_the_same_click():
+    """The warm browser killed (out of memory, an administrator) after one export: the next
+    export's click gets its figure from a fresh browser, not choreographer's ChannelClosedError
+    (a traceback on the page)."""
+    exporter = export._WarmExporter()
+    try:
+        assert exporter.render(small_figure(), {"format": "png"})[:4] == b"\x89PNG"
+        export._kill_process_tree(exporter._kaleido.subprocess.pid, export.KILL_GRACE)
+        assert exporter.render(small_figure(), {"format": "png"})[:4] == b"\x89PNG"
+        assert exporter.is_open
+    finally:
+        exporter.close()

@@ -41,7 +41,8 @@ def test_after_cancel_the_grid_says_in_one_sentence_what_happened_and_what_the_b
     run_search(at)
     assert_clean(at)
     assert infos(at) == ["CkRBF: the search was cancelled; the figure shows what finished, marked incomplete. "
-                         "Searching again takes 18 SVM fits, in the background: the other views stay usable."], infos(at)
+                         "Searching again takes 18 SVM fits, in the background: the other views stay usable."
+                         ], infos(at)
     (fig,) = figures(at)
     assert "incomplete" in fig["layout"]["title"]["text"]
 
