@@ -58,8 +58,8 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
     Parameters
     ----------
     settings : mapping
-        Every setting of :data:`kernelviz.state.SETTINGS` (as the app's ``current_settings``
-        gives them; ``kernelviz.state.defaults()`` for a fresh app).
+        Settings of :data:`kernelviz.state.SETTINGS` (as the app's ``current_settings``
+        gives them); one left out takes its default, as in a link.
     data_file : str, optional
         For uploaded or drawn data: the CSV file the script reads (the name
         :func:`data_download` gives). Ignored for generated and bundled data.
@@ -72,8 +72,9 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
     Raises
     ------
     ValueError
-        For the Theory view (it has no numbers), uploaded / drawn data without ``data_file``, or
-        a setting :func:`kernelviz.state.validate` refuses (a generator parameter the generator
+        For the Theory view (it has no numbers), uploaded / drawn data without ``data_file`` (a
+        non-empty ``str``), ``settings`` that is not a mapping, or a setting
+        :func:`kernelviz.state.validate` refuses (a generator parameter the generator
         does not have among them): only checked values are written into code.
     """
     settings = _checked(settings)
@@ -81,7 +82,7 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
     if view not in VIEWS:
         raise ValueError(f"The {view!r} view has no numbers to reproduce; code is written for the views "
                          f"{', '.join(VIEWS)}.")
-    if settings["source"] in FILE_SOURCES and not data_file:
+    if settings["source"] in FILE_SOURCES and not (isinstance(data_file, str) and data_file):
         raise ValueError(f"{settings['source'].capitalize()} data cannot be written into code: pass the name of the "
                          "CSV file the script should read (kernelviz.codegen.data_download makes it).")
     blocks = [_header(settings, data_file), _data(settings, data_file)]
@@ -97,8 +98,11 @@ def script(settings: Mapping, data_file: str | None = None) -> str:
 def _checked(settings: Mapping) -> dict:
     """``settings`` with every setting validated as a link's value would be: the script is made
     of typed values and names from fixed tables, never of text as it came in."""
-    checked = {name: kvstate.validate(name, value) if name in kvstate.BY_NAME else value
-               for name, value in settings.items()}
+    if not isinstance(settings, Mapping):
+        raise ValueError(f"settings must map setting names to values (kernelviz.state.defaults() gives every one); "
+                         f"got {type(settings).__name__}.")
+    checked = {**kvstate.defaults(), **{name: kvstate.validate(name, value) if name in kvstate.BY_NAME else value
+                                        for name, value in settings.items()}}
     if checked.get("source") == "generator":
         _, problems = pipeline.check_generator_params(checked["generator"], checked.get("gen_params", {}))
         if problems:

@@ -23,6 +23,7 @@ import os
 import signal
 import threading
 import time
+from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
@@ -46,7 +47,8 @@ KILL_GRACE = 1.0
 
 
 class ExportUnavailable(RuntimeError):
-    """PNG / SVG export cannot run here (no Chromium, or kaleido is not installed).
+    """PNG / SVG export cannot run here (no Chromium, kaleido is not installed, the browser
+    exits as soon as it is started, or a fresh browser stops while drawing).
 
     The message says what to install; HTML export works without either.
     """
@@ -73,6 +75,11 @@ class ExportTimeout(TimeoutError):
 NO_BROWSER = ("PNG and SVG export draws the figure in Chromium (or Google Chrome), and none was found. "
               "Install it (on Debian or Ubuntu: sudo apt-get install chromium) or set the environment variable "
               "BROWSER_PATH to a Chrome or Chromium executable, then try again. The HTML download works without it.")
+NO_START = ("PNG and SVG export could not start its browser: Chromium closed as soon as it was started on the "
+            "server. Try again later, or tell the server's administrator (the browser the environment variable "
+            "BROWSER_PATH names, or the one installed, does not run). The HTML download works without it.")
+NO_DRAW = ("PNG and SVG export lost its browser while drawing the figure (Chromium stopped on the server). "
+           "Try again; the HTML download works without it.")
 NO_KALEIDO = ("PNG and SVG export needs the Python package kaleido (version 1 or later): "
               "pip install 'kaleido>=1'. The HTML download works without it.")
 
@@ -111,7 +118,9 @@ def figure_bytes(fig: go.Figure, fmt: str) -> bytes:
     ValueError
         For any other format.
     ExportUnavailable
-        For PNG or SVG when no Chromium-based browser (or no kaleido) is installed.
+        For PNG or SVG when no Chromium-based browser (or no kaleido) is installed, or the
+        browser fails as it starts or while drawing (the message says so in words, without the
+        server's paths). A warm browser that died since the last export is replaced first.
     ExportTimeout
         For PNG or SVG not done within :data:`EXPORT_TIMEOUT` seconds (a hung browser, or
         another session's export holding it that long); the message asks to try again.
@@ -154,8 +163,24 @@ class _WarmExporter:
         if not self._lock.acquire(timeout=max(timeout, 0.0)):
             raise ExportTimeout(timeout, behind_another=True)
         try:
+            from choreographer.errors import BrowserClosedError, BrowserFailedError, ChannelClosedError
+
+            # a dying browser's pending calls end with these, or cancelled by choreographer's watchdog
+            gone = (BrowserClosedError, BrowserFailedError, ChannelClosedError, FutureCancelled, asyncio.CancelledError)
+            warm = self._kaleido is not None
             browser = self._open(deadline, timeout)
-            return self._wait(browser.calc_fig(fig, opts=opts), browser, deadline, timeout)
+            try:
+                return self._wait(browser.calc_fig(fig, opts=opts), browser, deadline, timeout)
+            except gone:
+                if not warm:
+                    raise ExportUnavailable(NO_DRAW) from None
+            # the warm browser died since the last export (killed, out of memory): _wait dropped
+            # it, and a fresh one draws the figure within the same deadline
+            browser = self._open(deadline, timeout)
+            try:
+                return self._wait(browser.calc_fig(fig, opts=opts), browser, deadline, timeout)
+            except gone:
+                raise ExportUnavailable(NO_DRAW) from None
         finally:
             self._lock.release()
 
@@ -224,7 +249,13 @@ class _WarmExporter:
         except FutureTimeout:  # the loop was busy; no process was started
             future.cancel()
             raise ExportTimeout(timeout) from None
-        self._wait(browser.open(), browser, deadline, timeout)
+        from choreographer.errors import BrowserDepsError, BrowserFailedError
+
+        try:
+            self._wait(browser.open(), browser, deadline, timeout)
+        except (BrowserFailedError, BrowserDepsError):
+            # its message names the program's path on the server: the person is told in words
+            raise ExportUnavailable(NO_START) from None
         self._kaleido = browser
         return browser
 

@@ -804,12 +804,15 @@ class GridPanel:
 def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gammas: np.ndarray,
                        title: str = "") -> go.Figure:
     """Accuracy heatmaps over (log γ, log C), one colour scale for all kernels, the best
-    cell starred in its corner, the Keerthi–Lin path's cells ringed in grey with its best
-    cell in red (rings and star leave the cell numbers readable), and a transparent point
-    on every cell centre to click."""
+    cell starred inside it (beside its number), every cell tied with it outlined in black (a
+    plateau of equal scores is common, and the star alone would single out one of them), the
+    Keerthi–Lin path's cells ringed in grey with its best cell in red (rings and star leave
+    the cell numbers readable), and a transparent point on every cell centre to click."""
     log_Cs, log_gammas = np.asarray(log_Cs, dtype=float), np.asarray(log_gammas, dtype=float)
+    ties = [int(np.count_nonzero(_tied_with_best(p.scores))) for p in panels]
     titles = [f"<b>{kernel_label(p.name)}</b> · best {100 * np.nanmax(p.scores):.1f}%"
-              + (f"<br><span style='font-size:11px'>{p.note}</span>" if p.note else "") for p in panels]
+              + (f", {n} cells tie" if n > 1 else "")
+              + (f"<br><span style='font-size:11px'>{p.note}</span>" if p.note else "") for p, n in zip(panels, ties)]
     rows, _ = _panel_grid(len(panels))
     layout = _layout(title, height=380 * rows + 110, top=100)
     refs = _panels(layout, titles, hspace=0.08, vspace=0.2, share=False)
@@ -824,10 +827,15 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
             "hovertemplate": "log₁₀γ = %{x:g}, log₁₀C = %{y:g}<br>accuracy %{z:.3f}<extra></extra>",
             **({"texttemplate": "%{z:.2f}", "textfont": {"size": 10}} if S.size <= 100 else {}),
         }]
+        # the cell GridResult.best_index (and the generated script's argmax) picks among ties
         bi, bj = np.unravel_index(np.nanargmax(S), S.shape)
-        # marks sit in the cell's upper-left corner or ring the cell, so its number stays readable
-        corner = (-_step(log_gammas) * 0.3, _step(log_Cs) * 0.3)
-        panel.append({"type": "scatter", "x": [log_gammas[bj] + corner[0]], "y": [log_Cs[bi] + corner[1]],
+        tied = _tied_with_best(S)
+        if np.count_nonzero(tied) > 1:
+            panel.append(_cell_outlines(tied, log_Cs, log_gammas, show_legend=i == 0))
+        # centred on its row, left of the cell's number where numbers are drawn (cells are wider
+        # than tall): inside its own cell — in the cell's corner it read as any of four cells
+        left = _step(log_gammas) * (0.3 if S.size <= 100 else 0.0)
+        panel.append({"type": "scatter", "x": [log_gammas[bj] - left], "y": [log_Cs[bi]],
                       "mode": "markers", "name": "best cell", "showlegend": i == 0, "legendgroup": "best",
                       "marker": {"symbol": "star", "size": 13, "color": "white", "line": {"color": "black", "width": 1.2}},
                       "hoverinfo": "skip"})
@@ -871,6 +879,32 @@ def grid_search_figure(panels: Sequence[GridPanel], log_Cs: np.ndarray, log_gamm
     layout["legend"].update(yref="container", y=0.0, yanchor="bottom")
     layout["margin"]["b"] = 90
     return _figure(traces, layout)
+
+
+#: Scores closer than this to the best are a tie: means of the same fold accuracies summed in
+#: another order differ in their last bits.
+TIE_TOLERANCE = 1e-9
+
+
+def _tied_with_best(scores) -> np.ndarray:
+    """Which cells score as well as the best one (NaN cells, not searched yet, never do)."""
+    S = np.asarray(scores, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return S >= np.nanmax(S) - TIE_TOLERANCE
+
+
+def _cell_outlines(cells: np.ndarray, log_Cs: np.ndarray, log_gammas: np.ndarray, show_legend: bool) -> dict:
+    """One line trace outlining each of ``cells`` (a boolean (n_C, n_γ) mask) just inside its edges,
+    in data coordinates: the outline follows the cell whatever the panel's size in pixels."""
+    hx, hy = 0.42 * _step(log_gammas), 0.42 * _step(log_Cs)
+    xs, ys = [], []
+    for i, j in zip(*np.nonzero(cells)):
+        x, y = log_gammas[j], log_Cs[i]
+        xs += [x - hx, x + hx, x + hx, x - hx, x - hx, None]
+        ys += [y - hy, y - hy, y + hy, y + hy, y - hy, None]
+    return {"type": "scatter", "x": xs[:-1], "y": ys[:-1], "mode": "lines", "name": "tied with the best",
+            "showlegend": show_legend, "legendgroup": "tied", "line": {"color": "black", "width": 1.5},
+            "hoverinfo": "skip"}
 
 
 def _step(values) -> float:

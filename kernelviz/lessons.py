@@ -770,8 +770,13 @@ def from_link(query: Mapping[str, Any]) -> tuple[Lesson, int] | None:
         return None
     lesson = get(str(name))
     raw = last(query.get("step", "1"))
+    # only the digits 0-9, as every number of a link (kernelviz.state.number_from_text): int()
+    # alone reads "٢", "２" and "1_0" too
     try:
-        number = int(str(raw))
+        if isinstance(raw, bool) or not (isinstance(raw, int) or (isinstance(raw, str) and raw.isascii()
+                                                                   and raw.isdigit())):
+            raise ValueError
+        number = int(raw)
     except ValueError:
         raise ValueError(f"The link's step must be a whole number from 1 to {len(lesson.steps)}; "
                          f"got {raw!r}.") from None

@@ -12,6 +12,7 @@ Only settings that differ from their default are written, which keeps links shor
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -195,6 +196,26 @@ def _copy(value):
 
 # ----------------------------------------------------------------------------- validation
 
+#: A number as a link writes it: ASCII digits, an optional sign, point and exponent, or one of the
+#: words float() reads for the infinities and NaN (refused afterwards as not finite, saying so).
+_LINK_NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)",
+                          re.IGNORECASE)
+
+
+def number_from_text(text: str, what: str) -> float:
+    """The number a link's ``text`` writes, or ``ValueError`` naming ``what``.
+
+    ``float()`` alone also reads ``"1_000"`` (Python's digit grouping) and the digits of every
+    script (``"١٢"``, ``"１２"``), and strips Unicode spaces: a hand-typed or mangled link would open
+    with a number nobody wrote in those words, silently. Only ASCII digits are read.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be a number; got {text!r}.")
+    if not _LINK_NUMBER.fullmatch(text):
+        raise ValueError(f"{what} must be a number written with the digits 0-9 (an optional sign, point and "
+                         f"exponent, no spaces or _ separators); got {text!r}.")
+    return float(text)
+
 
 def validate(name: str, value: Any) -> Any:
     """Return ``value`` converted to the setting's type, or raise ``ValueError`` saying why."""
@@ -202,7 +223,7 @@ def validate(name: str, value: Any) -> Any:
         raise ValueError(f"Unknown setting {name!r}.")
     s = BY_NAME[name]
     if s.kind == "str":
-        value = _canonical(str(value), s.choices())
+        value = _canonical(str(value), s.choices(), s.allowed)
         choices = s.choices()
         if choices is not None and value not in choices:
             raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}.")
@@ -210,12 +231,14 @@ def validate(name: str, value: Any) -> Any:
     if s.kind in ("int", "float", "optfloat"):
         if s.kind == "optfloat" and (value is None or value == ""):
             return None
-        if isinstance(value, bool):
+        if isinstance(value, (bool, np.bool_)):
             raise ValueError(f"{name} must be a number; got {value!r}.")
-        try:
+        if isinstance(value, str):
+            number = number_from_text(value, name)
+        elif isinstance(value, (int, float, np.integer, np.floating)):
             number = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a number; got {value!r}.") from None
+        else:
+            raise ValueError(f"{name} must be a number; got {value!r}.")
         if not math.isfinite(number):
             raise ValueError(f"{name} must be a finite number; got {value!r}.")
         if s.kind == "int":
@@ -233,11 +256,17 @@ def validate(name: str, value: Any) -> Any:
             if value.lower() in ("0", "false", "no", "off"):
                 return False
             raise ValueError(f"{name} must be true or false; got {value!r}.")
-        return bool(value)
+        if value is None:  # a switch never set is off
+            return False
+        if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+            return bool(value)
+        raise ValueError(f"{name} must be true or false; got {value!r}.")
     if s.kind == "list":
+        if not isinstance(value, (str, list, tuple)):
+            raise ValueError(f"{name} must be a comma-separated text or a list of names; got {value!r}.")
         items = [v for v in (value.split(",") if isinstance(value, str) else value) if str(v) != ""]
         choices = s.choices()
-        items = [_canonical(str(v), choices) for v in items]
+        items = [_canonical(str(v), choices, s.allowed) for v in items]
         if choices is not None:
             bad = [v for v in items if v not in choices]
             if bad:
@@ -254,20 +283,23 @@ def validate(name: str, value: Any) -> Any:
     raise AssertionError(f"setting {name} has unknown kind {s.kind}")
 
 
-def _canonical(value: str, choices) -> str:
-    """The choice spelled like ``value`` but for case (a hand-typed ``models=mkrbf``), else ``value``."""
+def _canonical(value: str, choices, registry_: Mapping | None = None) -> str:
+    """The choice spelled like ``value`` but for case (a hand-typed ``models=mkrbf``), or whose
+    label (what its control shows: the Source control's "draw" for ``drawn``) ``value`` is,
+    else ``value``. A link keeps one name per choice: :func:`encode` writes the choice itself."""
     if choices is None or value in choices:
         return value
     matches = [c for c in choices if c.lower() == value.lower()]
+    if not matches and isinstance(registry_, Mapping):
+        matches = [c for c in choices if registry.label(registry_, c).lower() == value.lower()]
     return matches[0] if len(matches) == 1 else value
 
 
 def _validate_range(s: Setting, value):
-    parts = value.split("_") if isinstance(value, str) else list(value)
-    try:
-        lo, hi = (float(p) for p in parts)
-    except (TypeError, ValueError):
-        raise ValueError(f"{s.name} must be two whole numbers lo_hi; got {value!r}.") from None
+    parts = value.split("_") if isinstance(value, str) else value
+    if not isinstance(parts, (list, tuple, np.ndarray)) or len(parts) != 2:
+        raise ValueError(f"{s.name} must be two whole numbers lo_hi; got {value!r}.")
+    lo, hi = (_range_end(s.name, p, value) for p in parts)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise ValueError(f"{s.name} must be two whole numbers lo_hi; got {value!r}, which is not finite.")
     if lo != int(lo) or hi != int(hi) or not lo <= hi:
@@ -275,6 +307,14 @@ def _validate_range(s: Setting, value):
     if not (s.allowed[0] <= lo and hi <= s.allowed[1]):
         raise ValueError(f"{s.name} must lie within {s.allowed[0]} … {s.allowed[1]}; got {value!r}.")
     return (int(lo), int(hi))
+
+
+def _range_end(name: str, part, value) -> float:
+    if isinstance(part, str):
+        return number_from_text(part, f"each end of {name}")
+    if isinstance(part, (int, float, np.integer, np.floating)) and not isinstance(part, (bool, np.bool_)):
+        return float(part)
+    raise ValueError(f"{name} must be two whole numbers lo_hi; got {value!r}.")
 
 
 def _validate_params(name, value):
@@ -295,7 +335,10 @@ def _validate_points(name, value):
         return None
     if isinstance(value, str):
         value = decode_points(value)
-    arr = np.asarray(value, dtype=float)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be rows of finite x, y, label; got {type(value).__name__}.") from None
     if arr.size == 0:
         return np.zeros((0, 3))
     if arr.ndim != 2 or arr.shape[1] != 3 or not np.isfinite(arr).all():
@@ -324,10 +367,7 @@ def decode_params(text: str) -> dict[str, float]:
         key, sep, number = item.partition(":")
         if not sep or not key:
             raise ValueError(f"Cannot read parameter {item!r}; expected name:number.")
-        try:
-            value = float(number)
-        except ValueError:
-            raise ValueError(f"Parameter {key!r} must be a number; got {number!r}.") from None
+        value = number_from_text(number, f"Parameter {key!r}")
         out[key] = int(value) if value.is_integer() and "." not in number and "e" not in number.lower() else value
     return out
 
@@ -350,9 +390,9 @@ def decode_points(text: str) -> np.ndarray:
         if len(parts) != 3:
             raise ValueError(f"Cannot read drawn point {item!r}; expected x_y_label.")
         try:
-            rows.append([float(p) for p in parts])
-        except ValueError:
-            raise ValueError(f"Drawn point {item!r} holds something that is not a number.") from None
+            rows.append([number_from_text(p, "each coordinate and label") for p in parts])
+        except ValueError as err:
+            raise ValueError(f"Drawn point {item!r} holds something that is not a number: {err}") from None
     return np.array(rows, dtype=float)
 
 

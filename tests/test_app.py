@@ -607,7 +607,7 @@ def test_grid_search_then_pf_with_the_scale_switch():
     assert_clean(at)
     paper = charts(at)[0]
     assert any("AUC" in t["name"] for t in paper["data"] if "name" in t)
-    assert any("CkRBF: not searched yet" in unescaped(i.value) for i in at.info)  # only CkRBF is scaled
+    assert any("CkRBF (unit scale): not searched yet" in unescaped(i.value) for i in at.info)  # only CkRBF is scaled
     run_grid_search(at, "Search CkRBF at the unit scale too")
     assert_clean(at)
     # both scales on one plot, and the sidebar's scale untouched

@@ -336,3 +336,39 @@ def test_a_hostile_file_name_is_only_a_literal_in_the_script(tmp_path_factory, n
 def test_a_generator_parameter_that_does_not_exist_never_reaches_the_code():
     with pytest.raises(ValueError, match="no such parameter"):
         codegen.script({**settings_of(), "gen_params": {"noise=0)\nimport os\n#": 1.0}})
+
+
+# ----------------------------------------------------------------------------- bad input (issue 29)
+
+
+@pytest.mark.parametrize("bad", [None, 3, "boundaries", ["view"], {**state.defaults(), "kernels": None},
+                                 {**state.defaults(), "view": None}, {**state.defaults(), "grid_log_C": 2}],
+                         ids=["None", "int", "str", "list", "kernels None", "view None", "range int"])
+def test_settings_that_are_not_settings_raise_the_documented_value_error(bad):
+    with pytest.raises(ValueError):
+        codegen.script(bad)
+
+
+def test_settings_left_out_take_their_defaults_as_in_a_link():
+    """A notebook may name only what it changes: the rest is the app's default, as a link's is."""
+    assert codegen.script({"view": "boundaries", "kernels": ["rbf"]}) == codegen.script(
+        settings_of(view="boundaries", kernels=["rbf"]))
+
+
+@pytest.mark.parametrize("data_file", [3, b"data.csv", "", None])
+def test_a_data_file_that_is_not_a_name_is_refused(data_file):
+    with pytest.raises(ValueError, match="CSV file"):
+        codegen.script(settings_of(view="data", source="drawn"), data_file=data_file)
+
+
+def test_feature_names_with_a_separator_or_a_leading_hash_survive_the_offered_file_and_the_script(tmp_path):
+    """An upload whose columns are "#id" and "a;b": the file beside the code reads back with the
+    same columns, and the script that reads it prints the page's numbers."""
+    X, y = kv.data.make("blobs", n_samples=40, random_state=3)
+    upload = ('"#id","a;b",label\n' + "".join(f"{a!r},{b!r},{int(c)}\n" for (a, b), c in zip(X.tolist(), y))).encode()
+    values = settings_of(view="data", source="upload")
+    prep, _ = app_numbers(values, upload)
+    assert list(prep.feature_names) == ["#id", "a;b"]
+    data_file, text = codegen.data_download(prep)
+    assert kv.data.read(text.encode(), name="back").feature_names == ["#id", "a;b"]
+    check_view(tmp_path, upload=upload, view="data", source="upload")

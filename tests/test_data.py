@@ -735,3 +735,69 @@ def test_hide_labels():
     assert hidden.tolist() == [0.0, UNLABELED, 1.0] and y.tolist() == [0.0, 1.0, 1.0]
     with pytest.raises(ValueError, match="keep has shape"):
         data.hide_labels(y, [True])
+
+
+# --------------------------------------------------------------------------- bad input (issue 29)
+
+
+@pytest.mark.parametrize("raw, message", [
+    (b"x,y,label\n1,2,0\n3,4,caf\xe9\n", "is not UTF-8 text"),
+    (b"1,2,0\n3,4,1\n\x00\x01\x02", "is a binary file"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "looks like a PNG image"),
+    (b"\xff\xfe1\x00,\x002\x00", "UTF-16"),
+])
+def test_undecodable_bytes_are_refused_under_the_name_given(raw, message):
+    """The app hands the upload's bytes with name= its file's stem: the message names that file,
+    not 'data' (the name of bytes without one)."""
+    with pytest.raises(ValueError, match=message) as error:
+        data.read(raw, name="my measurements")
+    assert str(error.value).startswith("'my measurements' ")
+
+
+def test_a_file_too_large_is_refused_under_the_name_given():
+    with pytest.raises(ValueError, match="^'big upload' is 50.0 MB"):
+        data.read(b"0" * (data.MAX_FILE_BYTES + 1), name="big upload")
+
+
+@pytest.mark.parametrize("text, names", [
+    ('"a;b",c,label\n1,2,0\n3,4,1\n', ["a;b", "c"]),
+    ('"a\tb",c,label\n1,2,0\n3,4,1\n', ["a\tb", "c"]),
+    ('"x, y";z;label\n1.5;2;0\n3;4;1\n', ["x, y", "z"]),
+    ('"say ""a;b""",c,label\n1,2,0\n3,4,1\n', ['say "a;b"', "c"]),
+])
+def test_the_separator_is_guessed_outside_quoted_cells(text, names):
+    """A separator inside a quoted header cell is text, not the table's separator."""
+    ds = read_text(text)
+    assert ds.feature_names == names
+    assert ds.X.shape == (2, 2) and ds.y.tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("names", [["a;b", "c"], ["#first", "second"], ["a", "#b;c"], ["x\ty", "z;"],
+                                   ["a;b", "c,d"], ['"#q"', ";"]])
+def test_feature_names_with_separators_and_a_leading_hash_round_trip(names):
+    """to_csv's header must read back as the same columns: a ; or tab in a name would be taken
+    for the separator, and a header starting with # for a comment line."""
+    ds = Dataset([[1.5, -2.0], [0.1, 3.0], [2.0, 1.0]], [1, -1, 1], feature_names=names)
+    back = read_text(data.to_csv(ds))
+    assert back.feature_names == [n.replace("\t", " ") for n in names]
+    np.testing.assert_array_equal(back.X, ds.X)
+    np.testing.assert_array_equal(back.y, ds.y)
+
+
+@pytest.mark.parametrize("where", ["feature", "class"])
+def test_a_nul_in_a_name_is_refused_in_words_when_writing(where):
+    """A NUL byte cannot be kept: read() takes a file holding one for binary. to_csv refuses it
+    rather than write a file that cannot be read back."""
+    names = ["a\x00b", "c"] if where == "feature" else ["a", "c"]
+    classes = {0.0: "cat\x00", 1.0: "dog"} if where == "class" else None
+    ds = Dataset([[1.5, -2.0], [0.1, 3.0]], [0, 1], feature_names=names, class_names=classes)
+    with pytest.raises(ValueError, match="NUL"):
+        data.to_csv(ds)
+
+
+def test_a_nul_anywhere_in_a_file_is_refused_as_binary():
+    """Past the first 8 KiB as well (a long header): a NUL would otherwise reach a name."""
+    header = ",".join(f"feature_{i}" for i in range(1500)) + ",x\x00y,label\n"
+    row = ",".join(["1"] * 1501) + ",0\n"
+    with pytest.raises(ValueError, match="'wide' is a binary file.*line 1"):
+        data.read((header + row + row).encode(), name="wide")

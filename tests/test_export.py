@@ -336,3 +336,37 @@ def html_elements(page: str) -> list:
     parser = _Elements()
     parser.feed(page)
     return parser.found
+
+
+def test_a_browser_that_cannot_start_is_said_in_words_without_server_paths(monkeypatch, tmp_path):
+    """BROWSER_PATH naming a program that exits at once: choreographer's BrowserFailedError (its
+    message names the program's path on the server) becomes the export's own error, in words."""
+    fake = tmp_path / "secret-dir" / "chromium"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("BROWSER_PATH", str(fake))
+    exporter = export._WarmExporter()
+    try:
+        with pytest.raises(export.ExportUnavailable) as error:
+            exporter.render(small_figure(), {"format": "png"})
+        assert "could not start" in str(error.value) and "HTML download" in str(error.value)
+        assert "secret-dir" not in str(error.value) and "/" not in str(error.value)
+        assert not exporter.is_open
+    finally:
+        exporter.close()
+
+
+@pytest.mark.slow
+def test_a_warm_browser_that_died_between_exports_is_replaced_within_the_same_click():
+    """The warm browser killed (out of memory, an administrator) after one export: the next
+    export's click gets its figure from a fresh browser, not choreographer's ChannelClosedError
+    (a traceback on the page)."""
+    exporter = export._WarmExporter()
+    try:
+        assert exporter.render(small_figure(), {"format": "png"})[:4] == b"\x89PNG"
+        export._kill_process_tree(exporter._kaleido.subprocess.pid, export.KILL_GRACE)
+        assert exporter.render(small_figure(), {"format": "png"})[:4] == b"\x89PNG"
+        assert exporter.is_open
+    finally:
+        exporter.close()

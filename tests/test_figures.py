@@ -195,8 +195,9 @@ def test_grid_search_figure_stars_the_best_cell_and_draws_the_path():
     path = np.array([[-3.0, 2.0], [-2.0, 1.0], [-1.0, 0.0]])
     fig = fg.grid_search_figure([fg.GridPanel("rbf", scores, path, (-2.0, 1.0))], log_Cs, log_gammas)
     best = traces_named(fig, "best cell")[0]
-    # in the upper-left corner of the best cell (steps of 1), off the cell's number
-    assert (best.x[0], best.y[0]) == pytest.approx((log_gammas[1] - 0.3, log_Cs[3] + 0.3))
+    # inside the best cell (steps of 1): centred on its row, left of the cell's number (issue 29:
+    # in the cell's corner it read as any of four cells)
+    assert (best.x[0], best.y[0]) == pytest.approx((log_gammas[1] - 0.3, log_Cs[3]))
     assert len(traces_named(fig, "Keerthi–Lin path")[0].x) == 3
     assert fig.data[0].zmax == 1.0 and fig.data[0].zmin == pytest.approx(0.6)
 
@@ -261,3 +262,61 @@ def test_figures_are_checked_against_their_validated_build_under_the_tests_switc
     monkeypatch.delenv(fg.VALIDATE_ENV)
     assert fg.data_figure(X, Y).to_plotly_json() == checked.to_plotly_json()
     assert checked.layout.template.layout.plot_bgcolor == "white"  # the template itself, not its name
+
+
+# ----------------------------------------------------------------------------- the grid's ★ and its ties (issue 29)
+
+
+def _cell_of(x: float, y: float, log_gammas, log_Cs) -> tuple[int, int]:
+    """(i_C, j_γ) of the cell a point of the panel lies in (cells centred on the grid values)."""
+    return int(np.argmin(np.abs(np.asarray(log_Cs) - y))), int(np.argmin(np.abs(np.asarray(log_gammas) - x)))
+
+
+@pytest.mark.parametrize("shape, steps", [((5, 5), (1.0, 1.0)), ((7, 3), (0.5, 2.0)), ((12, 12), (1.0, 1.0))])
+def test_the_star_sits_inside_its_own_cell_not_on_a_corner(shape, steps):
+    log_Cs = np.arange(shape[0]) * steps[0] - 2
+    log_gammas = np.arange(shape[1]) * steps[1] - 3
+    scores = np.full(shape, 0.6)
+    best = (shape[0] - 2, 1)
+    scores[best] = 0.95
+    fig = fg.grid_search_figure([fg.GridPanel("rbf", scores)], log_Cs, log_gammas)
+    (star,) = traces_named(fig, "best cell")
+    x, y = star.x[0], star.y[0]
+    assert y == pytest.approx(log_Cs[best[0]])  # centred on its row: no neighbour shares it
+    # inside its column, at least a fifth of a cell from the cell's edges
+    assert abs(x - log_gammas[best[1]]) <= 0.3 * steps[1] + 1e-12
+    assert _cell_of(x, y, log_gammas, log_Cs) == best
+
+
+def test_cells_tied_with_the_best_are_outlined_and_counted():
+    log_Cs, log_gammas = np.arange(-2.0, 3.0), np.arange(-3.0, 2.0)
+    scores = np.full((5, 5), 0.6)
+    plateau = [(1, 2), (1, 3), (2, 2), (2, 3), (3, 3)]
+    for cell in plateau:
+        scores[cell] = 0.9
+    scores[2, 2] = 0.9 + 1e-13  # a mean of fold accuracies differing in the last bit is a tie
+    fig = fg.grid_search_figure([fg.GridPanel("rbf", scores)], log_Cs, log_gammas)
+    (star,) = traces_named(fig, "best cell")
+    # the cell np.nanargmax picks, as GridResult.best_index and the generated script do
+    assert _cell_of(star.x[0], star.y[0], log_gammas, log_Cs) == (2, 2)
+    (tied,) = traces_named(fig, "tied with the best")
+    assert tied.mode == "lines" and tied.hoverinfo == "skip"
+    outlines = np.split(np.array([np.nan if v is None else v for v in tied.x]), np.flatnonzero(
+        [v is None for v in tied.x]))
+    ys = np.split(np.array([np.nan if v is None else v for v in tied.y]), np.flatnonzero(
+        [v is None for v in tied.y]))
+    centres = sorted(_cell_of(np.nanmean(np.unique(ox[np.isfinite(ox)])), np.nanmean(np.unique(oy[np.isfinite(oy)])),
+                              log_gammas, log_Cs) for ox, oy in zip(outlines, ys))
+    assert centres == sorted(plateau)
+    for ox in outlines:  # each outline inside its own cell, so neighbouring ties stay apart
+        finite = ox[np.isfinite(ox)]
+        assert finite.max() - finite.min() < 1.0
+    title = fig.layout.annotations[0].text
+    assert "5 cells tie" in title, title
+
+
+def test_a_single_best_cell_draws_no_tie_outline():
+    scores = np.linspace(0.5, 1.0, 25).reshape(5, 5)
+    fig = fg.grid_search_figure([fg.GridPanel("rbf", scores)], np.arange(5.0), np.arange(5.0))
+    assert traces_named(fig, "tied with the best") == []
+    assert "tie" not in fig.layout.annotations[0].text

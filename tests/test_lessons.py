@@ -613,3 +613,10 @@ def test_every_light_step_draws_in_the_app_from_its_settings_link(name, k):
     kept = {key: value[-1] if isinstance(value, list) else value for key, value in dict(at.query_params).items()}
     applied = state.encode(step.applied())
     assert {key: kept.get(key) for key in applied} == applied
+
+
+@pytest.mark.parametrize("step", ["٢", "２", "1_0", " 2", "2.0"])
+def test_a_step_number_in_a_link_is_written_with_the_digits_0_to_9(step):
+    """int() reads "٢", "２" and "1_0" too: a mangled link would open a step nobody wrote."""
+    with pytest.raises(ValueError, match="whole number from 1 to 4"):
+        lessons.from_link({"lesson": "mcpm", "step": step})

@@ -209,3 +209,76 @@ def test_bounds_are_only_for_numbers_and_ranges():
     assert state.bounds("grid_log_C") == (-4, 6) and state.bounds("ref_x") == (-1e6, 1e6)
     with pytest.raises(ValueError, match="only numbers and ranges"):
         state.bounds("kernels")
+
+
+# ----------------------------------------------------------------------------- bad input (issue 29)
+
+
+@pytest.mark.parametrize("name", [s.name for s in state.SETTINGS])
+@pytest.mark.parametrize("value", [None, 3, 2.5, True, object(), {}, {"a": 1}, [None], [[1, 2]]],
+                         ids=["None", "int", "float", "bool", "object", "empty dict", "dict", "[None]", "nested"])
+def test_a_value_of_the_wrong_type_is_refused_with_a_value_error_naming_the_setting(name, value):
+    """validate's documented failure is a ValueError saying why, whatever the value's type: a
+    caller (the app, codegen, a notebook) catches that one error, never a TypeError."""
+    try:
+        state.validate(name, value)
+    except ValueError as err:
+        assert name in str(err)
+
+
+def test_a_list_setting_given_none_says_it_wants_a_list():
+    with pytest.raises(ValueError, match="kernels must be a comma-separated text or a list of names; got None"):
+        state.validate("kernels", None)
+
+
+@pytest.mark.parametrize("name, raw", [
+    ("data_seed", "1_000"), ("log_gamma", "0_5"), ("log_gamma", "١"), ("n_components", "٣"), ("cv", "３"),
+    ("ref_x", "1_0"), ("grid_log_C", "1_٢"), ("grid_steps", "5\u00a0"), ("log_C", "1e1_0"),
+])
+def test_numbers_in_a_link_are_plain_ascii_digits(name, raw):
+    """Python's float() reads "1_000" and digits of every script ("١", "３"): a link holding them
+    opened silently with a number nobody typed in those words. They are refused, saying why."""
+    values, problems = state.parse({name: raw, **({"ref_y": "0"} if name == "ref_x" else {})})
+    # (ref_y then goes too, in a second sentence: the two make one point)
+    assert len(problems) == (2 if name == "ref_x" else 1), problems
+    assert name in problems[0] and "digits 0-9" in problems[0], problems
+    assert state._equal(values[name], state.BY_NAME[name].default)
+
+
+@pytest.mark.parametrize("text", ["noise:0_3", "n_samples:١٠٠"])
+def test_generator_parameters_in_a_link_are_plain_ascii_digits(text):
+    values, problems = state.parse({"gen_params": text})
+    assert len(problems) == 1 and "gen_params" in problems[0] and "digits 0-9" in problems[0], problems
+    assert values["gen_params"] == {}
+
+
+@pytest.mark.parametrize("text", ["١_0_1", "0_0_1~1_٠_-1", "0_0_1~1_0_１"])
+def test_drawn_points_in_a_link_are_plain_ascii_digits(text):
+    values, problems = state.parse({"source": "drawn", "points": text})
+    assert len(problems) == 1 and "points" in problems[0] and "digits 0-9" in problems[0], problems
+    assert values["points"] is None
+
+
+@pytest.mark.parametrize("name, raw, value", [
+    ("log_gamma", "-1.5", -1.5), ("log_gamma", "+.5", 0.5), ("log_gamma", "1e-1", 0.1), ("ref_x", "-2E3", -2000.0),
+    ("data_seed", "42", 42), ("grid_log_C", "-2_4", (-2, 4)), ("gen_params", "noise:0.25,n_samples:120",
+                                                              {"noise": 0.25, "n_samples": 120}),
+])
+def test_ordinary_numbers_in_a_link_are_still_read(name, raw, value):
+    values, problems = state.parse({name: raw, **({"ref_y": "0"} if name == "ref_x" else {})})
+    assert problems == [] and state._equal(values[name], value)
+
+
+@pytest.mark.parametrize("raw, value", [("draw", "drawn"), ("Draw", "drawn"), ("drawn", "drawn"),
+                                        ("generate", "generator")])
+def test_a_source_named_as_its_control_shows_it_is_read_as_the_one_link_name(raw, value):
+    """The Source control says "draw" and "generate"; links say "drawn" and "generator". A link
+    typed from what the control shows opens the same data, and is written back in the one name."""
+    values, problems = state.parse({"source": raw})
+    assert problems == [] and values["source"] == value
+    assert state.encode(values).get("source") == (None if value == "generator" else value)
+
+
+def test_choices_are_also_read_by_their_labels_in_lists():
+    values, problems = state.parse({"view": "decision boundaries", "kernels": "Mahalanobis RBF,rbf"})
+    assert problems == [] and values["view"] == "boundaries" and values["kernels"] == ["mrbf", "rbf"]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..outside import visible
 from .dataset import MAX_CELLS, MAX_ROWS, UNLABELED, Dataset, format_label
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -203,9 +204,10 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
 
     Limits: at most :data:`MAX_FILE_BYTES` bytes and :data:`MAX_ROWS` rows.
     """
-    raw, default_name = _read_source(path_or_file)
-    text = _decode(raw, default_name) if isinstance(raw, bytes) else raw.lstrip("\ufeff")
-    name = default_name if name is None else str(name)
+    # the name first: every message, the ones about the bytes included, names the file the
+    # caller named (the app passes an upload's own name; bytes alone would be called 'data')
+    raw, name = _read_source(path_or_file, None if name is None else str(name))
+    text = _decode(raw, name) if isinstance(raw, bytes) else raw.lstrip("\ufeff")
     lines, line_numbers = _data_lines(text)
     if not lines:
         raise ValueError(f"{name!r} is empty: it has no data rows.")
@@ -238,8 +240,9 @@ def read(path_or_file, label_column=None, fmt="auto", name=None) -> Dataset:
     return Dataset(X, y, name=name, feature_names=feature_names, class_names=class_names)
 
 
-def _read_source(source):
-    """Return (bytes or str, default name), refusing anything over MAX_FILE_BYTES."""
+def _read_source(source, given_name=None):
+    """Return (bytes or str, name), refusing anything over MAX_FILE_BYTES; the name is
+    ``given_name``, else the file's stem (``data`` for bare bytes)."""
     too_big = (
         "{name!r} is {size:.1f} MB; kernelviz reads files up to "
         f"{MAX_FILE_BYTES // 2**20} MB (about {MAX_ROWS:,} rows). "
@@ -249,10 +252,11 @@ def _read_source(source):
         path = Path(source)
         if not path.is_file():
             raise ValueError(f"No such file: {str(path)!r}.")
+        name = path.stem if given_name is None else given_name
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise ValueError(too_big.format(name=path.stem, size=size / 2**20))
-        return path.read_bytes(), path.stem
+            raise ValueError(too_big.format(name=name, size=size / 2**20))
+        return path.read_bytes(), name
     if isinstance(source, (bytes, bytearray, memoryview)):
         raw, name = bytes(source), "data"
     elif hasattr(source, "getvalue"):
@@ -265,6 +269,7 @@ def _read_source(source):
             f"Cannot read a {type(source).__name__}; give a path, bytes, or a file object."
         )
     name = Path(str(name)).stem if isinstance(name, (str, os.PathLike)) and name else "uploaded"
+    name = name if given_name is None else given_name
     size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
     if size > MAX_FILE_BYTES:
         raise ValueError(too_big.format(name=name, size=size / 2**20))
@@ -279,9 +284,13 @@ def _decode(raw: bytes, name: str) -> str:
             )
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ValueError(f"{name!r} is UTF-16 text; save it as UTF-8 (or plain CSV) and retry.")
-    if b"\x00" in raw[:8192]:
+    # anywhere, not only near the start: a NUL past a long header would reach a column's name
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
         raise ValueError(
-            f"{name!r} is a binary file, not text. Upload a CSV or LIBSVM text file."
+            f"{name!r} is a binary file, not text (a NUL byte on line {line}). Upload a CSV or "
+            "LIBSVM text file."
         )
     try:
         return raw.decode("utf-8-sig")
@@ -385,13 +394,19 @@ def _parse_libsvm(records, name):
     return X, np.array(labels)
 
 
+#: A quoted cell as a spreadsheet writes it ("" inside is one quote), or a quote left open.
+_QUOTED_CELL = re.compile(r'"(?:[^"]|"")*"?')
+
+
 def _table_delimiter(line):
-    """The separator of a table, guessed from its first line; None for runs of spaces.
+    """The separator of a table, guessed from its first line outside its quoted cells
+    (a header cell ``"a;b"`` is text); None for runs of spaces.
 
     Semicolons win over commas: a file separated by semicolons usually has decimal
     commas.
     """
-    return next((delimiter for delimiter in ("\t", ";", ",") if delimiter in line), None)
+    unquoted = _QUOTED_CELL.sub("", line)
+    return next((delimiter for delimiter in ("\t", ";", ",") if delimiter in unquoted), None)
 
 
 def _split_cells(line, delimiter):
@@ -700,14 +715,32 @@ def to_csv(ds: Dataset) -> str:
     with line breaks or tabs, or with spaces around it, reads back with those turned
     into single spaces and trimmed (see :func:`_text_cell`).
     """
-    header = io.StringIO()
-    csv.writer(header, lineterminator="").writerow(
-        [*map(_text_cell, ds.feature_names), "label"])
-    lines = [header.getvalue()]
+    _refuse_nul(ds)
+    lines = [",".join([*(_header_cell(_text_cell(name)) for name in ds.feature_names), "label"])]
     label_cells = _label_cells(ds)
     for point, label in zip(ds.X.tolist(), label_cells):
         lines.append(",".join(map(repr, point)) + "," + label)
     return "\n".join(lines) + "\n"
+
+
+def _refuse_nul(ds):
+    """A NUL in a name cannot be written: :func:`read` takes a file holding one for binary."""
+    names = [("feature", n) for n in ds.feature_names] + [("class", n) for n in (ds.class_names or {}).values()]
+    for kind, name in names:
+        if "\x00" in str(name):
+            raise ValueError(
+                f"The {kind} name {name!r} holds a NUL character, which a text file cannot keep "
+                "(read() takes a file holding one for binary). Rename it."
+            )
+
+
+def _header_cell(text):
+    """One cell of to_csv's header, quoted where read() would otherwise misread it: a ``;`` or
+    tab would be guessed as the table's separator (read() looks outside quotes), a leading
+    ``#`` would make the header a comment line, and a comma or quote needs quotes anyway."""
+    if any(c in text for c in ',;\t"\r\n') or text.startswith("#"):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _label_cells(ds):
@@ -749,7 +782,7 @@ def to_libsvm(ds: Dataset) -> str:
     last_column_all_zero = not ds.X[:, -1].any()
     lines = [
         # the name on one line: a line break in it would start a data line
-        f"# {_text_cell(ds.name)}: {n} points, {d} features. Lines without a leading label are "
+        f"# {_text_cell(visible(ds.name))}: {n} points, {d} features. Lines without a leading label are "
         "unlabeled points."
     ]
     for i, (point, label) in enumerate(zip(ds.X.tolist(), labels.tolist())):

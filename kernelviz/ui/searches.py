@@ -65,35 +65,53 @@ def check_grid_settings(prep: Prepared, values: dict) -> bool:
     return True
 
 
+def searches_note(labels: list[str], fits: int, cancelled: bool, figure_kept: bool) -> str:
+    """What the page says above the button of searches not done: never searched, or cancelled
+    (and whether the figure below holds what finished)."""
+    names = ", ".join(labels)
+    if not cancelled:
+        return (f"{names}: not searched yet with these settings ({fits} SVM fits). It runs in the background: "
+                "the other views stay usable.")
+    kept = "; the figure shows what finished, marked incomplete" if figure_kept else ""
+    return (f"{names}: the search was cancelled{kept}. Searching again takes {fits} SVM fits, in the background: "
+            "the other views stay usable.")
+
+
 def ensure_grids(prep: Prepared, values: dict, names: list[str], button_key: str, partition,
-                 draw_partial=None, run_label: str = "Run grid search") -> dict:
+                 draw_partial=None, run_label: str = "Run grid search", label=fg.kernel_label,
+                 start_on_open: bool = False) -> dict:
     """The finished searches of ``names`` (on disk too: a lesson's shipped ones included); the others run in the
-    background (their cells so far go to ``draw_partial(grids, complete=False)``) or wait for the button."""
+    background (their cells so far go to ``draw_partial(grids, complete=False)``) or wait for the button.
+    ``label(name)`` names a kernel in the page's sentences (P_f's other scale is its own curve).
+    With ``start_on_open`` the missing ones start at once, unless the person cancelled them."""
     if not check_grid_settings(prep, values):
         return {}
     grid_jobs.hand_over(session_end.store(), session().store_grid)
     grids, failures = stored_grids(prep, values, names)
     for name, reason in failures.items():
-        st.warning(message("**{label}** could not be grid-searched: {reason}", label=fg.kernel_label(name),
+        st.warning(message("**{label}** could not be grid-searched: {reason}", label=label(name),
                            reason=reason))
     missing = [n for n in names if n not in grids and n not in failures]
     if missing:
         session_job = grid_jobs.current(session_end.store())
         ours = session_job is not None and session_job.covers({n: caches.grid_key(n, prep, values) for n in missing})
+        if start_on_open and not ours:
+            # a view that is nothing but the searches' summary computes when opened; a search the
+            # person cancelled stays cancelled (its button below starts it again)
+            start_grids(prep, values, missing, partition)
+            session_job, ours = grid_jobs.current(session_end.store()), True
         if ours and session_job.running:
             grid_jobs.show_running(session_end.store(), draw_partial or (lambda found, complete: None))
             return {}
         grid = pipeline.GridSpec.from_settings(values)
         fits = len(missing) * len(grid.log_Cs) * len(grid.log_gammas) * grid.cv
         stopped = ours and session_job.job.cancelled
-        st.info(f"{', '.join(fg.kernel_label(n) for n in missing)}: "
-                + ("the search was cancelled; " if stopped else "not searched yet with these settings ")
-                + f"({fits} SVM fits). It runs in the background: the other views stay usable.")
-        st.button(run_label, key=button_key, type="primary", on_click=start_grids,
-                  args=(prep, values, missing, partition))
         # after a Cancel, one figure of everything that finished, marked incomplete, whether the
         # stop fell inside a kernel's columns or between two kernels
         kept = {**grids, **session_job.job.partial()} if stopped and draw_partial is not None else {}
+        st.info(searches_note([label(n) for n in missing], fits, stopped, bool(kept)))
+        st.button(run_label, key=button_key, type="primary", on_click=start_grids,
+                  args=(prep, values, missing, partition))
         if kept:
             draw_partial(kept, complete=False)
             return {}

@@ -17,8 +17,13 @@ from kernelviz.ui.page import busy, data_settings, fail_and_restore, session
 from kernelviz.pipeline import NoDataYet, Prepared
 
 
+#: The name of the last file that could not be used while no upload is in use: the page says so
+#: instead of "No file uploaded yet", which would contradict the refusal above it.
+REFUSED_KEY = "_upload_refused"
+
+
 def handle_upload() -> None:
-    """Read a newly uploaded file; a bad one leaves the previous data in place."""
+    """Read a newly uploaded file; a bad one leaves the previous upload in place and says which."""
     file = st.session_state.get("uploader")
     if file is None:
         return
@@ -31,8 +36,15 @@ def handle_upload() -> None:
     try:
         pipeline.check_upload(caches.uploaded(digest, file.name, raw), file.name)
     except Exception as err:  # noqa: BLE001 - any failure to read a user's file is shown, never raised
-        session().flash(f"Could not use {file.name!r}: {err} The previous data are kept.")
+        previous = st.session_state.get("_upload")
+        if previous is None:
+            # what to do next is the page's note in place of the data (handed_in)
+            st.session_state[REFUSED_KEY] = file.name
+            session().flash(f"Could not use {file.name!r}: {err}")
+        else:
+            session().flash(f"Could not use {file.name!r}: {err} The views keep showing {previous[1]!r}.")
         return
+    st.session_state.pop(REFUSED_KEY, None)
     st.session_state["_upload"] = (digest, file.name, raw)
 
 
@@ -44,6 +56,10 @@ def handed_in(values: dict) -> tuple[kv.data.Dataset | None, str | None]:
         return None, None
     if source == "upload":
         if "_upload" not in st.session_state:
+            refused = st.session_state.get(REFUSED_KEY)
+            if refused is not None:
+                raise NoDataYet(f"No data from a file yet: {refused!r} could not be used; choose another CSV or "
+                                "LIBSVM file in the sidebar.")
             raise NoDataYet("No file uploaded yet: choose a CSV or LIBSVM file in the sidebar.")
         # named by the file's name too: the caches are shared by every session, and one
         # session uploading another's bytes under its own name must see its own name

@@ -35,8 +35,9 @@ def show(prep: Prepared, values: dict, partition) -> None:
     fig = grid_figure(grids, values)
     event = takeaway.chart(fig, key="grid_chart", selectable=True)
     open_clicked_cell(fig, event, values)
-    st.caption("★ best cell. Grey rings: the Keerthi–Lin path (the line through the best linear-SVM C̃ with "
-               "slope −1); red ring: the best cell on it — one line search instead of the whole grid. "
+    st.caption("★ best cell; black outlines: the cells tied with it, where several share the best score. "
+               "Grey rings: the Keerthi–Lin path (the line through the best linear-SVM C̃ with slope −1); "
+               "red ring: the best cell on it — one line search instead of the whole grid. "
                "Click a cell to open Decision boundaries for that kernel at its (C, γ).")
     frames = pd.concat([result.to_frame() for result, _ in grids.values()], ignore_index=True)
     st.download_button("Download scores (CSV)", frames.to_csv(index=False), file_name="grid_scores.csv",

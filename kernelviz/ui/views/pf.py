@@ -27,12 +27,14 @@ def show(prep: Prepared, values: dict, partition) -> None:
     if scaled:
         st.markdown(f"CkRBF scale (sidebar): **{'as in the paper' if values['normalize'] == 'paper' else 'unit'}**. "
                     f"The other scale can join the plot as its own curve; the sidebar's setting stays as it is.")
-    grids = ensure_grids(prep, values, names, "run_pf", partition)
+    # P_f(α) is the searches' summary and shows nothing without them: it starts them when opened
+    grids = ensure_grids(prep, values, names, "run_pf", partition, start_on_open=True)
     if not grids:
         return
     other_values = {**values, "normalize": other}
     other_grids = (ensure_grids(prep, other_values, scaled, "run_pf_other", partition,
-                                run_label=f"Search CkRBF at the {other} scale too")
+                                run_label=f"Search CkRBF at the {other} scale too",
+                                label=lambda name: other_scale_label(name, other))
                    if scaled else {})
     scores = {name: result.scores for name, (result, _) in grids.items()}
     scores.update({other_scale_label(name, other): result.scores for name, (result, _) in other_grids.items()})
