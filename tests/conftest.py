@@ -20,7 +20,6 @@ import inspect
 import os
 import socket
 import subprocess
-import tempfile
 import sys
 import time
 import urllib.request
@@ -36,9 +35,10 @@ SCREENSHOTS_VARIABLE = "KERNELVIZ_SCREENSHOTS"
 # Every figure a test builds goes through Plotly's validation, which the app skips for speed
 # (kernelviz.figures.VALIDATE_ENV); the test servers inherit it.
 os.environ.setdefault("KERNELVIZ_VALIDATE_FIGURES", "1")
-# A disk cache of this run's own (kernelviz._diskcache): results stored by earlier runs, or by the
-# person's app, never answer a test; the servers the browser tests start inherit it.
-os.environ["KERNELVIZ_CACHE_DIR"] = tempfile.mkdtemp(prefix="kernelviz-test-cache-")
+# No disk cache of the person's (kernelviz._diskcache): the app servers the browser tests start keep
+# nothing on disk, so a search one test ran never answers another's (the shipped lesson searches
+# are still read); each test in this process gets an empty folder of its own (fresh_disk_cache).
+os.environ["KERNELVIZ_CACHE_DIR"] = "off"
 SERVER_START_SECONDS = 60
 
 
@@ -162,3 +162,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.app)
         elif not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.unit)
+
+
+@pytest.fixture(autouse=True)
+def fresh_disk_cache(tmp_path_factory, monkeypatch):
+    """An empty disk cache for each test (the package's shipped entries behind it): what one test
+    searched never answers another's, as the app's session store never did."""
+    from kernelviz import _diskcache
+
+    monkeypatch.setattr(_diskcache, "CACHE", _diskcache.DiskCache(tmp_path_factory.mktemp("disk-cache"),
+                                                                  read_only=(_diskcache.SHIPPED,)))

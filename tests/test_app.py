@@ -890,16 +890,27 @@ def test_cached_data_shared_by_every_session_are_read_only():
             value[...] = 0
 
 
-def test_a_grid_search_belongs_to_the_session_that_ran_it():
-    query = dict(view="grid", gen_params="n_samples:40", kernels="rbf", grid_steps="3", cv="2", data_seed="31337")
+def test_a_stored_grid_search_answers_only_the_same_data():
+    """Searches are shared by every session (issue 30: the disk cache), but only for the same data:
+    another upload under the same file name, or other generated points, is searched afresh."""
+    X, y = kv.data.make("moons", n_samples=40, random_state=1)
+    files = {seed: ("a,b,label\n" + "".join(f"{p:.5f},{q + seed:.5f},{int(c)}\n" for (p, q), c in zip(X, y))).encode()
+             for seed in (0, 1)}
+    query = dict(view="grid", source="upload", kernels="rbf", grid_steps="3", cv="2")
     first = open_app(query)
+    _upload(first, "points.csv", files[0])
     run_grid_search(first)
     assert_clean(first)
     assert charts(first)
-    second = open_app(query)
-    assert_clean(second)
-    assert not charts(second)
-    assert any("not searched yet" in unescaped(i.value) for i in second.info)
+    same = open_app(query)
+    _upload(same, "points.csv", files[0])
+    assert_clean(same)
+    assert charts(same)  # the same content: the stored search
+    other = open_app(query)
+    _upload(other, "points.csv", files[1])  # the same name, other points
+    assert_clean(other)
+    assert not charts(other)
+    assert any("not searched yet" in unescaped(i.value) for i in other.info)
 
 
 def test_a_large_upload_is_shown_as_a_stratified_sample_and_says_so():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import time
 
 import numpy as np
 import pytest
@@ -152,3 +151,22 @@ def test_kernelviz_help_names_the_cache_folder(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("COLUMNS", "1000")  # one line per paragraph: the path is not wrapped at its hyphens
     assert cli.main(["--help"]) == 0
     assert f"disk cache at {tmp_path / 'here'}" in capsys.readouterr().out
+
+
+@pytest.mark.app
+def test_another_session_finds_a_search_this_one_finished():
+    """A search stored by one session answers another at once (the same server, or the next one)."""
+    from _charts import figures
+    from apptest import assert_clean, open_app
+
+    query = dict(view="grid", kernels="rbf", gen_params="n_samples:40", grid_steps="3", cv="2")
+    first = open_app(query)
+    next(b for b in first.button if b.label == "Run grid search").click()
+    first.run()
+    first.session_state["_computed"]["_grid_job"].job.result(300)  # the job stores its search as it ends
+    assert len(_diskcache.CACHE.entries()) == 1
+    second = open_app(query)  # a new session: nothing in its own store
+    assert_clean(second)
+    assert not [b for b in second.button if b.label == "Run grid search"]
+    (figure,) = figures(second)
+    assert "CV accuracy" in figure["layout"]["title"]["text"]
