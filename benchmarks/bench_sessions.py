@@ -172,6 +172,8 @@ class Server:
             start = time.monotonic()
             ok = self._healthy()
             self.health.append((start, time.monotonic() - start if ok else float("inf")))
+            if self.proc.poll() is not None:
+                return  # the driver's next reading says why
             self.peak = max(self.peak, self.rss())
             self._stop.wait(HEALTH_EVERY)
 
@@ -183,6 +185,9 @@ class Server:
                 if len(line.split()) == 4]
 
     def rss(self) -> float:
+        if self.proc.poll() is not None:  # say why, instead of a missing /proc entry
+            raise RuntimeError(f"the app server exited with code {self.proc.returncode}; its last output:\n"
+                               + self.output()[-4000:])
         return rss_mb(self.proc.pid)
 
     def dump_stacks(self) -> None:
