@@ -261,3 +261,13 @@ def test_figures_are_checked_against_their_validated_build_under_the_tests_switc
     monkeypatch.delenv(fg.VALIDATE_ENV)
     assert fg.data_figure(X, Y).to_plotly_json() == checked.to_plotly_json()
     assert checked.layout.template.layout.plot_bgcolor == "white"  # the template itself, not its name
+
+
+def test_small_multiples_say_which_annotation_is_each_panels_title_for_the_page_to_lay_them_out():
+    # kernelviz/components/plot/arrange.js lays equal-aspect panels out again for the screen: it finds
+    # them, and their titles, in the layout's meta
+    grid, panel = _boundary_panel()
+    fig = fg.boundary_figure([panel] * 3, grid)
+    marked = fig.layout.meta[fg.PANELS_META]
+    assert marked["count"] == 3 and marked["equal"] is True
+    assert [fig.layout.annotations[i].text for i in marked["titles"]] == [fg.boundary_title(panel)] * 3

@@ -251,6 +251,14 @@ def test_the_projector_enlarges_fonts_markers_and_margins():
     assert big.data[0].marker.size == 10 * takeaway.PROJECTOR_MARKERS and big.layout.margin.t == 150
     assert big.layout.height == 450  # the plot keeps its size
     assert figure.data[0].marker.size == 10 and figure.layout.margin.t == 100  # the original is left as it was
+    # the lines too: a boundary, a level curve, a marker's outline
+    lined = go.Figure([go.Scatter(x=[0, 1], y=[0, 1], mode="lines+markers", line={"width": 2},
+                                  marker={"size": 8, "line": {"width": [1, 3]}}),
+                       go.Contour(z=[[0, 1], [1, 0]], line={"width": 1.5})])
+    thick = takeaway.for_projector(lined)
+    assert thick.data[0].line.width == 2 * takeaway.PROJECTOR_LINES
+    assert list(thick.data[0].marker.line.width) == [1 * takeaway.PROJECTOR_LINES, 3 * takeaway.PROJECTOR_LINES]
+    assert thick.data[1].line.width == 1.5 * takeaway.PROJECTOR_LINES
     spec = {"data": [{"type": "contour", "contours": {"labelfont": {"size": 10}}}],
             "layout": {"xaxis": {"tickfont": {"size": 12}, "title": {"font": {"size": 14}}},
                        "annotations": [{"text": "RBF<br><span style='font-size:11px'>train 90%</span>",

@@ -26,6 +26,8 @@ from kernelviz.outside import file_name, message, plain
 #: How much the projector enlarges a figure's text and markers.
 PROJECTOR_FONT = 1.5
 PROJECTOR_MARKERS = 1.6
+#: … and its lines (boundaries, margins, level curves, ellipses, markers' outlines).
+PROJECTOR_LINES = 1.6
 #: Plotly's default font size, for figures that set none.
 DEFAULT_FONT_SIZE = 12
 #: Labels of the download buttons, per format.
@@ -223,9 +225,10 @@ def _plain(value, decoded: dict | None = None, typed: bool = False):
 
 
 def for_projector(fig: go.Figure) -> go.Figure:
-    """A copy with every marker size (array sizes too) and the margins enlarged: the panels' titles
-    and the heading above them grow with their fonts (:func:`fonts_enlarged`), and met where the
-    margin stayed."""
+    """A copy with every marker size (array sizes too), every line's width and the margins enlarged:
+    the panels' titles and the heading above them grow with their fonts (:func:`fonts_enlarged`),
+    and met where the margin stayed. The panels themselves take the screen the page gives them
+    (kernelviz/components/plot/arrange.js)."""
     big = go.Figure(fig)
     margin = big.layout.margin
     grown = 0
@@ -241,6 +244,11 @@ def for_projector(fig: go.Figure) -> go.Figure:
         size = getattr(marker, "size", None) if marker is not None else None
         if size is not None:
             marker.size = (np.asarray(size, dtype=float) if np.ndim(size) else size) * PROJECTOR_MARKERS
+        outline = getattr(marker, "line", None) if marker is not None else None
+        for line in (getattr(trace, "line", None), outline):
+            width = getattr(line, "width", None) if line is not None else None
+            if width is not None:
+                line.width = (np.asarray(width, dtype=float) if np.ndim(width) else width) * PROJECTOR_LINES
     return big
 
 

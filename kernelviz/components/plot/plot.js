@@ -41,6 +41,7 @@
 import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
 import { paintMarker } from "../points.js";
+import { arrangePanels } from "./arrange.js";
 
 const VIEWS = new WeakMap();
 const SAME_Z = "kv_same_z_as";
@@ -101,7 +102,8 @@ const PLOTLY = {
   // {offset, length, toPixel(value)} of the axis a trace refers to ("x", "y2" …), or null
   axis(full, ref) {
     const axis = full && full[`${ref[0]}axis${ref.slice(1)}`];
-    if (!axis || typeof axis.l2p !== "function") return null;
+    // a panel hidden while another is shown alone (arrange.js) has nowhere to paint
+    if (!axis || typeof axis.l2p !== "function" || axis.visible === false) return null;
     return { offset: axis._offset, length: axis._length, toPixel: (value) => axis._offset + axis.l2p(value) };
   },
   // Plotly's SVGs in their container: the drawing first, the hover layer last
@@ -1317,19 +1319,85 @@ function createView(parent) {
   const view = { root, payload: null, body: null, listening: false, setStateValue: null,
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
                  live: null, controls: null, fieldCanvas: null, fields: [], pointHovered: false, dimmed: false, frame: 0,
-                 drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set() };
-  // The figure follows the column's width (its height is the figure's own). Hidden (no width)
-  // there is nothing to fit, and Plotly refuses; back at the width it was drawn at, a resize
-  // would only draw it all again.
-  view.resize = new ResizeObserver(([entry]) => {
-    const width = Math.round(entry.contentRect.width);
-    const full = PLOTLY.layout(root);
-    if (!window.Plotly || !full || width === 0 || width === full.width) return;
-    window.Plotly.Plots.resize(root);
-  });
+                 drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set(),
+                 split: null, solo: null, box: null, onKey: null, onWindow: null };
+  // The figure follows the column's width, and small multiples the screen's height too
+  // (arrange.js). Hidden (no width) there is nothing to fit, and Plotly refuses; back at the size
+  // it was drawn for, a resize would only draw it all again.
+  view.resize = new ResizeObserver(() => fitToScreen(view));
   view.resize.observe(root);
+  // the elements above the figure (a lesson's sentence, a warning) arrive after it: its room changes
+  view.resize.observe(document.body);
+  view.onWindow = () => fitToScreen(view);
+  window.addEventListener("resize", view.onWindow);
+  // Escape: back from one panel shown alone to all of them
+  view.onKey = (event) => {
+    if (event.key === "Escape" && view.solo !== null) {
+      view.solo = null;
+      redrawArranged(view);
+    }
+  };
+  document.addEventListener("keydown", view.onKey);
   listenForFinished(view);
   return view;
+}
+
+// The box a figure of small multiples may fill: the column's width, and the screen's height below
+// the figure's top (all of it, less a little, where the figure starts lower than half the screen),
+// never under 55 % of the screen.
+function screenBox(view) {
+  const screen = window.innerHeight || 900;
+  // the figure's top in the page as it stands scrolled to its start (Streamlit scrolls its main
+  // section, not the window)
+  let top = view.root.getBoundingClientRect().top + (window.scrollY || 0);
+  for (let e = view.root.parentElement; e; e = e.parentElement) top += e.scrollTop || 0;
+  const room = top < screen / 2 ? screen - top - 16 : screen * 0.9;
+  return { width: Math.round(view.root.clientWidth), height: Math.round(Math.max(room, screen * 0.55)) };
+}
+
+// The figure Plotly draws: the split figure, its small multiples laid out for the screen.
+function arranged(view) {
+  const figure = view.split;
+  view.box = screenBox(view);
+  const result = arrangePanels(figure, view.box, view.solo);
+  if (!result) {
+    // a view's own figure (the page's first) of another kind — curves, heatmaps — fills the screen's
+    // height below it as the small multiples do; the figures under it keep their own height
+    const own = document.querySelector(".kv-plot") === view.root;
+    const height = Number(figure.layout.height) || 450;
+    const filled = own && height < view.box.height ? view.box.height : height;
+    return { ...figure, layout: { ...figure.layout, width: view.box.width, height: filled } };
+  }
+  view.root.dataset.panels = `${result.rows}x${result.cols}`;
+  const revision = `${figure.layout.datarevision}${view.solo === null ? "" : `-alone${view.solo}`}`;
+  return { ...figure, data: result.data, layout: { ...result.layout, width: view.box.width, datarevision: revision } };
+}
+
+function redrawArranged(view) {
+  if (!window.Plotly || !view.split) return;
+  view.root.dataset.solo = view.solo === null ? "" : String(view.solo);
+  const figure = arranged(view);
+  view.root.style.minHeight = `${figure.layout.height || 450}px`;
+  view.drawn = view.drawn.then(() => window.Plotly.react(view.root, figure.data, figure.layout, view.payload.config));
+}
+
+function fitToScreen(view) {
+  const full = PLOTLY.layout(view.root);
+  if (!window.Plotly || !full || !view.split || view.root.clientWidth === 0) return;
+  const box = screenBox(view);
+  if (view.box && Math.abs(box.width - view.box.width) < 2 && Math.abs(box.height - view.box.height) < 8) return;
+  redrawArranged(view);
+}
+
+// A click on a panel's title shows that panel alone; a click on it again (or Escape), all of them.
+function listenForTitles(view) {
+  view.root.on("plotly_clickannotation", (event) => {
+    const marked = view.split && view.split.layout.meta && view.split.layout.meta.kv_panels;
+    const panel = marked && marked.titles ? marked.titles.indexOf(event.index) : -1;
+    if (panel < 0) return;
+    view.solo = view.solo === panel ? null : panel;
+    redrawArranged(view);
+  });
 }
 
 function showChanges(view, changes) {
@@ -1377,9 +1445,15 @@ export default function (component) {
       return view.drawn.then(() => { paintFields(view); done(); });
     }
     view.drawing = payload.drawing;
-    view.root.style.minHeight = `${payload.figure.layout.height || 450}px`;
-    const { figure, layers, levels, fields } = payload.canvas ? splitCanvas(payload.figure)
+    const split = payload.canvas ? splitCanvas(payload.figure)
       : { figure: payload.figure, layers: [], levels: [], fields: [] };
+    const { layers, levels, fields } = split;
+    const panels = (split.figure.layout.meta && split.figure.layout.meta.kv_panels) || {};
+    if (view.solo !== null && !(view.solo < (panels.count || 0))) view.solo = null;  // that panel is gone
+    view.split = split.figure;
+    view.root.dataset.solo = view.solo === null ? "" : String(view.solo);
+    const figure = arranged(view);
+    view.root.style.minHeight = `${figure.layout.height || 450}px`;
     view.layers = layers;
     view.levels = levels;
     view.fields = fields;
@@ -1390,6 +1464,7 @@ export default function (component) {
       if (!view.listening) {
         view.listening = true;
         listenForPoints(view);
+        listenForTitles(view);
         view.root.on("plotly_click", (event) => {
           if (!view.payload.selectable) return;
           const points = canvasSelection(view, event) || selectedPoints(event);
@@ -1410,6 +1485,8 @@ export default function (component) {
   return cleanup((gone) => {
     gone.resize.disconnect();
     document.removeEventListener(FINISHED_EVENT, gone.onFinished);
+    document.removeEventListener("keydown", gone.onKey);
+    window.removeEventListener("resize", gone.onWindow);
     if (gone.frame) cancelAnimationFrame(gone.frame);
     if (gone.controls) gone.controls.remove();
     if (window.Plotly) window.Plotly.purge(gone.root);
