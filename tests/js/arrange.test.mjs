@@ -57,18 +57,27 @@ test("the figure is no taller than its box, and its panels keep the data's aspec
   }
 });
 
-test("a second row's title block starts below the first row's tick labels (six-line titles)", () => {
+test("a second row's title block starts below the row above, and below its tick labels where it has them", () => {
   const fig = figure(4, { titleLines: 6 });
-  const result = arrangePanels(fig, { width: 1000, height: 1000 });
-  assert.equal(result.rows, 2);
-  const boxes = panelBoxes(result, 4, 1000);
   const block = titleHeight(fig.layout.annotations[0], 12);
   assert.ok(block >= 6 * 11 * 1.2, block);
-  const tickRoom = 12 * 1.9;  // the first row's x tick labels
-  assert.ok(boxes[2].top - block >= boxes[0].bottom + tickRoom, JSON.stringify({ boxes, block }));
+  // 2 × 2: the upper row writes no x tick labels (the axes are shared): its title block is all that parts the rows
+  const full = arrangePanels(fig, { width: 1000, height: 1000 });
+  assert.equal(`${full.rows}x${full.cols}`, "2x2");
+  const boxes = panelBoxes(full, 4, 1000);
+  assert.ok(boxes[2].top - block >= boxes[0].bottom, JSON.stringify({ boxes, block }));
+  assert.deepEqual([0, 1, 2, 3].map((i) => full.layout[`xaxis${i ? i + 1 : ""}`].showticklabels), [false, false, true, true]);
+  assert.deepEqual([0, 1, 2, 3].map((i) => full.layout[`yaxis${i ? i + 1 : ""}`].showticklabels), [true, false, true, false]);
+  // three panels in 2 × 2: the upper right one has none below it and keeps its tick labels, under which the next row starts
+  const three = figure(3, { titleLines: 6 });
+  const gap = arrangePanels(three, { width: 1000, height: 1000 });
+  assert.equal(`${gap.rows}x${gap.cols}`, "2x2");
+  const three_boxes = panelBoxes(gap, 3, 1000);
+  assert.equal(gap.layout.xaxis2.showticklabels, true);
+  assert.ok(three_boxes[2].top - block >= three_boxes[1].bottom + 12 * 1.9, JSON.stringify({ three_boxes, block }));
   // each title sits on its panel's top edge, above it
-  const plotHeight = result.layout.height - result.layout.margin.t - result.layout.margin.b;
-  const note = result.layout.annotations[2];
+  const plotHeight = full.layout.height - full.layout.margin.t - full.layout.margin.b;
+  const note = full.layout.annotations[2];
   assert.ok(Math.abs((1 - note.y) * plotHeight - boxes[2].top) < 1);
   assert.equal(note.yanchor, "bottom");
   assert.equal(note.captureevents, true);
@@ -80,6 +89,9 @@ test("one panel alone fills the box; the others and their traces are hidden, the
   assert.equal(`${result.rows}x${result.cols}`, "1x1");
   assert.equal(result.layout.xaxis.visible, false);
   assert.equal(result.layout.xaxis3.visible, true);
+  // the hidden panels lie under the one shown, so that the axes they share keep its size
+  assert.deepEqual(result.layout.xaxis.domain, result.layout.xaxis3.domain);
+  assert.equal(result.layout.xaxis3.showticklabels && result.layout.yaxis3.showticklabels, true);
   assert.ok(result.side > 600, result.side);
   assert.deepEqual(result.data.map((t) => t.visible !== false), [false, false, true, false]);
   assert.equal(result.data[2].showlegend, true);  // panel 1 carried "class 0"'s entry
@@ -91,7 +103,7 @@ test("a figure without marked panels is left as it was made", () => {
 });
 
 test("rows are chosen for the largest panels, the fewest rows among equals", () => {
-  const room = { width: 1000, height: 600, title: 40, gapX: 40, gapY: 30 };
+  const room = { width: 1000, height: 600, title: 40, gapX: 40, gapY: 30, gapShared: 10 };
   assert.equal(bestGrid(1, 1, room).rows, 1);
   assert.deepEqual([bestGrid(3, 1, { ...room, width: 2000 }).rows, bestGrid(3, 1, { ...room, width: 2000 }).cols], [1, 3]);
 });

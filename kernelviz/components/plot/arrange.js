@@ -76,9 +76,12 @@ function bestGrid(count, aspect, room) {
   for (let rows = 1; rows <= count; rows += 1) {
     const cols = Math.ceil(count / rows);
     if (rows > 1 && Math.ceil(count / (rows - 1)) === cols) continue;  // the same columns with fewer rows
+    // the panels share their axes: only the left column writes the y tick labels, and only the
+    // lowest panel of each column the x ones (a row above a gap in the last row keeps its own)
+    const gapY = count % cols === 0 ? room.gapShared : room.gapY;
     const across = (room.width - (cols - 1) * room.gapX) / cols;
-    const down = (room.height - rows * room.title - (rows - 1) * room.gapY) / rows;
-    grids.push({ rows, cols, side: Math.max(Math.min(across, down / aspect), 0) });
+    const down = (room.height - rows * room.title - (rows - 1) * gapY) / rows;
+    grids.push({ rows, cols, gapY, side: Math.max(Math.min(across, down / aspect), 0) });
   }
   const largest = Math.max(...grids.map((g) => g.side));
   const near = grids.filter((g) => g.side >= ROWS_TOLERANCE * largest);
@@ -112,12 +115,12 @@ function arrangePanels(figure, { width, height }, solo = null) {
   const plotWidth = width - margin.l - margin.r;
   const legend = legendHeight(figure.data, layout, plotWidth);
   margin.b = ticks + legend + 6;
-  const room = { width: plotWidth, height: height - margin.t - margin.b, title, gapX: Math.ceil(tick * 3.4 + 12),
-                 gapY: ticks + 4 };
+  const room = { width: plotWidth, height: height - margin.t - margin.b, title, gapX: Math.ceil(tick + 8),
+                 gapY: ticks + 4, gapShared: Math.ceil(tick * 0.8) };
   const grid = bestGrid(shown.length, aspect, room);
   const side = Math.max(grid.side, 60);
   const panelHeight = side * aspect;
-  const plotHeight = Math.ceil(grid.rows * (title + panelHeight) + (grid.rows - 1) * room.gapY);
+  const plotHeight = Math.ceil(grid.rows * (title + panelHeight) + (grid.rows - 1) * grid.gapY);
   const blockWidth = grid.cols * side + (grid.cols - 1) * room.gapX;
   const left = Math.max((plotWidth - blockWidth) / 2, 0);
   const out = { ...layout, height: plotHeight + margin.t + margin.b, margin: { ...(layout.margin || {}), ...margin },
@@ -127,19 +130,20 @@ function arrangePanels(figure, { width, height }, solo = null) {
     const refs = panelRefs(i);
     const [xk, yk] = [axisKey(refs.x), axisKey(refs.y)];
     const note = titles[i] !== undefined ? annotations[titles[i]] : null;
-    if (hidden.has(i)) {
-      out[xk] = { ...layout[xk], visible: false, domain: [0, 0.001] };
-      out[yk] = { ...layout[yk], visible: false, domain: [0, 0.001] };
-      if (note) note.visible = false;
-      continue;
-    }
-    const k = shown.indexOf(i);
+    // a hidden panel takes the place of the one shown, invisible: the panels' axes match the first
+    // one's, whose scale anchor holds the units equal, so all keep the same size
+    const k = hidden.has(i) ? 0 : shown.indexOf(i);
     const [row, col] = [Math.floor(k / grid.cols), k % grid.cols];
     const x0 = left + col * (side + room.gapX);
-    const top = row * (title + panelHeight + room.gapY) + title;
-    out[xk] = { ...layout[xk], visible: true, domain: [unit(x0 / plotWidth), unit((x0 + side) / plotWidth)] };
-    out[yk] = { ...layout[yk], visible: true, domain: [unit(1 - (top + panelHeight) / plotHeight), unit(1 - top / plotHeight)] };
-    if (note) {
+    const top = row * (title + panelHeight + grid.gapY) + title;
+    const visible = !hidden.has(i);
+    const lowest = k + grid.cols >= shown.length;
+    out[xk] = { ...layout[xk], visible, domain: [unit(x0 / plotWidth), unit((x0 + side) / plotWidth)],
+                showticklabels: lowest };
+    out[yk] = { ...layout[yk], visible, domain: [unit(1 - (top + panelHeight) / plotHeight), unit(1 - top / plotHeight)],
+                showticklabels: col === 0 };
+    if (note && !visible) note.visible = false;
+    else if (note) {
       Object.assign(note, { x: (x0 + side / 2) / plotWidth, y: 1 - top / plotHeight, yanchor: "bottom", visible: true,
                             captureevents: true,
                             hovertext: solo === null ? "Show this panel alone (Esc: all panels)" : "Back to all panels (Esc)" });

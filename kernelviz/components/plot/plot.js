@@ -1373,12 +1373,16 @@ function arranged(view) {
   return { ...figure, data: result.data, layout: { ...result.layout, width: view.box.width, datarevision: revision } };
 }
 
+// The figure laid out again (a new screen size, a panel shown alone): the element says
+// data-arranging="1" until Plotly has drawn it.
 function redrawArranged(view) {
   if (!window.Plotly || !view.split) return;
   view.root.dataset.solo = view.solo === null ? "" : String(view.solo);
+  view.root.dataset.arranging = "1";
   const figure = arranged(view);
   view.root.style.minHeight = `${figure.layout.height || 450}px`;
-  view.drawn = view.drawn.then(() => window.Plotly.react(view.root, figure.data, figure.layout, view.payload.config));
+  view.drawn = view.drawn.then(() => window.Plotly.react(view.root, figure.data, figure.layout, view.payload.config))
+    .finally(() => { view.root.dataset.arranging = "0"; });
 }
 
 function fitToScreen(view) {

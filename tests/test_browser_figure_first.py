@@ -1,0 +1,120 @@
+"""The figure is the page (issue 29): on Decision boundaries, Similarity and Partition and in every
+lesson step, on a projector (1920 × 1080, ``projector=1``) and on a laptop (1440 × 900), the figure
+starts in the upper half of the screen and fills at least 60 % of its width and 55 % of its height;
+a click on a panel's title shows that panel alone, Escape all of them; panel titles never overlap
+the row above."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelviz import lessons
+from test_browser import assert_clean, settle
+
+pytestmark = pytest.mark.browser
+
+SCREENS = {"laptop": (1440, 900, ""), "projector": (1920, 1080, "&projector=1")}
+STEPS = [(name, k) for name in lessons.names() for k in range(1, len(lessons.get(name).steps) + 1)]
+FIGURE = ".kv-plot"
+
+
+def open_at(page, server: str, screen: str, query: str) -> tuple[int, int]:
+    width, height, extra = SCREENS[screen]
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{server}/?{query}{extra}")
+    settle(page)
+    page.locator(f'{FIGURE}[data-drawing="done"]').first.wait_for()
+    if extra:  # the projector folds the sidebar away: wait until it is out of the way
+        page.wait_for_function("() => { const s = document.querySelector('[data-testid=stSidebar]');"
+                               " return s && s.getAttribute('data-collapsed') === 'true'"
+                               " && s.getBoundingClientRect().right <= 0; }")
+    # laid out for the column's final width, and drawn so
+    page.wait_for_function("(sel) => { const r = document.querySelector(sel); const full = r && r._fullLayout;"
+                           " return full && r.dataset.arranging !== '1' && r.dataset.drawing === 'done'"
+                           " && Math.abs(r.clientWidth - full.width) < 2; }", arg=FIGURE)
+    settle(page)
+    return width, height
+
+
+def figure_box(page) -> dict:
+    return page.locator(FIGURE).first.evaluate(
+        "(r) => { const b = r.getBoundingClientRect(); return {top: b.top, width: b.width, height: b.height}; }")
+
+
+def assert_figure_first(page, width: int, height: int, where: str) -> None:
+    box = figure_box(page)
+    visible = min(box["height"], height - box["top"])
+    assert box["top"] < height / 2, f"{where}: the figure starts {box['top']:.0f} px down a {height} px screen"
+    assert box["width"] >= 0.6 * width, f"{where}: the figure is {box['width']:.0f} px of {width}"
+    assert visible >= 0.55 * height, f"{where}: {visible:.0f} px of the figure show on a {height} px screen"
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+@pytest.mark.parametrize("name, k", STEPS)
+def test_in_every_lesson_step_the_figure_starts_in_the_upper_half_and_fills_the_screen(server, page, name, k,
+                                                                                        screen):
+    width, height = open_at(page, server, screen, f"lesson={name}&step={k}")
+    assert_clean(page)
+    assert_figure_first(page, width, height, f"{name} step {k}, {screen}")
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+@pytest.mark.parametrize("view", ["boundaries", "similarity", "partition"])
+def test_the_views_figure_starts_in_the_upper_half_and_fills_the_screen(server, page, view, screen):
+    width, height = open_at(page, server, screen, f"view={view}")
+    assert_clean(page)
+    assert_figure_first(page, width, height, f"{view}, {screen}")
+
+
+#: Per panel of the figure: its plot area's box on the page (from Plotly's drawn axes).
+PANELS = """(r) => { const full = r._fullLayout, box = r.getBoundingClientRect();
+  return full._subplots.cartesian.map((id) => { const [x, y] = [id.split('y')[0], 'y' + (id.split('y')[1] || '')];
+    const xa = full[`xaxis${x.slice(1)}`], ya = full[`yaxis${y.slice(1)}`];
+    return xa.visible === false ? null : {left: box.left + xa._offset, top: box.top + ya._offset, width: xa._length,
+                                          height: ya._length}; }).filter(Boolean); }"""
+
+
+def test_a_click_on_a_panels_title_shows_it_alone_and_escape_shows_them_all(server, page):
+    open_at(page, server, "laptop", "view=boundaries")
+    before = page.locator(FIGURE).first.evaluate(PANELS)
+    assert len(before) == 4
+    page.locator(f"{FIGURE} .annotation").nth(2).locator(".annotation-text-g").click()
+    page.wait_for_function("(sel) => document.querySelector(sel).dataset.solo === '2'"
+                           " && document.querySelector(sel).dataset.arranging === '0'", arg=FIGURE)
+    alone = page.locator(FIGURE).first.evaluate(PANELS)
+    assert len(alone) == 1 and alone[0]["width"] > 2 * before[2]["width"], (alone, before)
+    # the points of that panel are painted on its larger plot area, the others' nowhere
+    painted = page.locator(FIGURE).first.evaluate(
+        "(r) => r._kvLayers.filter((l) => l.px && [...l.px].some(Number.isFinite)).map((l) => l.xaxis)")
+    assert painted and set(painted) == {"x3"}, painted
+    page.keyboard.press("Escape")
+    page.wait_for_function("(sel) => document.querySelector(sel).dataset.solo === ''"
+                           " && document.querySelector(sel).dataset.arranging === '0'", arg=FIGURE)
+    after = page.locator(FIGURE).first.evaluate(PANELS)
+    assert [round(p["width"]) for p in after] == [round(p["width"]) for p in before]
+
+
+#: Every panel title's box and every x tick label's box (page coordinates), and which overlap.
+OVERLAPS = """(r) => {
+  const box = (e) => e.getBoundingClientRect();
+  const titles = [...r.querySelectorAll('.annotation')].filter((a) => a.style.display !== 'none').map(box);
+  const ticks = [...r.querySelectorAll('.xtick text, .ytick text')].map(box);
+  const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const clash = [];
+  titles.forEach((t, i) => {
+    ticks.forEach((k) => { if (hit(t, k)) clash.push(['tick', i, t.top, k.top]); });
+    titles.forEach((u, j) => { if (j > i && hit(t, u)) clash.push(['title', i, j]); });
+  });
+  return {titles: titles.length, clash};
+}"""
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_panel_titles_never_overlap_the_row_above_even_six_lines_tall(server, page, screen):
+    # three classes: MCPM's title runs to six lines (scores, time, one-vs-one and its bound)
+    width, height = open_at(page, server, screen,
+                            "view=boundaries&generator=mixture&gen_params=n_classes:3&kernels=rbf,ckrbf,rwm"
+                            "&models=mcpm,scm")
+    found = page.locator(FIGURE).first.evaluate(OVERLAPS)
+    rows = page.locator(FIGURE).first.get_attribute("data-panels")
+    assert found["titles"] == 5 and not found["clash"], (rows, found)
