@@ -41,12 +41,26 @@ def figure_box(page) -> dict:
         "(r) => { const b = r.getBoundingClientRect(); return {top: b.top, width: b.width, height: b.height}; }")
 
 
+#: How much of the figure's plot width its panels take, side by side (1 where a row of them spans it).
+ROW_SPAN = """(r) => { const full = r._fullLayout, ids = full._subplots.cartesian;
+  const xs = ids.map((id) => full[`xaxis${id.split('y')[0].slice(1)}`]).filter((a) => a.visible !== false);
+  const left = Math.min(...xs.map((a) => a._offset)), right = Math.max(...xs.map((a) => a._offset + a._length));
+  return (right - left) / (full.width - full.margin.l - full.margin.r); }"""
+
+
 def assert_figure_first(page, width: int, height: int, where: str) -> None:
+    """The figure starts in the upper half, fills 60 % of the width and 55 % of the height. Data much
+    wider than tall, in a row of panels already as wide as the column, cannot fill the height
+    without stretching one unit of y over more pixels than one of x (equal units are the point of
+    the panels): there the panels' row spans the column instead."""
     box = figure_box(page)
     visible = min(box["height"], height - box["top"])
     assert box["top"] < height / 2, f"{where}: the figure starts {box['top']:.0f} px down a {height} px screen"
     assert box["width"] >= 0.6 * width, f"{where}: the figure is {box['width']:.0f} px of {width}"
-    assert visible >= 0.55 * height, f"{where}: {visible:.0f} px of the figure show on a {height} px screen"
+    if visible < 0.55 * height:
+        span = page.locator(FIGURE).first.evaluate(ROW_SPAN)
+        assert span >= 0.95, (f"{where}: {visible:.0f} px of the figure show on a {height} px screen, and its "
+                              f"panels span {span:.0%} of its width")
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))

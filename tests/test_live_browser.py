@@ -377,3 +377,45 @@ def test_similarity_panels_mid_drag_are_no_darker_than_after_the_release(server,
     assert len(during) == len(after) == 2
     for mid, released in zip(during, after):
         assert mid <= released + 0.03, (during, after)
+
+
+#: Mid-drag: per previewing panel, whether its support vectors are painted, and which of its title's
+#: lines show; whether the page's accuracy table shows.
+MID_DRAG = """(root) => {
+  const live = root._kvLive, marked = root.layout.meta.kv_panels;
+  const panels = live.panels.map((panel) => {
+    const index = Number(panel.xaxis.slice(1) || 1) - 1;
+    const title = root.querySelector(`g.annotation[data-index="${marked.titles[index]}"]`);
+    const lines = [...title.querySelectorAll('text > tspan.line')].filter((t) => getComputedStyle(t).visibility !== 'hidden');
+    const sv = root._kvLayers.filter((l) => l.group === 'sv' && l.xaxis === panel.xaxis);
+    return {support: sv.some((l) => l.px && [...l.px].some(Number.isFinite)), lines: lines.map((t) => t.textContent)};
+  });
+  const table = document.querySelector('[data-testid="stDataFrame"]');
+  return {panels, table: table ? getComputedStyle(table).visibility : null};
+}"""
+
+
+def test_mid_drag_the_support_vectors_and_scores_of_the_old_value_are_hidden_and_back_after_the_release(server,
+                                                                                                          page):
+    """The preview's picture is the dragged value's; the support vectors, the titles' scores and the
+    accuracy table are the figure's: mid-drag they hid nothing and said the old value's numbers."""
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    page.locator(live_drag.READY).wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    before = page.locator(".kv-plot").first.evaluate(MID_DRAG)
+    assert all(p["support"] and len(p["lines"]) >= 2 for p in before["panels"]), before
+    assert before["table"] == "visible"
+    live_drag.drag(page, "log_gamma", [13, 14])
+    during = page.locator(".kv-plot").first.evaluate(MID_DRAG)
+    assert len(during["panels"]) == 2
+    for panel in during["panels"]:
+        assert not panel["support"], during
+        assert len(panel["lines"]) == 1 and "train" not in panel["lines"][0], during  # the name alone
+    assert during["table"] == "hidden"
+    live_drag.release(page)
+    live_drag.title_contains(page, "γ = 3.16,")
+    page.locator('.kv-live[data-state="committed"]').wait_for()
+    live_drag.settled(page)
+    after = page.locator(".kv-plot").first.evaluate(MID_DRAG)
+    assert all(p["support"] and len(p["lines"]) >= 2 for p in after["panels"]), after
+    assert after["table"] == "visible"

@@ -258,12 +258,14 @@ def lesson_panel(apply: Apply):
                       args=(name, number + 1, apply), type="primary", width="content")
             st.button("Leave", key="lesson_leave", on_click=leave_to_before, args=(apply,), width="content",
                       help="Close the lesson and go back to the settings and view from before it.")
+        with st.container(horizontal=True, vertical_alignment="center", key="lesson_look"):
+            st.markdown(f":orange-background[**Look at: {step.look_at.label}**] — {step.look_at.sentence}",
+                        width="stretch")
             # the step's narrative and its source, one click away: the panel keeps to three lines
             with st.popover("Why?", help="The idea behind this step, and its source."):
                 st.markdown(step.narrative)
                 if lesson.citation():
                     st.caption(f"Source: {lesson.citation()}")
-        st.markdown(f":orange-background[**Look at: {step.look_at.label}**] — {step.look_at.sentence}")
         placeholder = st.empty()
     return placeholder
 

@@ -68,8 +68,9 @@ function range(axis) {
 // The best grid for `count` panels of aspect `aspect` (height / width) in `room`: {rows, cols, side}
 // where side is a panel's width in pixels. The largest panels win; among grids whose panels are
 // nearly as large (within ROWS_TOLERANCE), the one that fills more of the box's height (more rows:
-// four panels of 215 px in a row leave two thirds of a laptop's screen empty, 2 × 2 of 224 px fill it).
-const ROWS_TOLERANCE = 0.9;
+// four panels of 238 px in a row leave half a laptop's screen empty, 2 × 2 of 181 px fill it, and
+// the class sees the figure, not a strip).
+const ROWS_TOLERANCE = 0.75;
 
 function bestGrid(count, aspect, room) {
   const grids = [];

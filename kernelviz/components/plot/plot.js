@@ -263,6 +263,82 @@ function fieldPixels(z, nx, ny, { zmin, zmax, colorscale }) {
   return pixels;
 }
 
+// Smooth fields. A field drawn a cell per grid point shows its boundaries as staircases of cells
+// 6–10 px wide on a large panel. So the picture is made `factor` times finer than the grid, each
+// fine pixel from the values interpolated (bilinearly) between the four grid points around its
+// centre — the values, not the colours: a tint's edge then lies where the interpolated value
+// crosses it, as the contour lines do — and drawn smoothed. Fine pixels beside a missing value
+// take the nearest corner's.
+
+// How many times finer than the grid a field's picture is made for a panel `pixels` wide.
+function fineness(pixels, cells) {
+  return Math.min(Math.max(Math.ceil(pixels / Math.max(cells, 1)), 1), 4);
+}
+
+// A colour scale with steps (two stops at one place: a discrete one, as classes are tinted) has no
+// colour between its values: such a field keeps its cells.
+function stepped(scale) {
+  return Array.isArray(scale) && scale.some((stop, k) => k > 0 && Number(stop[0]) === Number(scale[k - 1][0]));
+}
+
+// An RGBA picture (top row first) of `values` (ny rows from the bottom, nx columns), `factor`
+// times finer: paint(pixels, at, value) writes the colour of an interpolated value; `missing(v)`
+// tells a value that is not there.
+function finePicture(values, nx, ny, factor, missing, paint, pixels = null) {
+  const width = nx * factor;
+  const height = ny * factor;
+  const out = pixels || new Uint8ClampedArray(width * height * 4);
+  const place = (k, n) => {  // fine pixel k's centre among n grid points: [index, weight]
+    const g = Math.min(Math.max((k + 0.5) / factor - 0.5, 0), n - 1);
+    const i = Math.min(Math.floor(g), Math.max(n - 2, 0));
+    return [i, n > 1 ? g - i : 0];
+  };
+  const columns = Array.from({ length: width }, (_, u) => place(u, nx));
+  for (let v = 0; v < height; v += 1) {
+    const [j, ty] = place(height - 1 - v, ny);  // the picture's top row is the grid's last
+    const row = j * nx;
+    const above = ny > 1 ? row + nx : row;
+    for (let u = 0; u < width; u += 1) {
+      const [i, tx] = columns[u];
+      const right = nx > 1 ? 1 : 0;
+      const a = values[row + i];
+      const b = values[row + i + right];
+      const c = values[above + i];
+      const d = values[above + i + right];
+      let value;
+      if (missing(a) || missing(b) || missing(c) || missing(d)) {
+        value = [[a, b], [c, d]][ty < 0.5 ? 0 : 1][tx < 0.5 ? 0 : 1];
+        if (missing(value)) continue;
+      } else {
+        value = (a * (1 - tx) + b * tx) * (1 - ty) + (c * (1 - tx) + d * tx) * ty;
+      }
+      paint(out, (v * width + u) * 4, value);
+    }
+  }
+  return out;
+}
+
+// A committed field's picture `factor` times finer than its grid (one colour per 1/1024 of its range).
+function fieldPicture(field, factor) {
+  const colour = colourScale(field.colorscale);
+  const span = field.zmax > field.zmin ? field.zmax - field.zmin : 1;
+  const steps = 1024;
+  const table = new Uint8ClampedArray((steps + 1) * 4);
+  for (let k = 0; k <= steps; k += 1) table.set([...colour(k / steps), 255], k * 4);
+  const pixels = finePicture(field.z, field.nx, field.ny, factor, (v) => !Number.isFinite(v), (out, at, v) => {
+    const k = Math.round(Math.min(Math.max((v - field.zmin) / span, 0), 1) * steps) * 4;
+    out[at] = table[k];
+    out[at + 1] = table[k + 1];
+    out[at + 2] = table[k + 2];
+    out[at + 3] = 255;
+  });
+  const canvas = document.createElement("canvas");
+  canvas.width = field.nx * factor;
+  canvas.height = field.ny * factor;
+  canvas.getContext("2d").putImageData(new ImageData(pixels, canvas.width, canvas.height), 0, 0);
+  return canvas;
+}
+
 // What the canvas keeps of a field heatmap (its values for the hover label, its picture).
 function fieldLayer(trace, index) {
   const xs = Array.from(arrayOf(trace.x), Number);
@@ -397,10 +473,11 @@ function drawPoints(view) {
     const trace = fullData[layer.index];
     const xa = PLOTLY.axis(full, layer.xaxis);
     const ya = PLOTLY.axis(full, layer.yaxis);
-    if (!trace || trace.visible !== true || !xa || !ya) continue;
+    // while the live preview shows a panel at other values, its support vectors (of the figure's
+    // values) are not shown: the picture is the dragged value's, they would say otherwise
+    const stale = layer.group === SV_GROUP && view.covered.has(`${layer.xaxis}/${layer.yaxis}`);
+    if (!trace || trace.visible !== true || !xa || !ya || stale) continue;
     const n = Math.min(layer.x.length, layer.y.length);
-    // while the live preview shows other values, the support vectors (of the figure's values) are faint
-    const faint = view.dimmed && layer.group === SV_GROUP ? FAINT : 1;
     layer.px = new Float64Array(n);
     layer.py = new Float64Array(n);
     context.save();
@@ -421,7 +498,7 @@ function drawPoints(view) {
       paintMarker(context, {
         symbol: pick(layer.symbol, i, "circle"), size: pick(layer.size, i, 6), color: pick(layer.color, i, "#444"),
         opacity: pick(layer.opacity, i, 1), line: { width: pick(layer.lineWidth, i, 0), color: pick(layer.lineColor, i, "#444") },
-      }, px, py, faint);
+      }, px, py, 1);
     }
     context.restore();
   }
@@ -606,7 +683,7 @@ function canvasSelection(view, event) {
 // previewing panel's plot area with its field at the sliders' values, painted as the figure
 // paints it — colours and levels come from the panel's own heatmap or contour trace — then its
 // contours and the lines that do not depend on γ or C (the Gaussians' ellipses). The points stay
-// as drawn; the support vectors, those of the figure's values, turn faint until the release.
+// as drawn; the support vectors and the scores, those of the figure's values, hide until the release.
 
 // The latest lattices this page received, by id, their fields views of the payloads they came in:
 // a run that sends the same lattice again sends its id alone (kernelviz.components.plot.plot),
@@ -633,7 +710,6 @@ function listenForFinished(view) {
 }
 
 const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
-const FAINT = 0.2;
 const LIVE_AXES = ["log_gamma", "log_C"];
 
 function createControls(view) {
@@ -647,7 +723,9 @@ function createControls(view) {
     <label class="kv-live-control" data-axis="log_C"><span class="kv-live-name">C</span>
       <input type="range" min="0" max="0" step="1" value="0" aria-label="C"><output></output></label>
     <span class="kv-live-status" role="status"></span>`;
-  view.root.parentNode.insertBefore(controls, view.root);
+  // under the figure: the figure comes first on the screen (a lesson's box and the view switcher
+  // are above it already), the sliders right under its legend
+  view.root.parentNode.insertBefore(controls, view.root.nextSibling);
   view.controls = controls;
   view.sliders = {};
   view.index = { log_gamma: 0, log_C: 0 };
@@ -889,17 +967,18 @@ function paintFields(view) {
       if (area) badge(context, full, area, "updates on release");
     }
   }
-  // the points canvas: support vectors faint while other values show, and no figure line over a covered panel
+  // the points canvas: no support vectors, and no figure line, over a panel showing other values
   if (moved !== Boolean(view.dimmed) || [...covered].join() !== [...view.covered].join()) {
     view.dimmed = moved;
     view.covered = covered;
     drawPoints(view);
   }
+  staleScores(view, covered, moved);
   if (!live) return;
   const root = view.controls;
   root.querySelector(".kv-live-status").textContent = moved ? previewNote(view) : live.lattice.complete
     ? "Drag γ or C: every kernel panel follows at once; release to fit there and update the scores."
-    : "Drag γ or C: the panels follow once the preview is prepared (below the figure); a release always fits there.";
+    : "Drag γ or C: the panels follow once the preview is prepared (the note below); a release always fits there.";
   root.dataset.state = !moved ? "committed" : waiting ? "preparing" : "live";
   root.dataset.field = where ? `${where.axis}:${where.index}` : "";
   // what one redraw of every panel costs, for benchmarks (set before the count their observers watch)
@@ -909,24 +988,37 @@ function paintFields(view) {
 
 // A field of the figure in its plot area: each value fills the cell around its grid point.
 function paintField(view, context, area, field) {
-  if (!field.picture) {
-    field.picture = document.createElement("canvas");
-    field.picture.width = field.nx;
-    field.picture.height = field.ny;
-    field.picture.getContext("2d").putImageData(new ImageData(field.pixels, field.nx, field.ny), 0, 0);
-  }
   const { xs, ys, nx, ny } = field;
   const dx = (xs[nx - 1] - xs[0]) / (nx - 1);
   const dy = (ys[ny - 1] - ys[0]) / (ny - 1);
   const [left, right] = [area.xa.toPixel(xs[0] - dx / 2), area.xa.toPixel(xs[nx - 1] + dx / 2)];
   const [top, bottom] = [area.ya.toPixel(ys[ny - 1] + dy / 2), area.ya.toPixel(ys[0] - dy / 2)];
+  const smooth = !stepped(field.colorscale);
+  const factor = smooth ? fineness((right - left) * (window.devicePixelRatio || 1), nx) : 1;
+  if (!field.picture || field.picture.factor !== factor) {
+    field.picture = { factor, canvas: fieldPicture(field, factor) };
+  }
   context.save();
   context.beginPath();
   context.rect(area.left, area.top, area.width, area.height);
   context.clip();
-  context.imageSmoothingEnabled = false;
-  context.drawImage(field.picture, left, top, right - left, bottom - top);
+  context.imageSmoothingEnabled = smooth;
+  context.drawImage(field.picture.canvas, left, top, right - left, bottom - top);
   context.restore();
+}
+
+// Mid-drag, what belongs to the figure's values and not to the picture is hidden, never shown stale:
+// a covered panel's title keeps its name and hides its scores (the lines under it), and the page's
+// scores (its table, a lesson's sentence) hide too (plot.css, body[data-kv-preview]).
+function staleScores(view, covered, moved) {
+  const marked = view.split && view.split.layout.meta && view.split.layout.meta.kv_panels;
+  (marked && marked.titles ? marked.titles : []).forEach((annotation, panel) => {
+    const suffix = panel === 0 ? "" : String(panel + 1);
+    const title = view.root.querySelector(`g.annotation[data-index="${annotation}"]`);
+    if (title) title.classList.toggle("kv-stale", covered.has(`x${suffix}/y${suffix}`));
+  });
+  if (moved) document.body.dataset.kvPreview = "1";
+  else delete document.body.dataset.kvPreview;
 }
 
 function previewNote(view) {
@@ -936,7 +1028,7 @@ function previewNote(view) {
   const preview = at((axis) => live.lattice.axes[axis][view.index[axis]]);
   const figure = at((axis) => live[axis]);
   if (live.lattice.kind !== "decision") return `Preview at ${preview}: release to label its level curves.`;
-  return `Preview at ${preview}: titles, scores and the faint support vectors are those of ${figure} until you release.`;
+  return `Preview at ${preview}: support vectors and scores show when you release (the figure's are those of ${figure}).`;
 }
 
 function plotArea(full, ref) {
@@ -1104,7 +1196,7 @@ function classLook(traces, codes, classes) {
   for (let j = 0; j < classes; j += 1) {
     lines.push({ code: 0.5, codes: codes.map((c) => (c === j ? 1 : 0)), colour: line.color, width: line.width, dash: line.dash });
   }
-  return { table, lines };
+  return { table, lines, stepped: true };  // a class index has no value between two classes
 }
 
 // Similarity panels store the dissimilarity d as a share of the field's largest (kernelviz.lattice):
@@ -1173,17 +1265,23 @@ function paintPanel(view, context, area, panel, kernel, where, traces) {
   context.clip();
   context.fillStyle = behind;  // the figure's picture of other values goes under
   context.fillRect(area.left, area.top, area.width, area.height);
-  // the field, cell by cell as Plotly's heatmap draws it: each value fills the cell around its grid point
-  const image = fieldImage(view, nx, ny);
-  const pixels = image.data;
-  for (let row = 0; row < ny; row += 1) {
-    const source = row * nx;
-    const target = (ny - 1 - row) * nx * 4;  // row 0 of the field is the bottom, of an image the top
-    for (let col = 0; col < nx; col += 1) pixels.set(look.table.subarray(codes[source + col] * 4, codes[source + col] * 4 + 4), target + col * 4);
-  }
-  view.fieldOff.getContext("2d").putImageData(image, 0, 0);
-  context.imageSmoothingEnabled = false;
+  // the field as the committed figure paints it (paintField): finer than the grid, the codes
+  // interpolated between grid points, and drawn smoothed; classes keep their cells
   const [left, right, top, bottom] = [toX(-0.5), toX(nx - 0.5), toY(ny - 0.5), toY(-0.5)];
+  const smooth = !look.stepped;
+  const factor = smooth ? fineness((right - left) * (window.devicePixelRatio || 1), nx) : 1;
+  const image = fieldImage(view, nx * factor, ny * factor);
+  const { table } = look;
+  const last = codec.top;
+  finePicture(codes, nx, ny, factor, (code) => code === codec.undefined, (out, at, code) => {
+    const k = Math.min(Math.round(code), last) * 4;
+    out[at] = table[k];
+    out[at + 1] = table[k + 1];
+    out[at + 2] = table[k + 2];
+    out[at + 3] = table[k + 3];
+  }, image.data);
+  view.fieldOff.getContext("2d").putImageData(image, 0, 0);
+  context.imageSmoothingEnabled = smooth;
   context.drawImage(view.fieldOff, left, top, right - left, bottom - top);
   for (const line of look.lines) {
     strokePaths(context, contourPaths(line.codes || codes, nx, ny, line.code, codec.undefined), toX, toY, line);
@@ -1359,6 +1457,7 @@ function screenBox(view) {
 function arranged(view) {
   const figure = view.split;
   view.box = screenBox(view);
+  view.root.dataset.box = `${view.box.width}x${view.box.height}`;  // the room it was laid out for
   const result = arrangePanels(figure, view.box, view.solo);
   if (!result) {
     // a view's own figure (the page's first) of another kind — curves, heatmaps — fills the screen's
@@ -1498,5 +1597,5 @@ export default function (component) {
 }
 
 // The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
-export { along, classLook, contourPaths, dashOf, decisionLook, decode, fieldLines, fieldPixels, hoverLines, parseColour, plotlyChanges, niceStep,
+export { along, classLook, contourPaths, dashOf, decisionLook, decode, fieldLines, fieldPixels, finePicture, fineness, hoverLines, parseColour, plotlyChanges, niceStep,
          quantile, codeHistogram, colourScale, similarityLook, splitCanvas, unpackLattice };
