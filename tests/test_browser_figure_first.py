@@ -132,3 +132,51 @@ def test_panel_titles_never_overlap_the_row_above_even_six_lines_tall(server, pa
     found = page.locator(FIGURE).first.evaluate(OVERLAPS)
     rows = page.locator(FIGURE).first.get_attribute("data-panels")
     assert found["titles"] == 5 and not found["clash"], (rows, found)
+
+
+#: Two labeled points: RBF's boundary between them is their perpendicular bisector.
+TWO_POINTS = ((-1.2, -0.3, -1), (0.8, 0.9, 1))
+
+#: Per pixel row of the panel's plot area (device pixels, top to bottom): the centre of the dark run
+#: of the points canvas nearest the bisector's own crossing of that row, and that crossing (CSS px
+#: from the plot area's left), or null where no dark run lies within 12 px of it.
+BISECTOR = """(root, [a, b]) => {
+  const full = root._fullLayout, xa = full.xaxis, ya = full.yaxis;
+  const canvas = root.querySelector('.kv-plot-points'), ratio = canvas.width / full.width;
+  const [left, top, width, height] = [xa._offset, ya._offset, xa._length, ya._length].map((v) => Math.round(v * ratio));
+  const data = canvas.getContext('2d').getImageData(left, top, width, height).data;
+  // the bisector: (p - m) · (b - a) = 0, m the midpoint
+  const [mx, my, nx, ny] = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, b[0] - a[0], b[1] - a[1]];
+  const rows = [];
+  for (let row = 0; row < height; row += 1) {
+    const y = ya.p2l((top + row + 0.5) / ratio - ya._offset);
+    const x = mx - (ny * (y - my)) / nx;
+    const expected = (xa._offset + xa.l2p(x)) * ratio - left;  // device px from the area's left
+    let sum = 0, count = 0;
+    for (let col = Math.max(0, Math.floor(expected - 12 * ratio)); col < Math.min(width, expected + 12 * ratio); col += 1) {
+      const at = (row * width + col) * 4;
+      if (data[at + 3] > 128 && data[at] < 90 && data[at + 1] < 90 && data[at + 2] < 90) { sum += col + 0.5; count += 1; }
+    }
+    rows.push(count ? [sum / count / ratio, expected / ratio] : null);
+  }
+  return {rows, points: [a, b].map((p) => [xa.l2p(p[0]) + xa._offset - left / ratio, ya.l2p(p[1]) + ya._offset - top / ratio])};
+}"""
+
+
+def test_rbfs_boundary_of_two_points_lies_on_their_bisector_within_a_pixel_on_a_projector(server, page):
+    """The committed boundary was a staircase where the field is coarse for the panel (RWM's Fig. 1
+    preset, the RBF bisector): drawn at 1920 × 1080 it keeps within a pixel of the true line."""
+    points = "~".join(f"{x}_{y}_{label}" for x, y, label in TWO_POINTS)
+    open_at(page, server, "projector",
+            f"view=boundaries&source=drawn&points={points}&kernels=rbf&scaling=none&test_fraction=0&show_margins=0")
+    assert_clean(page)
+    found = page.locator(FIGURE).first.evaluate(BISECTOR, [list(p[:2]) for p in TWO_POINTS])
+    rows = found["rows"]
+    # away from the two points' markers (their rings are dark too)
+    (ax, ay), (bx, by) = found["points"]
+    far = [r for k, r in enumerate(rows) if min(abs(k - ay), abs(k - by)) > 40]  # the page draws at 1 device px per CSS px
+    drawn = [r for r in far if r is not None]
+    assert len(drawn) >= 0.9 * len(far), f"the line shows on {len(drawn)} of {len(far)} rows"
+    worst = max(abs(centre - expected) for centre, expected in drawn)
+    assert worst <= 1.0, f"the drawn boundary strays {worst:.2f} px from the bisector"
+

@@ -318,18 +318,16 @@ function finePicture(values, nx, ny, factor, missing, paint, pixels = null) {
   return out;
 }
 
-// A committed field's picture `factor` times finer than its grid (one colour per 1/1024 of its range).
+// A committed field's picture `factor` times finer than its grid, each pixel the scale's own colour
+// of its value (a table of colours would put steps of its own where the field is nearly flat).
 function fieldPicture(field, factor) {
   const colour = colourScale(field.colorscale);
   const span = field.zmax > field.zmin ? field.zmax - field.zmin : 1;
-  const steps = 1024;
-  const table = new Uint8ClampedArray((steps + 1) * 4);
-  for (let k = 0; k <= steps; k += 1) table.set([...colour(k / steps), 255], k * 4);
   const pixels = finePicture(field.z, field.nx, field.ny, factor, (v) => !Number.isFinite(v), (out, at, v) => {
-    const k = Math.round(Math.min(Math.max((v - field.zmin) / span, 0), 1) * steps) * 4;
-    out[at] = table[k];
-    out[at + 1] = table[k + 1];
-    out[at + 2] = table[k + 2];
+    const [r, g, b] = colour(Math.min(Math.max((v - field.zmin) / span, 0), 1));
+    out[at] = r;
+    out[at + 1] = g;
+    out[at + 2] = b;
     out[at + 3] = 255;
   });
   const canvas = document.createElement("canvas");
@@ -1273,11 +1271,16 @@ function paintPanel(view, context, area, panel, kernel, where, traces) {
   const image = fieldImage(view, nx * factor, ny * factor);
   const { table } = look;
   const last = codec.top;
+  // a fractional code's colour between those of the codes on either side (rounded, the codes'
+  // 254 steps would show where the field is nearly flat)
   finePicture(codes, nx, ny, factor, (code) => code === codec.undefined, (out, at, code) => {
-    const k = Math.min(Math.round(code), last) * 4;
-    out[at] = table[k];
-    out[at + 1] = table[k + 1];
-    out[at + 2] = table[k + 2];
+    const low = Math.min(Math.floor(code), last);
+    const k = low * 4;
+    const m = Math.min(low + 1, last) * 4;
+    const u = code - low;
+    out[at] = table[k] + (table[m] - table[k]) * u;
+    out[at + 1] = table[k + 1] + (table[m + 1] - table[k + 1]) * u;
+    out[at + 2] = table[k + 2] + (table[m + 2] - table[k + 2]) * u;
     out[at + 3] = table[k + 3];
   }, image.data);
   view.fieldOff.getContext("2d").putImageData(image, 0, 0);
