@@ -335,7 +335,8 @@ def test_every_view_but_theory_has_the_code_box_and_every_figure_three_downloads
 
 
 def _exports(monkeypatch, result):
-    """PNG / SVG export stands in for the export browser: returns ``result``'s bytes, or raises it."""
+    """PNG / SVG export stands in for the export browser: returns ``result``'s bytes, or raises it;
+    the background export starts at once."""
     from kernelviz import export
 
     def figure_bytes(fig, fmt):
@@ -346,22 +347,49 @@ def _exports(monkeypatch, result):
     monkeypatch.setattr(export, "figure_bytes", figure_bytes)
     monkeypatch.setattr(takeaway, "_unavailable_reason", lambda: "")
     monkeypatch.setattr(takeaway, "_warm_exporter", lambda: None)
+    monkeypatch.setattr(takeaway, "EXPORT_DELAY", 0.0)
 
 
-def test_a_png_is_made_on_click_then_saved_and_never_offered_for_another_figure(monkeypatch):
+def _export_of(at, name: str):
+    """The background export of figure ``name``, waited for."""
+    job = at.session_state[takeaway.EXPORTS_KEY][name]
+    job._thread.join(10)
+    return job
+
+
+def _png(at, name: str):
+    (button,) = [d for d in at.get("download_button") if d.key == f"png_{name}"]
+    return button
+
+
+def test_a_png_is_made_in_the_background_and_saved_in_one_click_never_for_another_figure(monkeypatch):
     _exports(monkeypatch, b"picture-")
     at = open_app(dict(view="kernel"))
     assert_clean(at)
-    (png,) = [b for b in at.button if b.key == "png_kernel_matrix"]
-    png.click().run()
-    assert_clean(at)
-    (saved,) = [d for d in at.get("download_button") if d.label == "Save PNG"]
-    assert not [b for b in at.button if b.key == "png_kernel_matrix"]
-    # another figure (γ moved): the file made of the old one is not offered
+    first = _export_of(at, "kernel_matrix")
+    assert first.files == {"png": b"picture-png", "svg": b"picture-svg"}
+    at.run()  # the same figure: its files, one click away, and no second export
+    assert _png(at, "kernel_matrix").label == "PNG"
+    assert at.session_state[takeaway.EXPORTS_KEY]["kernel_matrix"] is first
+    # another figure (γ moved): the file made of the old one is not offered; the new one is made
     at.session_state["log_gamma"] = 1.0
     at.run()
-    assert not [d for d in at.get("download_button") if d.label == "Save PNG"]
-    assert [b for b in at.button if b.key == "png_kernel_matrix"]
+    second = at.session_state[takeaway.EXPORTS_KEY]["kernel_matrix"]
+    assert second is not first and second.identity != first.identity
+    assert _export_of(at, "kernel_matrix").files["png"] == b"picture-png"
+    at.run()
+    assert _png(at, "kernel_matrix").label == "PNG"
+
+
+def test_a_png_being_made_says_so_and_a_click_then_waits_for_it(monkeypatch):
+    _exports(monkeypatch, b"picture-")
+    monkeypatch.setattr(takeaway, "EXPORT_DELAY", 30.0)  # not made before the run ends
+    at = open_app(dict(view="kernel"))
+    assert _png(at, "kernel_matrix").label == "PNG · preparing"
+    job = at.session_state[takeaway.EXPORTS_KEY]["kernel_matrix"]
+    job.cancel()  # the click's wait ends with the job; a cancelled export has no file
+    with pytest.raises(TimeoutError):
+        job.file("png")
 
 
 def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeypatch):
@@ -369,12 +397,24 @@ def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeyp
     file for download": our sentence (how long, try again) was lost."""
     from kernelviz import export
 
+    import threading
+
     _exports(monkeypatch, export.ExportTimeout(30.0))
+    run_over = threading.Event()
+
+    def figure_bytes(fig, fmt):  # fails once the page's run is over
+        run_over.wait(10)
+        raise export.ExportTimeout(30.0)
+
+    monkeypatch.setattr(export, "figure_bytes", figure_bytes)
     at = open_app(dict(view="kernel"))
-    [b for b in at.button if b.key == "png_kernel_matrix"][0].click().run()
+    assert _png(at, "kernel_matrix").label == "PNG · preparing"
+    run_over.set()
+    _export_of(at, "kernel_matrix")
+    at.run()
     errors = [unescaped(e.value) for e in at.error]
     assert any("could not be exported" in e and "took longer than 30 s" in e for e in errors), errors
-    assert charts(at) and not [d for d in at.get("download_button") if d.label == "Save PNG"]
+    assert charts(at) and not [d for d in at.get("download_button") if d.key == "png_kernel_matrix"]
     at.run()  # said once
     assert not [e for e in at.error if "could not be exported" in unescaped(e.value)]
 
