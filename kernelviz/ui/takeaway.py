@@ -366,10 +366,10 @@ def downloads(fig: go.Figure, name: str) -> None:
 
     PNG and SVG are made in the background once the figure is drawn (:class:`ExportJob`, a second
     and a half after the run, so that a γ dragged on replaces the figure before its export takes a
-    core), and the buttons say where they stand: "PNG · preparing" until the file is there, then
-    "PNG". A click while it is being made waits for it. An export that fails (the browser cannot
-    start, or took too long) says so on the page in our words, once, and PNG / SVG are offered
-    again for the next figure. HTML is written on click.
+    core): one click saves them, and a click while one is still being made waits for it (the button
+    shows Streamlit's preparing state meanwhile). An export that fails (the browser cannot start, or
+    took too long) says so on the page in our words, once, and PNG / SVG are offered again for the
+    next figure. HTML is written on click.
     """
     reason = _unavailable_reason()
     formats = ("html",) if reason else ("png", "svg", "html")
@@ -391,13 +391,13 @@ def downloads(fig: go.Figure, name: str) -> None:
                                    mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}", on_click="ignore",
                                    width="stretch")
             continue
-        ready = fmt in job.files
-        column.download_button(label if ready else f"{label} · preparing", functools.partial(job.file, fmt),
-                               file_name=file_name(name, fmt), mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}",
-                               on_click="ignore", type="primary" if ready else "secondary", width="stretch",
-                               help=f"The {label} of this figure is ready." if ready else
-                               f"The {label} of this figure is being made in the background (a few seconds); "
-                               "a click now saves it once it is made.")
+        # One label whatever the state: the page is not run again when the file is done, and a
+        # label saying "preparing" would stay after it. A click saves the file; one still being made
+        # is waited for, the button showing Streamlit's own "preparing" state meanwhile.
+        column.download_button(label, functools.partial(job.file, fmt), file_name=file_name(name, fmt),
+                               mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}", on_click="ignore", width="stretch",
+                               help=f"The {label} of this figure, made in the background once it is drawn: one "
+                                    "click saves it (if it is not quite made, the click waits a moment for it).")
     if failure:
         st.error(message("The figure could not be exported: {reason}", reason=failure))
     if reason:
