@@ -23,7 +23,6 @@ from kernelviz import figures as fg
 from kernelviz import state as kvstate
 from kernelviz.outside import message, plain
 from kernelviz.references import PAPERS
-from kernelviz.session import write_settings
 
 #: Session keys (not settings: no widget, never in the settings table).
 LESSON = "_lesson"        # (lesson name, step number) while a lesson is open, else absent
@@ -199,8 +198,8 @@ def page_style() -> None:
 # ============================================================================ landing
 
 def landing(apply: Apply) -> None:
-    """The first screen: what kernelviz is for, the lessons and the views (until the visitor
-    closes it, starts a lesson or moves to another view)."""
+    """The first screen: what kernelviz is for and the lessons, above the view switcher (until the
+    visitor closes it, starts a lesson or moves to another view)."""
     if st.session_state.get("view") != kvstate.BY_NAME["view"].default:
         st.session_state[LANDING] = False
     if not st.session_state.get(LANDING) or st.session_state.get(LESSON):
@@ -219,17 +218,9 @@ def landing(apply: Apply) -> None:
                 st.caption(lesson.summary)
                 st.button("Start", key=f"start_{name}", on_click=go_to, args=(name, 1, apply), type="primary",
                           width="stretch")
-        st.markdown("#### Or open a view")
-        columns = st.columns(len(registry.VIEWS))
-        for column, (view, choice) in zip(columns, registry.VIEWS.items()):
-            with column:
-                st.button(choice.label, key=f"open_{view}", help=choice.help, width="stretch",
-                          on_click=_open_view, args=(view,))
-
-
-def _open_view(view: str) -> None:
-    write_settings(st.session_state, {"view": view})
-    st.session_state[LANDING] = False
+        # the views are the switcher's, right under this card: a second row of them here was
+        # cut to "Decision bou…" in eighths of the card
+        st.caption("Or pick a view in the bar below: every view works on the data in the sidebar.")
 
 
 # ============================================================================ lesson panel
