@@ -26,14 +26,27 @@ plot.load_plotly()
 # The tab's icon is a file the app serves itself: a Material icon would come from Google's font
 # CDN, and the text "◎" (not an emoji) gave no icon at all, after Streamlit had loaded its emoji
 # catalogue and tried the text as an image file (0.1 s of the first run).
+# A projector link starts with the sidebar folded away: the figure takes the screen's width (the
+# link's own word, read as kernelviz.state reads a switch; the settings are parsed later). The
+# session keeps its first choice: a changed value would fold or unfold the sidebar on a later run.
+SIDEBAR_AT_START = "_sidebar_at_start"
+if SIDEBAR_AT_START not in st.session_state:
+    projector = str(st.query_params.get("projector", "")).strip().lower() in ("1", "true", "yes", "on")
+    st.session_state[SIDEBAR_AT_START] = "collapsed" if projector else "expanded"
 st.set_page_config(page_title="kernelviz — data-dependent SVM kernels", page_icon=str(ICON_PATH), layout="wide",
-                   initial_sidebar_state="expanded")
-# Streamlit's default top padding leaves a third of a laptop screen empty above the charts.
+                   initial_sidebar_state=st.session_state[SIDEBAR_AT_START])
+# Streamlit's default padding leaves a third of a laptop screen empty above the charts, and 5rem
+# on either side of the column (10 % of a laptop's width) that the figure's panels need. The top
+# keeps clear of Streamlit's header (3.75rem, opaque: it hid the top of a lesson's box).
 PAGE_STYLE = f"""<style>
-[data-testid="stMainBlockContainer"], .block-container {{padding-top: 2.2rem; padding-bottom: 2rem;}}
+[data-testid="stMainBlockContainer"], .block-container {{padding: 3.9rem 2rem 2rem 2rem;}}
 [data-testid="stSidebarHeader"] {{height: 1.5rem; min-height: 1.5rem;}}
 .st-key-{plot.LOADER_KEY} {{display: none;}}
+[data-testid="stElementContainer"]:has(> [data-testid="stMarkdown"] [data-testid="stMarkdownContainer"] > style:only-child)
+  {{display: none;}}
 </style>"""
+# The last rule: a markdown element that only carries a style sheet (this one, the projector's, the
+# lesson panel's) takes no room, not even the column's gap (1rem each, 60 px above a projector's lesson).
 st.markdown(PAGE_STYLE, unsafe_allow_html=True)
 
 from kernelviz import pipeline, registry  # noqa: E402

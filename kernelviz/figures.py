@@ -287,8 +287,17 @@ def _panels(layout: dict, titles: Sequence[str], hspace: float = 0.05, vspace: f
         notes.append({"text": titles[i], "x": x0 + width / 2, "y": y1, "xref": "paper", "yref": "paper",
                       "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}})
         refs.append(panel_axes(i))
+    first = len(layout.get("annotations", []))
     layout["annotations"] = layout.get("annotations", []) + notes
+    # which annotation is which panel's title: the page lays the panels out again for its screen
+    # (kernelviz/components/plot/arrange.js)
+    layout.setdefault("meta", {}).setdefault(PANELS_META, {})["titles"] = list(range(first, first + n))
     return refs
+
+
+#: The key in a layout's ``meta`` that describes its small multiples: ``count``, ``equal`` (same
+#: units on both axes) and ``titles`` (the index of each panel's title among the annotations).
+PANELS_META = "kv_panels"
 
 
 def _unit(x: float) -> float:
@@ -298,7 +307,11 @@ def _unit(x: float) -> float:
 
 def _equal_aspect(layout: dict, n_panels: int, x_range, y_range) -> None:
     """Same units on both axes in every panel (a circle stays a circle). An axis that matches the first
-    panel's takes its scale from it: plotly.js ignores a scale anchor there, with a console warning."""
+    panel's takes its scale from it: plotly.js ignores a scale anchor there, with a console warning.
+
+    The layout's ``meta`` marks the panels as equal-aspect small multiples, which the page lays out
+    again in pixels for the screen it is on (kernelviz/components/plot/arrange.js)."""
+    layout.setdefault("meta", {}).setdefault(PANELS_META, {}).update(count=n_panels, equal=True)
     for i in range(1, n_panels + 1):
         xkey, ykey, xref, _ = _axis_names(i)
         layout.setdefault(xkey, {}).update(range=[float(x_range[0]), float(x_range[1])], constrain="domain",

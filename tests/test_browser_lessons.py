@@ -1,4 +1,4 @@
-"""A lesson in the real app: walked end to end with Next, a figure downloaded as PNG, and a
+"""A lesson in the real app: walked end to end with Next, a figure downloaded as PNG in one click, and a
 screenshot of each lesson's key step (``lesson_<name>.png`` in ``screenshot_dir``).
 
 Uses the ``server`` / ``browser`` / ``page`` fixtures of conftest.py, like tests/test_browser.py.
@@ -43,9 +43,9 @@ def test_the_mcpm_lesson_walks_end_to_end_and_its_figure_downloads_as_png(server
     # that run replaced the button (not reproduced alone or under load). Click when the page is at rest.
     page.get_by_text("Preparing the live preview").wait_for(state="detached")
     settle(page)
-    page.get_by_role("button", name="PNG", exact=True).first.click()  # made in the page's run …
+    # made in the background once the figure is drawn: one click saves it (waiting, if need be)
     with page.expect_download(timeout=120_000) as download:
-        page.get_by_role("button", name="Save PNG").first.click()  # … then saved
+        page.get_by_role("button", name="PNG", exact=True).first.click()
     path = tmp_path / download.value.suggested_filename
     download.value.save_as(path)
     assert path.suffix == ".png" and path.read_bytes()[:8] == PNG_MAGIC

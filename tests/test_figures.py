@@ -320,3 +320,11 @@ def test_a_single_best_cell_draws_no_tie_outline():
     fig = fg.grid_search_figure([fg.GridPanel("rbf", scores)], np.arange(5.0), np.arange(5.0))
     assert traces_named(fig, "tied with the best") == []
     assert "tie" not in fig.layout.annotations[0].text
+def test_small_multiples_say_which_annotation_is_each_panels_title_for_the_page_to_lay_them_out():
+    # kernelviz/components/plot/arrange.js lays equal-aspect panels out again for the screen: it finds
+    # them, and their titles, in the layout's meta
+    grid, panel = _boundary_panel()
+    fig = fg.boundary_figure([panel] * 3, grid)
+    marked = fig.layout.meta[fg.PANELS_META]
+    assert marked["count"] == 3 and marked["equal"] is True
+    assert [fig.layout.annotations[i].text for i in marked["titles"]] == [fg.boundary_title(panel)] * 3

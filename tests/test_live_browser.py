@@ -333,3 +333,89 @@ def test_a_lattice_sent_by_its_id_alone_is_asked_for_whole_when_the_page_lacks_i
     live_drag.drag(page, "log_gamma", [13, 14])
     assert all(live_drag.panel_pixels(page))
     live_drag.release(page)
+
+
+#: Per previewing panel, the share of its plot area's pixels on screen that are near black (each
+#: channel under 60), from a screenshot: what a person sees, whatever painted it.
+def _dark_shares(page) -> list[float]:
+    import io
+
+    from PIL import Image
+
+    boxes = page.locator(".kv-plot").first.evaluate("""(root) => {
+        const full = root._fullLayout, box = root.getBoundingClientRect();
+        return root._kvLive.panels.map((panel) => {
+            const xa = full[`xaxis${panel.xaxis.slice(1)}`], ya = full[`yaxis${panel.yaxis.slice(1)}`];
+            return {x: box.left + xa._offset, y: box.top + ya._offset, width: xa._length, height: ya._length};
+        });
+    }""")
+    shares = []
+    for box in boxes:
+        image = Image.open(io.BytesIO(page.screenshot(clip=box))).convert("RGB")
+        pixels = list(image.get_flattened_data())
+        shares.append(sum(max(p) < 60 for p in pixels) / len(pixels))
+    return shares
+
+
+@pytest.mark.parametrize("mode", ["dissimilarity", "similarity"])
+def test_similarity_panels_mid_drag_are_no_darker_than_after_the_release(server, page, mode):
+    """The level curves' preview painted every cell in the plot's background colour, which
+    plotly_white names ("white") and the painter read as black: 81 % of the panel went black while
+    γ moved. Mid-drag each panel looks as it does once released at that value."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{server}/?view=similarity&{SMALL}&sim_mode={mode}")
+    page.locator(live_drag.READY).wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    live_drag.drag(page, "log_gamma", [13, 14])
+    assert page.locator(".kv-live").get_attribute("data-state") == "live"
+    during = _dark_shares(page)
+    live_drag.release(page)
+    page.wait_for_url(re.compile(r"log_gamma=0\.5(&|$)"))  # γ = 3.16 committed
+    page.locator('.kv-live[data-state="committed"]').wait_for()
+    live_drag.settled(page)
+    after = _dark_shares(page)
+    assert len(during) == len(after) == 2
+    for mid, released in zip(during, after):
+        assert mid <= released + 0.03, (during, after)
+
+
+#: Mid-drag: per previewing panel, whether its support vectors are painted, and which of its title's
+#: lines show; whether the page's accuracy table shows.
+MID_DRAG = """(root) => {
+  const live = root._kvLive, marked = root.layout.meta.kv_panels;
+  const panels = live.panels.map((panel) => {
+    const index = Number(panel.xaxis.slice(1) || 1) - 1;
+    const title = root.querySelector(`g.annotation[data-index="${marked.titles[index]}"]`);
+    const lines = [...title.querySelectorAll('text > tspan.line')].filter((t) => getComputedStyle(t).visibility !== 'hidden');
+    const sv = root._kvLayers.filter((l) => l.group === 'sv' && l.xaxis === panel.xaxis);
+    return {support: sv.some((l) => l.px && [...l.px].some(Number.isFinite)), lines: lines.map((t) => t.textContent)};
+  });
+  const table = document.querySelector('[data-testid="stDataFrame"]');
+  return {panels, table: table ? getComputedStyle(table).visibility : null};
+}"""
+
+
+def test_mid_drag_the_support_vectors_and_scores_of_the_old_value_are_hidden_and_back_after_the_release(server,
+                                                                                                          page):
+    """The preview's picture is the dragged value's; the support vectors, the titles' scores and the
+    accuracy table are the figure's: mid-drag they hid nothing and said the old value's numbers."""
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    page.locator(live_drag.READY).wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    before = page.locator(".kv-plot").first.evaluate(MID_DRAG)
+    assert all(p["support"] and len(p["lines"]) >= 2 for p in before["panels"]), before
+    assert before["table"] == "visible"
+    live_drag.drag(page, "log_gamma", [13, 14])
+    during = page.locator(".kv-plot").first.evaluate(MID_DRAG)
+    assert len(during["panels"]) == 2
+    for panel in during["panels"]:
+        assert not panel["support"], during
+        assert len(panel["lines"]) == 1 and "train" not in panel["lines"][0], during  # the name alone
+    assert during["table"] == "hidden"
+    live_drag.release(page)
+    live_drag.title_contains(page, "γ = 3.16,")
+    page.locator('.kv-live[data-state="committed"]').wait_for()
+    live_drag.settled(page)
+    after = page.locator(".kv-plot").first.evaluate(MID_DRAG)
+    assert all(p["support"] and len(p["lines"]) >= 2 for p in after["panels"]), after
+    assert after["table"] == "visible"

@@ -73,7 +73,7 @@ def test_dragging_gamma_repaints_every_panel_without_a_rerun_and_commits_on_rele
     assert all(share > 0.99 for share in live_drag.shows_figure(page)), live_drag.shows_figure(page)
 
 
-def test_support_vectors_turn_faint_while_the_preview_shows_other_values(demo, page):
+def test_support_vectors_leave_while_the_preview_shows_other_values(demo, page):
     open_demo(page, demo)
     faint = "() => { const p = document.querySelector('.kv-plot'); return p && p.querySelector('.kv-plot-points') !== null; }"
     assert page.evaluate(faint)

@@ -51,8 +51,9 @@ def test_the_first_screen_says_what_kernelviz_is_for_and_offers_lessons_and_view
     assert "data-dependent" in text and "own data" in text
     starts = [b for b in at.button if b.key and b.key.startswith("start_")]
     assert [b.key for b in starts] == [f"start_{n}" for n in lessons.names()]
-    assert {b.label for b in at.button if b.key and b.key.startswith("open_")} == \
-        {c.label for c in registry.VIEWS.values()}
+    # the views once, whole: the switcher's (the card showed them a second time, two of them cut)
+    assert not [b for b in at.button if b.key and b.key.startswith("open_")]
+    assert set(at.segmented_control(key="view").options) == {c.label for c in registry.VIEWS.values()}
     next(b for b in starts if b.key == "start_ckrbf").click()
     at.run()
     assert_clean(at)
@@ -250,6 +251,14 @@ def test_the_projector_enlarges_fonts_markers_and_margins():
     assert big.data[0].marker.size == 10 * takeaway.PROJECTOR_MARKERS and big.layout.margin.t == 150
     assert big.layout.height == 450  # the plot keeps its size
     assert figure.data[0].marker.size == 10 and figure.layout.margin.t == 100  # the original is left as it was
+    # the lines too: a boundary, a level curve, a marker's outline
+    lined = go.Figure([go.Scatter(x=[0, 1], y=[0, 1], mode="lines+markers", line={"width": 2},
+                                  marker={"size": 8, "line": {"width": [1, 3]}}),
+                       go.Contour(z=[[0, 1], [1, 0]], line={"width": 1.5})])
+    thick = takeaway.for_projector(lined)
+    assert thick.data[0].line.width == 2 * takeaway.PROJECTOR_LINES
+    assert list(thick.data[0].marker.line.width) == [1 * takeaway.PROJECTOR_LINES, 3 * takeaway.PROJECTOR_LINES]
+    assert thick.data[1].line.width == 1.5 * takeaway.PROJECTOR_LINES
     spec = {"data": [{"type": "contour", "contours": {"labelfont": {"size": 10}}}],
             "layout": {"xaxis": {"tickfont": {"size": 12}, "title": {"font": {"size": 14}}},
                        "annotations": [{"text": "RBF<br><span style='font-size:11px'>train 90%</span>",
@@ -326,7 +335,8 @@ def test_every_view_but_theory_has_the_code_box_and_every_figure_three_downloads
 
 
 def _exports(monkeypatch, result):
-    """PNG / SVG export stands in for the export browser: returns ``result``'s bytes, or raises it."""
+    """PNG / SVG export stands in for the export browser: returns ``result``'s bytes, or raises it;
+    the background export starts at once."""
     from kernelviz import export
 
     def figure_bytes(fig, fmt):
@@ -337,22 +347,53 @@ def _exports(monkeypatch, result):
     monkeypatch.setattr(export, "figure_bytes", figure_bytes)
     monkeypatch.setattr(takeaway, "_unavailable_reason", lambda: "")
     monkeypatch.setattr(takeaway, "_warm_exporter", lambda: None)
+    monkeypatch.setattr(takeaway, "EXPORT_DELAY", 0.0)
 
 
-def test_a_png_is_made_on_click_then_saved_and_never_offered_for_another_figure(monkeypatch):
+def _export_of(at, name: str):
+    """The background export of figure ``name``, waited for."""
+    job = at.session_state[takeaway.EXPORTS_KEY][name]
+    job._thread.join(10)
+    return job
+
+
+def _png(at, name: str):
+    (button,) = [d for d in at.get("download_button") if d.key == f"png_{name}"]
+    return button
+
+
+def test_a_png_is_made_in_the_background_and_saved_in_one_click_never_for_another_figure(monkeypatch):
     _exports(monkeypatch, b"picture-")
     at = open_app(dict(view="kernel"))
     assert_clean(at)
-    (png,) = [b for b in at.button if b.key == "png_kernel_matrix"]
-    png.click().run()
-    assert_clean(at)
-    (saved,) = [d for d in at.get("download_button") if d.label == "Save PNG"]
-    assert not [b for b in at.button if b.key == "png_kernel_matrix"]
-    # another figure (γ moved): the file made of the old one is not offered
+    first = _export_of(at, "kernel_matrix")
+    assert first.files == {"png": b"picture-png", "svg": b"picture-svg"}
+    at.run()  # the same figure: its files, one click away, and no second export
+    assert _png(at, "kernel_matrix").label == "PNG"
+    assert at.session_state[takeaway.EXPORTS_KEY]["kernel_matrix"] is first
+    assert first.file("png") == b"picture-png"  # what the button's click saves
+    # another figure (γ moved): the file made of the old one is not offered; the new one is made
     at.session_state["log_gamma"] = 1.0
     at.run()
-    assert not [d for d in at.get("download_button") if d.label == "Save PNG"]
-    assert [b for b in at.button if b.key == "png_kernel_matrix"]
+    second = at.session_state[takeaway.EXPORTS_KEY]["kernel_matrix"]
+    assert second is not first and second.identity != first.identity
+    assert _export_of(at, "kernel_matrix").files["png"] == b"picture-png"
+    assert first.cancelled or first.done
+
+
+def test_a_click_on_a_png_still_being_made_waits_for_it(monkeypatch):
+    import threading
+
+    from kernelviz import export
+
+    _exports(monkeypatch, b"picture-")
+    release = threading.Event()
+    monkeypatch.setattr(export, "figure_bytes", lambda fig, fmt: release.wait(10) and b"late-" + fmt.encode())
+    at = open_app(dict(view="kernel"))
+    job = at.session_state[takeaway.EXPORTS_KEY]["kernel_matrix"]
+    assert not job.done and _png(at, "kernel_matrix").label == "PNG"
+    threading.Timer(0.5, release.set).start()
+    assert job.file("png") == b"late-png"  # the click's callback: it waited for the file
 
 
 def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeypatch):
@@ -360,12 +401,24 @@ def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeyp
     file for download": our sentence (how long, try again) was lost."""
     from kernelviz import export
 
+    import threading
+
     _exports(monkeypatch, export.ExportTimeout(30.0))
+    run_over = threading.Event()
+
+    def figure_bytes(fig, fmt):  # fails once the page's run is over
+        run_over.wait(10)
+        raise export.ExportTimeout(30.0)
+
+    monkeypatch.setattr(export, "figure_bytes", figure_bytes)
     at = open_app(dict(view="kernel"))
-    [b for b in at.button if b.key == "png_kernel_matrix"][0].click().run()
+    assert _png(at, "kernel_matrix").label == "PNG"
+    run_over.set()
+    _export_of(at, "kernel_matrix")
+    at.run()
     errors = [unescaped(e.value) for e in at.error]
     assert any("could not be exported" in e and "took longer than 30 s" in e for e in errors), errors
-    assert charts(at) and not [d for d in at.get("download_button") if d.label == "Save PNG"]
+    assert charts(at) and not [d for d in at.get("download_button") if d.key == "png_kernel_matrix"]
     at.run()  # said once
     assert not [e for e in at.error if "could not be exported" in unescaped(e.value)]
 

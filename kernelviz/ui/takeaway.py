@@ -1,6 +1,7 @@
 """Take it away: every figure as PNG, SVG and HTML, and the Python code behind every view.
 
-Files are made only when their button is clicked (a PNG costs a browser render). The code box
+PNG and SVG are made in the background once a figure is drawn (:class:`ExportJob`), so that one
+click saves them; HTML is written on click. The code box
 shows :func:`kernelviz.codegen.script` for the page's settings; uploaded or drawn data cannot be
 written into a script, so the box offers their CSV file (:func:`kernelviz.codegen.data_download`)
 next to it. The projector switch enlarges a figure's text and markers before it is drawn, and
@@ -10,6 +11,7 @@ next to it. The projector switch enlarges a figure's text and markers before it 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import re
@@ -20,12 +22,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from kernelviz import codegen, export, state
+from kernelviz._background import BackgroundJob
 from kernelviz.components import plot
 from kernelviz.outside import file_name, message, plain
 
 #: How much the projector enlarges a figure's text and markers.
 PROJECTOR_FONT = 1.5
 PROJECTOR_MARKERS = 1.6
+#: … and its lines (boundaries, margins, level curves, ellipses, markers' outlines).
+PROJECTOR_LINES = 1.6
 #: Plotly's default font size, for figures that set none.
 DEFAULT_FONT_SIZE = 12
 #: Labels of the download buttons, per format.
@@ -52,6 +57,9 @@ def chart(fig: go.Figure, *, key: str, selectable: bool = False, data_on_canvas:
     C then stay)."""
     component = plot.available()
     spec = drawn_once(shown(fig), selectable=selectable, typed=component)
+    # what identifies this figure for its PNG / SVG (downloads): its data's revision and its titles,
+    # known here at no cost (a digest of the whole figure took tens of ms of every run)
+    _drawn_figures()[id(fig)] = (fig, _identity(spec))
     if st.session_state.get("projector"):
         # after drawn_once, which writes the theme's fonts (tick labels, legend, title) into the figure
         spec = fonts_enlarged(spec)
@@ -223,9 +231,10 @@ def _plain(value, decoded: dict | None = None, typed: bool = False):
 
 
 def for_projector(fig: go.Figure) -> go.Figure:
-    """A copy with every marker size (array sizes too) and the margins enlarged: the panels' titles
-    and the heading above them grow with their fonts (:func:`fonts_enlarged`), and met where the
-    margin stayed."""
+    """A copy with every marker size (array sizes too), every line's width and the margins enlarged:
+    the panels' titles and the heading above them grow with their fonts (:func:`fonts_enlarged`),
+    and met where the margin stayed. The panels themselves take the screen the page gives them
+    (kernelviz/components/plot/arrange.js)."""
     big = go.Figure(fig)
     margin = big.layout.margin
     grown = 0
@@ -241,6 +250,11 @@ def for_projector(fig: go.Figure) -> go.Figure:
         size = getattr(marker, "size", None) if marker is not None else None
         if size is not None:
             marker.size = (np.asarray(size, dtype=float) if np.ndim(size) else size) * PROJECTOR_MARKERS
+        outline = getattr(marker, "line", None) if marker is not None else None
+        for line in (getattr(trace, "line", None), outline):
+            width = getattr(line, "width", None) if line is not None else None
+            if width is not None:
+                line.width = (np.asarray(width, dtype=float) if np.ndim(width) else width) * PROJECTOR_LINES
     return big
 
 
@@ -293,63 +307,128 @@ def _unavailable_reason() -> str:
     return export.unavailable_reason()
 
 
-#: Where a session keeps the PNG / SVG files it made, per figure name and format: (figure digest, bytes).
-MADE_KEY = "_exports_made"
+#: Where a session keeps its PNG / SVG exports: per figure name, the :class:`ExportJob` of its latest figure.
+EXPORTS_KEY = "_exports"
 #: Where the last export failure of a figure waits to be shown, per figure name.
 FAILED_KEY = "_export_failed"
+#: Seconds a new figure's export waits before it starts: a run that follows soon (γ dragged on,
+#: another click) replaces the figure, and its export is cancelled before it took a core.
+EXPORT_DELAY = 1.5
+#: The figures drawn lately, by id: (figure, identity); the last four (a run draws one or two).
+DRAWN_KEY = "_drawn_figures"
+#: Seconds a click on a PNG / SVG still being made waits for it (the export's own timeout bounds it too).
+SAVE_WAIT = export.EXPORT_TIMEOUT + 5.0
+
+
+def _drawn_figures() -> dict:
+    drawn = st.session_state.setdefault(DRAWN_KEY, {})
+    while len(drawn) > 4:
+        drawn.pop(next(iter(drawn)))
+    return drawn
+
+
+def _identity(spec: dict) -> str:
+    """A drawn figure's identity: its data's revision (:func:`drawn_once`) and the text of its titles."""
+    layout = spec.get("layout") or {}
+    titles = [str((layout.get("title") or {}).get("text", ""))]
+    titles += [str(a.get("text", "")) for a in layout.get("annotations") or [] if isinstance(a, dict)]
+    return hashlib.blake2b(json.dumps([layout.get("datarevision"), titles]).encode(), digest_size=16).hexdigest()
+
+
+class ExportJob(BackgroundJob):
+    """A figure's PNG and SVG, made in a daemon thread once the page has drawn it (after
+    :data:`EXPORT_DELAY`): ``files`` (format → bytes) fills as they are made; ``error`` says why not."""
+
+    def __init__(self, fig: go.Figure, identity: str, formats=("png", "svg")):
+        super().__init__(name="kernelviz-export", delay=EXPORT_DELAY)
+        self.fig, self.identity, self.formats = fig, identity, formats
+        self.files: dict[str, bytes] = {}
+        self.said = False  # whether the page has said why it failed
+        self._start()
+
+    def _work(self) -> None:
+        for fmt in self.formats:
+            if self.cancelled:
+                return
+            self.files[fmt] = export.figure_bytes(self.fig, fmt)
+
+    def file(self, fmt: str) -> bytes:
+        """The file, waiting for it if it is still being made (a click on its button)."""
+        self._thread.join(SAVE_WAIT)
+        if fmt not in self.files:
+            raise export.ExportTimeout(SAVE_WAIT) if self.error is None else self.error
+        return self.files[fmt]
 
 
 def downloads(fig: go.Figure, name: str) -> None:
-    """PNG, SVG and HTML buttons for one figure; a reason instead of PNG / SVG where this machine
-    cannot render them.
+    """PNG, SVG and HTML buttons for one figure, each a single click; a reason instead of PNG / SVG
+    where this machine cannot render them.
 
-    HTML is written on click. PNG and SVG need the export browser, which can take seconds and,
-    stuck, is stopped at :data:`kernelviz.export.EXPORT_TIMEOUT`: they are made in the page's run
-    (a click on PNG; Streamlit shows the page running meanwhile), so that a failure is said on the
-    page in our words, and then offered as "Save PNG". Made in Streamlit's download callback instead, a failure reached
-    the person only as Streamlit's "Failed to generate file for download".
+    PNG and SVG are made in the background once the figure is drawn (:class:`ExportJob`, a second
+    and a half after the run, so that a γ dragged on replaces the figure before its export takes a
+    core): one click saves them, and a click while one is still being made waits for it (the button
+    shows Streamlit's preparing state meanwhile). An export that fails (the browser cannot start, or
+    took too long) says so on the page in our words, once, and PNG / SVG are offered again for the
+    next figure. HTML is written on click.
     """
     reason = _unavailable_reason()
     formats = ("html",) if reason else ("png", "svg", "html")
     if not reason:
         _warm_exporter()
-    made = st.session_state.setdefault(MADE_KEY, {})
-    digest = _digest(fig) if any(key[0] == name for key in made) else None
+    job = None if reason else _export_job(fig, name)
+    failure = st.session_state.get(FAILED_KEY, {}).pop(name, None)
+    if job is not None and job.done and job.error is not None:
+        # said once; this figure is not tried again (the next one is), and its buttons give way to HTML's
+        failure = failure or (None if job.said else _said(job.error))
+        job.said = True
+        formats = ("html",)
     columns = st.columns(len(formats) + 1)
     columns[0].caption("Download the figure:")
     for column, fmt in zip(columns[1:], formats):
-        label, saved = FORMAT_LABELS[fmt], made.get((name, fmt))
+        label = FORMAT_LABELS[fmt]
         if fmt == "html":
             column.download_button(label, lambda: export.figure_bytes(fig, "html"), file_name=file_name(name, fmt),
                                    mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}", on_click="ignore",
                                    width="stretch")
-        elif saved is not None and saved[0] == digest:
-            column.download_button(f"Save {label}", saved[1], file_name=file_name(name, fmt),
-                                   mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}_save", on_click="ignore",
-                                   type="primary", width="stretch", help=f"The {label} of this very figure is ready.")
-        else:
-            column.button(label, key=f"{fmt}_{name}", on_click=_make, args=(fig, name, fmt), width="stretch",
-                          help=f"Make a {label} of this figure (a few seconds), then save it.")
-    failure = st.session_state.get(FAILED_KEY, {}).pop(name, None)
+            continue
+        # One label whatever the state: the page is not run again when the file is done, and a
+        # label saying "preparing" would stay after it. A click saves the file; one still being made
+        # is waited for, the button showing Streamlit's own "preparing" state meanwhile.
+        column.download_button(label, functools.partial(job.file, fmt), file_name=file_name(name, fmt),
+                               mime=export.MIME_TYPES[fmt], key=f"{fmt}_{name}", on_click="ignore", width="stretch",
+                               help=f"The {label} of this figure, made in the background once it is drawn: one "
+                                    "click saves it (if it is not quite made, the click waits a moment for it).")
     if failure:
         st.error(message("The figure could not be exported: {reason}", reason=failure))
     if reason:
         st.caption(plain(reason))
 
 
+def _said(error: BaseException) -> str:
+    """An export's failure as the page says it (never a traceback)."""
+    if isinstance(error, (export.ExportTimeout, export.ExportUnavailable)):
+        return str(error)
+    return f"the export browser failed ({type(error).__name__}); try again in a moment."
+
+
+def _export_job(fig: go.Figure, name: str) -> ExportJob:
+    """The export of ``fig`` (drawn in this run): the one under way or made for the same figure,
+    else a new one, the previous one cancelled."""
+    jobs = st.session_state.setdefault(EXPORTS_KEY, {})
+    drawn = _drawn_figures().get(id(fig))
+    identity = drawn[1] if drawn is not None and drawn[0] is fig else _digest(fig)
+    job = jobs.get(name)
+    if job is not None and job.identity == identity and not (job.cancelled and not job.done):
+        return job
+    if job is not None:
+        job.cancel()
+    jobs[name] = job = ExportJob(fig, identity)
+    return job
+
+
 def _digest(fig: go.Figure) -> str:
-    """What identifies a figure's content: a file made of another figure is never offered for this one."""
+    """What identifies a figure's content where it was not drawn by :func:`chart`."""
     return hashlib.blake2b(fig.to_json().encode(), digest_size=16).hexdigest()
-
-
-def _make(fig: go.Figure, name: str, fmt: str) -> None:
-    """A click on PNG / SVG (its callback, before the page reruns): the file, or why there is none."""
-    made = st.session_state.setdefault(MADE_KEY, {})
-    try:
-        made[(name, fmt)] = (_digest(fig), export.figure_bytes(fig, fmt))
-    except (export.ExportTimeout, export.ExportUnavailable) as err:
-        made.pop((name, fmt), None)
-        st.session_state.setdefault(FAILED_KEY, {})[name] = str(err)
 
 
 #: Session key of the "Python code" expander's open state.

@@ -22,7 +22,6 @@ from kernelviz import figures as fg
 from kernelviz import state as kvstate
 from kernelviz.outside import message, plain
 from kernelviz.references import PAPERS
-from kernelviz.session import write_settings
 from kernelviz.ui.streamlit_private import history_navigation
 
 #: Session keys (not settings: no widget, never in the settings table).
@@ -164,11 +163,12 @@ def visible_views() -> tuple[str, ...]:
 
 
 #: The sidebar is wider under the projector: at its default width its larger labels broke inside
-#: words ("n sampl/es" beside "noise").
+#: words ("n sampl/es" beside "noise"). Only while it is open: folded away, Streamlit moves it out
+#: by its default width, and a wider one left 100 px of it over the page.
 PROJECTOR_STYLE = """<style>
 html, [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {font-size: 1.3rem;}
 [data-testid="stSidebar"] * {font-size: 1.1rem;}
-section[data-testid="stSidebar"] {width: 400px !important; min-width: 400px !important;}
+section[data-testid="stSidebar"][data-collapsed="false"] {width: 400px !important; min-width: 400px !important;}
 [data-testid="stSidebar"] [data-testid="stWidgetLabel"] p {overflow-wrap: normal; word-break: normal;}
 </style>"""
 HIDDEN_SIDEBAR_STYLE = """<style>
@@ -176,8 +176,18 @@ HIDDEN_SIDEBAR_STYLE = """<style>
 </style>"""
 
 
+#: The lesson panel stays compact (its box above the figure): smaller gaps between its lines.
+LESSON_STYLE = """<style>
+.st-key-lesson_panel {gap: 0.35rem; padding-top: 0.5rem; padding-bottom: 0.5rem;}
+.st-key-lesson_panel [data-testid="stAlertContainer"] {padding: 0.35rem 1rem;}
+</style>"""
+
+
 def page_style() -> None:
-    """The projector's larger text, and no sidebar at all when the link hides all of it."""
+    """The projector's larger text, the compact lesson panel, and no sidebar at all when the link
+    hides all of it."""
+    if st.session_state.get(LESSON):
+        st.markdown(LESSON_STYLE, unsafe_allow_html=True)
     if st.session_state.get("projector"):
         st.markdown(PROJECTOR_STYLE, unsafe_allow_html=True)
     if hidden("sidebar"):
@@ -187,8 +197,8 @@ def page_style() -> None:
 # ============================================================================ landing
 
 def landing(apply: Apply) -> None:
-    """The first screen: what kernelviz is for, the lessons and the views (until the visitor
-    closes it, starts a lesson or moves to another view)."""
+    """The first screen: what kernelviz is for and the lessons, above the view switcher (until the
+    visitor closes it, starts a lesson or moves to another view)."""
     if st.session_state.get("view") != kvstate.BY_NAME["view"].default:
         st.session_state[LANDING] = False
     if not st.session_state.get(LANDING) or st.session_state.get(LESSON):
@@ -207,24 +217,19 @@ def landing(apply: Apply) -> None:
                 st.caption(lesson.summary)
                 st.button("Start", key=f"start_{name}", on_click=go_to, args=(name, 1, apply), type="primary",
                           width="stretch")
-        st.markdown("#### Or open a view")
-        columns = st.columns(len(registry.VIEWS))
-        for column, (view, choice) in zip(columns, registry.VIEWS.items()):
-            with column:
-                st.button(choice.label, key=f"open_{view}", help=choice.help, width="stretch",
-                          on_click=_open_view, args=(view,))
-
-
-def _open_view(view: str) -> None:
-    write_settings(st.session_state, {"view": view})
-    st.session_state[LANDING] = False
+        # the views are the switcher's, right under this card: a second row of them here was
+        # cut to "Decision bou…" in eighths of the card
+        st.caption("Or pick a view in the bar below: every view works on the data in the sidebar.")
 
 
 # ============================================================================ lesson panel
 
 def lesson_panel(apply: Apply):
-    """The open lesson's step: narrative, what to look at, Back / Next; returns the placeholder
-    :func:`explain` fills once the view has reported its numbers (None outside a lesson)."""
+    """The open lesson's step, compact so that the figure starts in the upper half of the screen:
+    its title with Back / Next / Leave, the one-line instruction (what to look at) and the sentence
+    computed from the view's numbers; the narrative and the source fold away under them. Returns
+    the placeholder :func:`explain` fills once the view has reported its numbers (None outside a
+    lesson)."""
     current = st.session_state.get(LESSON)
     if not current:
         return None
@@ -243,11 +248,15 @@ def lesson_panel(apply: Apply):
                       args=(name, number + 1, apply), type="primary", width="content")
             st.button("Leave", key="lesson_leave", on_click=leave_to_before, args=(apply,), width="content",
                       help="Close the lesson and go back to the settings and view from before it.")
-        st.markdown(step.narrative)
-        st.markdown(f":orange-background[**Look at: {step.look_at.label}**] — {step.look_at.sentence}")
+        with st.container(horizontal=True, vertical_alignment="center", key="lesson_look"):
+            st.markdown(f":orange-background[**Look at: {step.look_at.label}**] — {step.look_at.sentence}",
+                        width="stretch")
+            # the step's narrative and its source, one click away: the panel keeps to three lines
+            with st.popover("Why?", help="The idea behind this step, and its source."):
+                st.markdown(step.narrative)
+                if lesson.citation():
+                    st.caption(f"Source: {lesson.citation()}")
         placeholder = st.empty()
-        if lesson.citation():
-            st.caption(f"Source: {lesson.citation()}")
     return placeholder
 
 

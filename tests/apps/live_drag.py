@@ -190,12 +190,36 @@ def panel_pixels(page) -> list[int]:
 
 #: Per field the canvas paints of the figure (``_kvFields``), the share of its cells (every third
 #: row and column, inside the plot area) whose centre on the field canvas has the figure's own
-#: colour for that cell (each channel within 2): 1 where the canvas shows the figure's values.
+#: colour there (each channel within 2): 1 where the canvas shows the figure's values. The canvas
+#: paints a field finer than its grid, its values interpolated between grid points (plot.js,
+#: ``finePicture``): the colour expected at a canvas pixel is that of the figure's values
+#: interpolated at the pixel's centre (a field with a stepped colour scale, classes, keeps its cells).
 SHOWS_FIGURE = """(root) => {
   const full = root._fullLayout, canvas = root.querySelector('.kv-plot-field');
   const ratio = canvas.width / full.width, context = canvas.getContext('2d');
+  const parse = (text) => { const v = String(text).trim();
+    if (v.startsWith('#')) { const h = v.length === 4 ? v.slice(1).split('').map((c) => c + c).join('') : v.slice(1, 7);
+                             return [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16)); }
+    return v.match(/[\\d.]+/g).slice(0, 3).map(Number); };
+  const colourAt = (scale, t) => { const stops = scale.map(([at, c]) => [Number(at), parse(c)]);
+    if (t <= stops[0][0]) return stops[0][1];
+    for (let k = 1; k < stops.length; k += 1) { const [t1, c1] = stops[k], [t0, c0] = stops[k - 1];
+      if (t <= t1) { const u = t1 > t0 ? (t - t0) / (t1 - t0) : 1; return c0.map((v, c) => v + (c1[c] - v) * u); } }
+    return stops[stops.length - 1][1]; };
   return root._kvFields.map((field) => {
     const xa = full[`xaxis${field.xaxis.slice(1)}`], ya = full[`yaxis${field.yaxis.slice(1)}`];
+    const stepped = field.colorscale.some((s, k) => k > 0 && Number(s[0]) === Number(field.colorscale[k - 1][0]));
+    const dx = (field.xs[field.nx - 1] - field.xs[0]) / (field.nx - 1), dy = (field.ys[field.ny - 1] - field.ys[0]) / (field.ny - 1);
+    const expected = (X, Y, i, j) => {
+      if (stepped) { const at = ((field.ny - 1 - j) * field.nx + i) * 4; return [0, 1, 2].map((c) => field.pixels[at + c]); }
+      const x = xa.p2l((X + 0.5) / ratio - xa._offset), y = ya.p2l((Y + 0.5) / ratio - ya._offset);
+      const gx = Math.min(Math.max((x - field.xs[0]) / dx, 0), field.nx - 1), gy = Math.min(Math.max((y - field.ys[0]) / dy, 0), field.ny - 1);
+      const i0 = Math.min(Math.floor(gx), field.nx - 2), j0 = Math.min(Math.floor(gy), field.ny - 2), tx = gx - i0, ty = gy - j0;
+      const z = (a, b) => field.z[b * field.nx + a];
+      const v = (z(i0, j0) * (1 - tx) + z(i0 + 1, j0) * tx) * (1 - ty) + (z(i0, j0 + 1) * (1 - tx) + z(i0 + 1, j0 + 1) * tx) * ty;
+      const span = field.zmax > field.zmin ? field.zmax - field.zmin : 1;
+      return colourAt(field.colorscale, Math.min(Math.max((v - field.zmin) / span, 0), 1));
+    };
     let same = 0, seen = 0;
     for (let j = 1; j < field.ny - 1; j += 3) {
       for (let i = 1; i < field.nx - 1; i += 3) {
@@ -203,9 +227,11 @@ SHOWS_FIGURE = """(root) => {
         if (field.pixels[at + 3] === 0) continue;
         const px = xa._offset + xa.l2p(field.xs[i]), py = ya._offset + ya.l2p(field.ys[j]);
         if (px < xa._offset || px > xa._offset + xa._length || py < ya._offset || py > ya._offset + ya._length) continue;
-        const pixel = context.getImageData(Math.floor(px * ratio), Math.floor(py * ratio), 1, 1).data;
+        const X = Math.floor(px * ratio), Y = Math.floor(py * ratio);
+        const pixel = context.getImageData(X, Y, 1, 1).data;
+        const want = expected(X, Y, i, j);
         seen += 1;
-        if ([0, 1, 2].every((c) => Math.abs(pixel[c] - field.pixels[at + c]) <= 2)) same += 1;
+        if ([0, 1, 2].every((c) => Math.abs(pixel[c] - want[c]) <= 2)) same += 1;
       }
     }
     return seen ? same / seen : 0;

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { fieldLines, fieldPixels, splitCanvas } from "../../kernelviz/components/plot/plot.js";
+import { fieldLines, fieldPixels, finePicture, fineness, splitCanvas } from "../../kernelviz/components/plot/plot.js";
 
 const SCALE = [[0, "#0000ff"], [0.5, "#ffffff"], [1, "rgb(255, 0, 0)"]];
 const xs = [-1, 0, 1, 2];
@@ -87,4 +87,36 @@ test("a marker trace's legend entry is Plotly's: mean size within [2, 16], mean 
                                    layout: {} });
   const { marker } = figure.data[0];
   assert.deepEqual([marker.size, marker.opacity, marker.color], [6, 0.2, "red"]);
+});
+
+test("a field's fine picture interpolates its values between grid points, not a staircase of cells", () => {
+  // f = x − y on a 5 × 4 grid (row 0 at the bottom): its zero line is the diagonal
+  const nx = 5, ny = 4, factor = 4;
+  const values = new Float64Array(nx * ny);
+  for (let j = 0; j < ny; j += 1) for (let i = 0; i < nx; i += 1) values[j * nx + i] = i - j;
+  const picture = finePicture(values, nx, ny, factor, (v) => !Number.isFinite(v), (out, at, v) => {
+    out[at] = 128 + 20 * v;  // the value, readable back from red
+    out[at + 3] = 255;
+  });
+  const width = nx * factor;
+  const read = (u, v) => (picture[(v * width + u) * 4] - 128) / 20;
+  // each fine pixel holds the value at its own centre: x − y in grid units (clamped at the outer half cells)
+  for (let v = factor; v < (ny - 1) * factor; v += 1) {
+    for (let u = factor; u < (nx - 1) * factor; u += 1) {
+      const gx = (u + 0.5) / factor - 0.5;
+      const gy = (ny * factor - 1 - v + 0.5) / factor - 0.5;
+      assert.ok(Math.abs(read(u, v) - (gx - gy)) < 0.05 + 1 / 20, `${u},${v}: ${read(u, v)} vs ${gx - gy}`);
+    }
+  }
+  // one picture pixel per grid point for a small panel, up to four for a large one
+  assert.deepEqual([fineness(60, 70), fineness(150, 70), fineness(2000, 70)], [1, 3, 4]);
+});
+
+test("a missing value leaves its fine pixels to the nearest corner's, or empty", () => {
+  const values = new Float64Array([1, NaN, 1, 1]);  // 2 × 2
+  const picture = finePicture(values, 2, 2, 2, (v) => !Number.isFinite(v), (out, at, v) => { out[at] = 10 * v; out[at + 3] = 255; });
+  // the top row of the picture is the grid's last row (both 1); the bottom right quarter is the missing corner's
+  const alpha = Array.from({ length: 16 }, (_, k) => picture[k * 4 + 3]);
+  assert.deepEqual(alpha, [255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 255, 255, 0, 0]);
+  assert.ok(Array.from({ length: 16 }, (_, k) => picture[k * 4]).every((r, k) => alpha[k] === 0 || r === 10));
 });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, plotlyChanges, quantile, colourScale,
+import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, parseColour, plotlyChanges, quantile, colourScale,
          similarityLook }
   from "../../kernelviz/components/plot/plot.js";
 
@@ -150,4 +150,22 @@ test("a model without margins: codes of f / scale, tints saturating at its own 9
   // with margins (an SVM) the same codes would saturate only beyond f = 1, i.e. never here
   const svm = decisionLook(DECISION, { field, levels }, codes, scale, true);
   assert.ok(svm.table[encode(DECISION, 1) * 4] < 140);
+});
+
+test("the level curves' background is the plot's, also when the figure names it (plotly_white: \"white\")", () => {
+  // plotly_white's plot_bgcolor is the word "white": read as no numbers at all, it painted every
+  // cell of a Similarity panel black while γ moved
+  const trace = { colorscale: [[0, "#1b3a6b"], [1, "#7aa6d6"]], contours: { coloring: "lines" }, line: { width: 1.4 } };
+  const codes = new Uint8Array(254).map((_, i) => i);
+  for (const [name, rgb] of [["white", [255, 255, 255]], ["WhiteSmoke", [245, 245, 245]], ["rgb(250, 250, 250)", [250, 250, 250]],
+                             ["#fff", [255, 255, 255]], ["#E5ECF6", [229, 236, 246]], ["rgba(240,240,240,1)", [240, 240, 240]]]) {
+    const look = similarityLook(UNIT, { field: trace }, codes, 1, 1, name);
+    assert.deepEqual([...look.table.slice(0, 4)], [...rgb, 255], name);
+  }
+});
+
+test("a colour the painter cannot read is an error, never black", () => {
+  assert.deepEqual(parseColour("black"), [0, 0, 0]);
+  assert.throws(() => parseColour("not-a-colour"), /not-a-colour/);
+  assert.throws(() => colourScale([[0, "hsl(0, 0%, 50%)"], [1, "white"]]), /hsl/);
 });

@@ -41,6 +41,7 @@
 import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
 import { paintMarker } from "../points.js";
+import { arrangePanels } from "./arrange.js";
 
 const VIEWS = new WeakMap();
 const SAME_Z = "kv_same_z_as";
@@ -101,7 +102,8 @@ const PLOTLY = {
   // {offset, length, toPixel(value)} of the axis a trace refers to ("x", "y2" …), or null
   axis(full, ref) {
     const axis = full && full[`${ref[0]}axis${ref.slice(1)}`];
-    if (!axis || typeof axis.l2p !== "function") return null;
+    // a panel hidden while another is shown alone (arrange.js) has nowhere to paint
+    if (!axis || typeof axis.l2p !== "function" || axis.visible === false) return null;
     return { offset: axis._offset, length: axis._length, toPixel: (value) => axis._offset + axis.l2p(value) };
   },
   // Plotly's SVGs in their container: the drawing first, the hover layer last
@@ -261,6 +263,90 @@ function fieldPixels(z, nx, ny, { zmin, zmax, colorscale }) {
   return pixels;
 }
 
+// Smooth fields. A field drawn a cell per grid point shows its boundaries as staircases of cells
+// 6–10 px wide on a large panel. So the picture is made `factor` times finer than the grid, each
+// fine pixel from the values interpolated (bilinearly) between the four grid points around its
+// centre — the values, not the colours: a tint's edge then lies where the interpolated value
+// crosses it, as the contour lines do — and drawn smoothed. Fine pixels beside a missing value
+// take the nearest corner's.
+
+// How many times finer than the grid a field's picture is made for a panel `pixels` wide.
+function fineness(pixels, cells) {
+  return Math.min(Math.max(Math.ceil(pixels / Math.max(cells, 1)), 1), 4);
+}
+
+// A colour scale with steps (two stops at one place: a discrete one, as classes are tinted) has no
+// colour between its values: such a field keeps its cells.
+function stepped(scale) {
+  return Array.isArray(scale) && scale.some((stop, k) => k > 0 && Number(stop[0]) === Number(scale[k - 1][0]));
+}
+
+// An RGBA picture (top row first) of `values` (ny rows from the bottom, nx columns), `factor`
+// times finer: paint(pixels, at, value) writes the colour of an interpolated value; `missing(v)`
+// tells a value that is not there.
+function finePicture(values, nx, ny, factor, missing, paint, pixels = null) {
+  const width = nx * factor;
+  const height = ny * factor;
+  const out = pixels || new Uint8ClampedArray(width * height * 4);
+  const place = (k, n) => {  // fine pixel k's centre among n grid points: [index, weight]
+    const g = Math.min(Math.max((k + 0.5) / factor - 0.5, 0), n - 1);
+    const i = Math.min(Math.floor(g), Math.max(n - 2, 0));
+    return [i, n > 1 ? g - i : 0];
+  };
+  const columns = Array.from({ length: width }, (_, u) => place(u, nx));
+  for (let v = 0; v < height; v += 1) {
+    const [j, ty] = place(height - 1 - v, ny);  // the picture's top row is the grid's last
+    const row = j * nx;
+    const above = ny > 1 ? row + nx : row;
+    for (let u = 0; u < width; u += 1) {
+      const [i, tx] = columns[u];
+      const right = nx > 1 ? 1 : 0;
+      const a = values[row + i];
+      const b = values[row + i + right];
+      const c = values[above + i];
+      const d = values[above + i + right];
+      let value;
+      if (missing(a) || missing(b) || missing(c) || missing(d)) {
+        value = [[a, b], [c, d]][ty < 0.5 ? 0 : 1][tx < 0.5 ? 0 : 1];
+        if (missing(value)) continue;
+      } else {
+        value = (a * (1 - tx) + b * tx) * (1 - ty) + (c * (1 - tx) + d * tx) * ty;
+      }
+      paint(out, (v * width + u) * 4, value);
+    }
+  }
+  return out;
+}
+
+// A committed field's picture `factor` times finer than its grid. Colours from a table of the
+// scale at 1,024 places, each pixel's between the two around its value (rounded to the table, it
+// showed steps of its own where the field is nearly flat; the scale itself is linear between its
+// stops, so this is its colour).
+const SCALE_STEPS = 1024;
+
+function fieldPicture(field, factor) {
+  const colour = colourScale(field.colorscale);
+  const table = new Float32Array((SCALE_STEPS + 2) * 3);
+  for (let k = 0; k <= SCALE_STEPS; k += 1) table.set(colour(k / SCALE_STEPS), k * 3);
+  table.set(colour(1), (SCALE_STEPS + 1) * 3);
+  const span = field.zmax > field.zmin ? field.zmax - field.zmin : 1;
+  const pixels = finePicture(field.z, field.nx, field.ny, factor, (v) => !Number.isFinite(v), (out, at, v) => {
+    const t = Math.min(Math.max((v - field.zmin) / span, 0), 1) * SCALE_STEPS;
+    const k = Math.floor(t);
+    const u = t - k;
+    const a = k * 3;
+    out[at] = table[a] + (table[a + 3] - table[a]) * u;
+    out[at + 1] = table[a + 1] + (table[a + 4] - table[a + 1]) * u;
+    out[at + 2] = table[a + 2] + (table[a + 5] - table[a + 2]) * u;
+    out[at + 3] = 255;
+  });
+  const canvas = document.createElement("canvas");
+  canvas.width = field.nx * factor;
+  canvas.height = field.ny * factor;
+  canvas.getContext("2d").putImageData(new ImageData(pixels, canvas.width, canvas.height), 0, 0);
+  return canvas;
+}
+
 // What the canvas keeps of a field heatmap (its values for the hover label, its picture).
 function fieldLayer(trace, index) {
   const xs = Array.from(arrayOf(trace.x), Number);
@@ -395,10 +481,11 @@ function drawPoints(view) {
     const trace = fullData[layer.index];
     const xa = PLOTLY.axis(full, layer.xaxis);
     const ya = PLOTLY.axis(full, layer.yaxis);
-    if (!trace || trace.visible !== true || !xa || !ya) continue;
+    // while the live preview shows a panel at other values, its support vectors (of the figure's
+    // values) are not shown: the picture is the dragged value's, they would say otherwise
+    const stale = layer.group === SV_GROUP && view.covered.has(`${layer.xaxis}/${layer.yaxis}`);
+    if (!trace || trace.visible !== true || !xa || !ya || stale) continue;
     const n = Math.min(layer.x.length, layer.y.length);
-    // while the live preview shows other values, the support vectors (of the figure's values) are faint
-    const faint = view.dimmed && layer.group === SV_GROUP ? FAINT : 1;
     layer.px = new Float64Array(n);
     layer.py = new Float64Array(n);
     context.save();
@@ -419,7 +506,7 @@ function drawPoints(view) {
       paintMarker(context, {
         symbol: pick(layer.symbol, i, "circle"), size: pick(layer.size, i, 6), color: pick(layer.color, i, "#444"),
         opacity: pick(layer.opacity, i, 1), line: { width: pick(layer.lineWidth, i, 0), color: pick(layer.lineColor, i, "#444") },
-      }, px, py, faint);
+      }, px, py, 1);
     }
     context.restore();
   }
@@ -604,7 +691,7 @@ function canvasSelection(view, event) {
 // previewing panel's plot area with its field at the sliders' values, painted as the figure
 // paints it — colours and levels come from the panel's own heatmap or contour trace — then its
 // contours and the lines that do not depend on γ or C (the Gaussians' ellipses). The points stay
-// as drawn; the support vectors, those of the figure's values, turn faint until the release.
+// as drawn; the support vectors and the scores, those of the figure's values, hide until the release.
 
 // The latest lattices this page received, by id, their fields views of the payloads they came in:
 // a run that sends the same lattice again sends its id alone (kernelviz.components.plot.plot),
@@ -631,7 +718,6 @@ function listenForFinished(view) {
 }
 
 const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
-const FAINT = 0.2;
 const LIVE_AXES = ["log_gamma", "log_C"];
 
 function createControls(view) {
@@ -645,7 +731,9 @@ function createControls(view) {
     <label class="kv-live-control" data-axis="log_C"><span class="kv-live-name">C</span>
       <input type="range" min="0" max="0" step="1" value="0" aria-label="C"><output></output></label>
     <span class="kv-live-status" role="status"></span>`;
-  view.root.parentNode.insertBefore(controls, view.root);
+  // under the figure: the figure comes first on the screen (a lesson's box and the view switcher
+  // are above it already), the sliders right under its legend
+  view.root.parentNode.insertBefore(controls, view.root.nextSibling);
   view.controls = controls;
   view.sliders = {};
   view.index = { log_gamma: 0, log_C: 0 };
@@ -887,17 +975,18 @@ function paintFields(view) {
       if (area) badge(context, full, area, "updates on release");
     }
   }
-  // the points canvas: support vectors faint while other values show, and no figure line over a covered panel
+  // the points canvas: no support vectors, and no figure line, over a panel showing other values
   if (moved !== Boolean(view.dimmed) || [...covered].join() !== [...view.covered].join()) {
     view.dimmed = moved;
     view.covered = covered;
     drawPoints(view);
   }
+  staleScores(view, covered, moved);
   if (!live) return;
   const root = view.controls;
   root.querySelector(".kv-live-status").textContent = moved ? previewNote(view) : live.lattice.complete
     ? "Drag γ or C: every kernel panel follows at once; release to fit there and update the scores."
-    : "Drag γ or C: the panels follow once the preview is prepared (below the figure); a release always fits there.";
+    : "Drag γ or C: the panels follow once the preview is prepared (the note below); a release always fits there.";
   root.dataset.state = !moved ? "committed" : waiting ? "preparing" : "live";
   root.dataset.field = where ? `${where.axis}:${where.index}` : "";
   // what one redraw of every panel costs, for benchmarks (set before the count their observers watch)
@@ -907,24 +996,37 @@ function paintFields(view) {
 
 // A field of the figure in its plot area: each value fills the cell around its grid point.
 function paintField(view, context, area, field) {
-  if (!field.picture) {
-    field.picture = document.createElement("canvas");
-    field.picture.width = field.nx;
-    field.picture.height = field.ny;
-    field.picture.getContext("2d").putImageData(new ImageData(field.pixels, field.nx, field.ny), 0, 0);
-  }
   const { xs, ys, nx, ny } = field;
   const dx = (xs[nx - 1] - xs[0]) / (nx - 1);
   const dy = (ys[ny - 1] - ys[0]) / (ny - 1);
   const [left, right] = [area.xa.toPixel(xs[0] - dx / 2), area.xa.toPixel(xs[nx - 1] + dx / 2)];
   const [top, bottom] = [area.ya.toPixel(ys[ny - 1] + dy / 2), area.ya.toPixel(ys[0] - dy / 2)];
+  const smooth = !stepped(field.colorscale);
+  const factor = smooth ? fineness((right - left) * (window.devicePixelRatio || 1), nx) : 1;
+  if (!field.picture || field.picture.factor !== factor) {
+    field.picture = { factor, canvas: fieldPicture(field, factor) };
+  }
   context.save();
   context.beginPath();
   context.rect(area.left, area.top, area.width, area.height);
   context.clip();
-  context.imageSmoothingEnabled = false;
-  context.drawImage(field.picture, left, top, right - left, bottom - top);
+  context.imageSmoothingEnabled = smooth;
+  context.drawImage(field.picture.canvas, left, top, right - left, bottom - top);
   context.restore();
+}
+
+// Mid-drag, what belongs to the figure's values and not to the picture is hidden, never shown stale:
+// a covered panel's title keeps its name and hides its scores (the lines under it), and the page's
+// scores (its table, a lesson's sentence) hide too (plot.css, body[data-kv-preview]).
+function staleScores(view, covered, moved) {
+  const marked = view.split && view.split.layout.meta && view.split.layout.meta.kv_panels;
+  (marked && marked.titles ? marked.titles : []).forEach((annotation, panel) => {
+    const suffix = panel === 0 ? "" : String(panel + 1);
+    const title = view.root.querySelector(`g.annotation[data-index="${annotation}"]`);
+    if (title) title.classList.toggle("kv-stale", covered.has(`x${suffix}/y${suffix}`));
+  });
+  if (moved) document.body.dataset.kvPreview = "1";
+  else delete document.body.dataset.kvPreview;
 }
 
 function previewNote(view) {
@@ -934,7 +1036,7 @@ function previewNote(view) {
   const preview = at((axis) => live.lattice.axes[axis][view.index[axis]]);
   const figure = at((axis) => live[axis]);
   if (live.lattice.kind !== "decision") return `Preview at ${preview}: release to label its level curves.`;
-  return `Preview at ${preview}: titles, scores and the faint support vectors are those of ${figure} until you release.`;
+  return `Preview at ${preview}: support vectors and scores show when you release (the figure's are those of ${figure}).`;
 }
 
 function plotArea(full, ref) {
@@ -966,14 +1068,48 @@ function badge(context, full, area, text) {
 
 // ---- colours
 
+// CSS's named colours (CSS Color Module Level 4, §6.1), which Plotly accepts wherever it takes a colour
+const NAMED = new Map((
+  "aliceblue:f0f8ff antiquewhite:faebd7 aqua:00ffff aquamarine:7fffd4 azure:f0ffff beige:f5f5dc " +
+  "bisque:ffe4c4 black:000000 blanchedalmond:ffebcd blue:0000ff blueviolet:8a2be2 brown:a52a2a " +
+  "burlywood:deb887 cadetblue:5f9ea0 chartreuse:7fff00 chocolate:d2691e coral:ff7f50 cornflowerblue:6495ed " +
+  "cornsilk:fff8dc crimson:dc143c cyan:00ffff darkblue:00008b darkcyan:008b8b darkgoldenrod:b8860b " +
+  "darkgray:a9a9a9 darkgreen:006400 darkgrey:a9a9a9 darkkhaki:bdb76b darkmagenta:8b008b " +
+  "darkolivegreen:556b2f darkorange:ff8c00 darkorchid:9932cc darkred:8b0000 darksalmon:e9967a " +
+  "darkseagreen:8fbc8f darkslateblue:483d8b darkslategray:2f4f4f darkslategrey:2f4f4f darkturquoise:00ced1 " +
+  "darkviolet:9400d3 deeppink:ff1493 deepskyblue:00bfff dimgray:696969 dimgrey:696969 dodgerblue:1e90ff " +
+  "firebrick:b22222 floralwhite:fffaf0 forestgreen:228b22 fuchsia:ff00ff gainsboro:dcdcdc ghostwhite:f8f8ff " +
+  "gold:ffd700 goldenrod:daa520 gray:808080 green:008000 greenyellow:adff2f grey:808080 honeydew:f0fff0 " +
+  "hotpink:ff69b4 indianred:cd5c5c indigo:4b0082 ivory:fffff0 khaki:f0e68c lavender:e6e6fa " +
+  "lavenderblush:fff0f5 lawngreen:7cfc00 lemonchiffon:fffacd lightblue:add8e6 lightcoral:f08080 " +
+  "lightcyan:e0ffff lightgoldenrodyellow:fafad2 lightgray:d3d3d3 lightgreen:90ee90 lightgrey:d3d3d3 " +
+  "lightpink:ffb6c1 lightsalmon:ffa07a lightseagreen:20b2aa lightskyblue:87cefa lightslategray:778899 " +
+  "lightslategrey:778899 lightsteelblue:b0c4de lightyellow:ffffe0 lime:00ff00 limegreen:32cd32 linen:faf0e6 " +
+  "magenta:ff00ff maroon:800000 mediumaquamarine:66cdaa mediumblue:0000cd mediumorchid:ba55d3 " +
+  "mediumpurple:9370db mediumseagreen:3cb371 mediumslateblue:7b68ee mediumspringgreen:00fa9a " +
+  "mediumturquoise:48d1cc mediumvioletred:c71585 midnightblue:191970 mintcream:f5fffa mistyrose:ffe4e1 " +
+  "moccasin:ffe4b5 navajowhite:ffdead navy:000080 oldlace:fdf5e6 olive:808000 olivedrab:6b8e23 " +
+  "orange:ffa500 orangered:ff4500 orchid:da70d6 palegoldenrod:eee8aa palegreen:98fb98 paleturquoise:afeeee " +
+  "palevioletred:db7093 papayawhip:ffefd5 peachpuff:ffdab9 peru:cd853f pink:ffc0cb plum:dda0dd " +
+  "powderblue:b0e0e6 purple:800080 rebeccapurple:663399 red:ff0000 rosybrown:bc8f8f royalblue:4169e1 " +
+  "saddlebrown:8b4513 salmon:fa8072 sandybrown:f4a460 seagreen:2e8b57 seashell:fff5ee sienna:a0522d " +
+  "silver:c0c0c0 skyblue:87ceeb slateblue:6a5acd slategray:708090 slategrey:708090 snow:fffafa " +
+  "springgreen:00ff7f steelblue:4682b4 tan:d2b48c teal:008080 thistle:d8bfd8 tomato:ff6347 turquoise:40e0d0 " +
+  "violet:ee82ee wheat:f5deb3 white:ffffff whitesmoke:f5f5f5 yellow:ffff00 yellowgreen:9acd32"
+).split(" ").map((entry) => entry.split(":")));
+
+// A colour as [r, g, b]: #rgb, #rrggbb, rgb()/rgba() or a CSS name (plotly_white's backgrounds are
+// "white"). Anything else is an error: read as no numbers at all, a name was painted black.
 function parseColour(text) {
-  const value = String(text).trim();
-  if (value.startsWith("#")) {
-    const hex = value.length === 4 ? value.slice(1).split("").map((c) => c + c).join("") : value.slice(1, 7);
-    return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  const value = String(text).trim().toLowerCase();
+  const hex = NAMED.get(value) ?? (/^#([0-9a-f]{3}|[0-9a-f]{6})$/.test(value) ? value.slice(1) : null);
+  if (hex !== null) {
+    const full = hex.length === 3 ? hex.split("").map((c) => c + c).join("") : hex;
+    return [0, 2, 4].map((i) => parseInt(full.slice(i, i + 2), 16));
   }
-  const numbers = value.match(/[\d.]+/g) || [0, 0, 0];
-  return numbers.slice(0, 3).map(Number);
+  const match = /^rgba?\(\s*([\d.]+)\s*,\s*([\d.]+)\s*,\s*([\d.]+)\s*(,\s*[\d.]+\s*)?\)$/.exec(value);
+  if (match) return match.slice(1, 4).map(Number);
+  throw new Error(`the colour ${JSON.stringify(String(text))} is not one the figure painter reads (#hex, rgb(), rgba() or a CSS name)`);
 }
 
 function transparent(text) {
@@ -1068,7 +1204,7 @@ function classLook(traces, codes, classes) {
   for (let j = 0; j < classes; j += 1) {
     lines.push({ code: 0.5, codes: codes.map((c) => (c === j ? 1 : 0)), colour: line.color, width: line.width, dash: line.dash });
   }
-  return { table, lines };
+  return { table, lines, stepped: true };  // a class index has no value between two classes
 }
 
 // Similarity panels store the dissimilarity d as a share of the field's largest (kernelviz.lattice):
@@ -1137,17 +1273,29 @@ function paintPanel(view, context, area, panel, kernel, where, traces) {
   context.clip();
   context.fillStyle = behind;  // the figure's picture of other values goes under
   context.fillRect(area.left, area.top, area.width, area.height);
-  // the field, cell by cell as Plotly's heatmap draws it: each value fills the cell around its grid point
-  const image = fieldImage(view, nx, ny);
-  const pixels = image.data;
-  for (let row = 0; row < ny; row += 1) {
-    const source = row * nx;
-    const target = (ny - 1 - row) * nx * 4;  // row 0 of the field is the bottom, of an image the top
-    for (let col = 0; col < nx; col += 1) pixels.set(look.table.subarray(codes[source + col] * 4, codes[source + col] * 4 + 4), target + col * 4);
-  }
-  view.fieldOff.getContext("2d").putImageData(image, 0, 0);
-  context.imageSmoothingEnabled = false;
+  // the field a cell per grid point, drawn smoothed (the browser blends the cells' colours: no
+  // staircase, at the cost of the old cell-per-pixel picture; the committed figure's finer picture,
+  // paintField, cost ~5× this paint at every frame); classes keep their cells
   const [left, right, top, bottom] = [toX(-0.5), toX(nx - 0.5), toY(ny - 0.5), toY(-0.5)];
+  const smooth = !look.stepped;
+  const factor = 1;
+  const image = fieldImage(view, nx * factor, ny * factor);
+  const { table } = look;
+  const last = codec.top;
+  // a fractional code's colour between those of the codes on either side (rounded, the codes'
+  // 254 steps would show where the field is nearly flat)
+  finePicture(codes, nx, ny, factor, (code) => code === codec.undefined, (out, at, code) => {
+    const low = Math.min(Math.floor(code), last);
+    const k = low * 4;
+    const m = Math.min(low + 1, last) * 4;
+    const u = code - low;
+    out[at] = table[k] + (table[m] - table[k]) * u;
+    out[at + 1] = table[k + 1] + (table[m + 1] - table[k + 1]) * u;
+    out[at + 2] = table[k + 2] + (table[m + 2] - table[k + 2]) * u;
+    out[at + 3] = table[k + 3];
+  }, image.data);
+  view.fieldOff.getContext("2d").putImageData(image, 0, 0);
+  context.imageSmoothingEnabled = smooth;
   context.drawImage(view.fieldOff, left, top, right - left, bottom - top);
   for (const line of look.lines) {
     strokePaths(context, contourPaths(line.codes || codes, nx, ny, line.code, codec.undefined), toX, toY, line);
@@ -1283,19 +1431,90 @@ function createView(parent) {
   const view = { root, payload: null, body: null, listening: false, setStateValue: null,
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
                  live: null, controls: null, fieldCanvas: null, fields: [], pointHovered: false, dimmed: false, frame: 0,
-                 drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set() };
-  // The figure follows the column's width (its height is the figure's own). Hidden (no width)
-  // there is nothing to fit, and Plotly refuses; back at the width it was drawn at, a resize
-  // would only draw it all again.
-  view.resize = new ResizeObserver(([entry]) => {
-    const width = Math.round(entry.contentRect.width);
-    const full = PLOTLY.layout(root);
-    if (!window.Plotly || !full || width === 0 || width === full.width) return;
-    window.Plotly.Plots.resize(root);
-  });
+                 drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set(),
+                 split: null, solo: null, box: null, onKey: null, onWindow: null };
+  // The figure follows the column's width, and small multiples the screen's height too
+  // (arrange.js). Hidden (no width) there is nothing to fit, and Plotly refuses; back at the size
+  // it was drawn for, a resize would only draw it all again.
+  view.resize = new ResizeObserver(() => fitToScreen(view));
   view.resize.observe(root);
+  // the elements above the figure (a lesson's sentence, a warning) arrive after it: its room changes
+  view.resize.observe(document.body);
+  view.onWindow = () => fitToScreen(view);
+  window.addEventListener("resize", view.onWindow);
+  // Escape: back from one panel shown alone to all of them
+  view.onKey = (event) => {
+    if (event.key === "Escape" && view.solo !== null) {
+      view.solo = null;
+      redrawArranged(view);
+    }
+  };
+  document.addEventListener("keydown", view.onKey);
   listenForFinished(view);
   return view;
+}
+
+// The box a figure of small multiples may fill: the column's width, and the screen's height below
+// the figure's top (all of it, less a little, where the figure starts lower than half the screen),
+// never under 55 % of the screen.
+function screenBox(view) {
+  const screen = window.innerHeight || 900;
+  // the figure's top in the page as it stands scrolled to its start (Streamlit scrolls its main
+  // section, not the window)
+  let top = view.root.getBoundingClientRect().top + (window.scrollY || 0);
+  for (let e = view.root.parentElement; e; e = e.parentElement) top += e.scrollTop || 0;
+  const room = top < screen / 2 ? screen - top - 16 : screen * 0.9;
+  return { width: Math.round(view.root.clientWidth), height: Math.round(Math.max(room, screen * 0.55)) };
+}
+
+// The figure Plotly draws: the split figure, its small multiples laid out for the screen.
+function arranged(view) {
+  const figure = view.split;
+  view.box = screenBox(view);
+  view.root.dataset.box = `${view.box.width}x${view.box.height}`;  // the room it was laid out for
+  const result = arrangePanels(figure, view.box, view.solo);
+  if (!result) {
+    // a view's own figure (the page's first) of another kind — curves, heatmaps — fills the screen's
+    // height below it as the small multiples do; the figures under it keep their own height
+    const own = document.querySelector(".kv-plot") === view.root;
+    const height = Number(figure.layout.height) || 450;
+    const filled = own && height < view.box.height ? view.box.height : height;
+    return { ...figure, layout: { ...figure.layout, width: view.box.width, height: filled } };
+  }
+  view.root.dataset.panels = `${result.rows}x${result.cols}`;
+  const revision = `${figure.layout.datarevision}${view.solo === null ? "" : `-alone${view.solo}`}`;
+  return { ...figure, data: result.data, layout: { ...result.layout, width: view.box.width, datarevision: revision } };
+}
+
+// The figure laid out again (a new screen size, a panel shown alone): the element says
+// data-arranging="1" until Plotly has drawn it.
+function redrawArranged(view) {
+  if (!window.Plotly || !view.split) return;
+  view.root.dataset.solo = view.solo === null ? "" : String(view.solo);
+  view.root.dataset.arranging = "1";
+  const figure = arranged(view);
+  view.root.style.minHeight = `${figure.layout.height || 450}px`;
+  view.drawn = view.drawn.then(() => window.Plotly.react(view.root, figure.data, figure.layout, view.payload.config))
+    .finally(() => { view.root.dataset.arranging = "0"; });
+}
+
+function fitToScreen(view) {
+  const full = PLOTLY.layout(view.root);
+  if (!window.Plotly || !full || !view.split || view.root.clientWidth === 0) return;
+  const box = screenBox(view);
+  if (view.box && Math.abs(box.width - view.box.width) < 2 && Math.abs(box.height - view.box.height) < 8) return;
+  redrawArranged(view);
+}
+
+// A click on a panel's title shows that panel alone; a click on it again (or Escape), all of them.
+function listenForTitles(view) {
+  view.root.on("plotly_clickannotation", (event) => {
+    const marked = view.split && view.split.layout.meta && view.split.layout.meta.kv_panels;
+    const panel = marked && marked.titles ? marked.titles.indexOf(event.index) : -1;
+    if (panel < 0) return;
+    view.solo = view.solo === panel ? null : panel;
+    redrawArranged(view);
+  });
 }
 
 function showChanges(view, changes) {
@@ -1343,9 +1562,15 @@ export default function (component) {
       return view.drawn.then(() => { paintFields(view); done(); });
     }
     view.drawing = payload.drawing;
-    view.root.style.minHeight = `${payload.figure.layout.height || 450}px`;
-    const { figure, layers, levels, fields } = payload.canvas ? splitCanvas(payload.figure)
+    const split = payload.canvas ? splitCanvas(payload.figure)
       : { figure: payload.figure, layers: [], levels: [], fields: [] };
+    const { layers, levels, fields } = split;
+    const panels = (split.figure.layout.meta && split.figure.layout.meta.kv_panels) || {};
+    if (view.solo !== null && !(view.solo < (panels.count || 0))) view.solo = null;  // that panel is gone
+    view.split = split.figure;
+    view.root.dataset.solo = view.solo === null ? "" : String(view.solo);
+    const figure = arranged(view);
+    view.root.style.minHeight = `${figure.layout.height || 450}px`;
     view.layers = layers;
     view.levels = levels;
     view.fields = fields;
@@ -1356,6 +1581,7 @@ export default function (component) {
       if (!view.listening) {
         view.listening = true;
         listenForPoints(view);
+        listenForTitles(view);
         view.root.on("plotly_click", (event) => {
           if (!view.payload.selectable) return;
           const points = canvasSelection(view, event) || selectedPoints(event);
@@ -1376,6 +1602,8 @@ export default function (component) {
   return cleanup((gone) => {
     gone.resize.disconnect();
     document.removeEventListener(FINISHED_EVENT, gone.onFinished);
+    document.removeEventListener("keydown", gone.onKey);
+    window.removeEventListener("resize", gone.onWindow);
     if (gone.frame) cancelAnimationFrame(gone.frame);
     if (gone.controls) gone.controls.remove();
     if (window.Plotly) window.Plotly.purge(gone.root);
@@ -1383,5 +1611,5 @@ export default function (component) {
 }
 
 // The painter's pure parts, for the unit tests (tests/js/, node --test); Streamlit uses the default export.
-export { along, classLook, contourPaths, dashOf, decisionLook, decode, fieldLines, fieldPixels, hoverLines, plotlyChanges, niceStep,
+export { along, classLook, contourPaths, dashOf, decisionLook, decode, fieldLines, fieldPixels, finePicture, fineness, hoverLines, parseColour, plotlyChanges, niceStep,
          quantile, codeHistogram, colourScale, similarityLook, splitCanvas, unpackLattice };

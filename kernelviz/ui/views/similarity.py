@@ -27,13 +27,8 @@ def show(prep: Prepared, values: dict, partition) -> None:
     if st.session_state.get("ref_x") is None or st.session_state.get("ref_y") is None:
         # Their inputs are not drawn yet in this run, so they can be set directly.
         st.session_state.update(centre_reference(prep))
-    c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-    choice("radio", "Show", "sim_mode", where=c1, horizontal=True)
-    number_input("reference x", "ref_x", where=c2, step=0.1, format="%.3f")
-    number_input("reference y", "ref_y", where=c3, step=0.1, format="%.3f")
-    if c4.button("Centre point", help="Put the reference on the data point nearest the centre."):
-        queue_and_rerun(centre_reference(prep))
     if not require_kernels(values):
+        controls(prep)
         return
     names = values["kernels"]
     reference = (float(st.session_state["ref_x"]), float(st.session_state["ref_y"]))
@@ -51,6 +46,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.legend_classes)
     fig, event = scrub_chart(fig, panels, preview, key="similarity_chart")
+    controls(prep)
     explain_regularised(panels)
     clicked = selected_points(event)
     if clicked:
@@ -64,6 +60,17 @@ def show(prep: Prepared, values: dict, partition) -> None:
         "spaces its curves for its own range (labels give the values); grey ellipses are the Gaussians "
         "(1 Mahalanobis unit) the kernel uses.")
     takeaway.downloads(fig, "similarity")
+
+
+def controls(prep: Prepared) -> None:
+    """What to show and the reference point: under the figure, which comes first on the screen
+    (their values, read above, are the session's)."""
+    c1, c2, c3, c4 = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
+    choice("radio", "Show", "sim_mode", where=c1, horizontal=True)
+    number_input("reference x", "ref_x", where=c2, step=0.1, format="%.3f")
+    number_input("reference y", "ref_y", where=c3, step=0.1, format="%.3f")
+    if c4.button("Centre point", help="Put the reference on the data point nearest the centre."):
+        queue_and_rerun(centre_reference(prep))
 
 
 def centre_reference(prep: Prepared) -> dict:

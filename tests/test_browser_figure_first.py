@@ -1,0 +1,182 @@
+"""The figure is the page (issue 29): on Decision boundaries, Similarity and Partition and in every
+lesson step, on a projector (1920 × 1080, ``projector=1``) and on a laptop (1440 × 900), the figure
+starts in the upper half of the screen and fills at least 60 % of its width and 55 % of its height;
+a click on a panel's title shows that panel alone, Escape all of them; panel titles never overlap
+the row above."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernelviz import lessons
+from test_browser import assert_clean, settle
+
+pytestmark = pytest.mark.browser
+
+SCREENS = {"laptop": (1440, 900, ""), "projector": (1920, 1080, "&projector=1")}
+STEPS = [(name, k) for name in lessons.names() for k in range(1, len(lessons.get(name).steps) + 1)]
+FIGURE = ".kv-plot"
+
+
+def open_at(page, server: str, screen: str, query: str) -> tuple[int, int]:
+    width, height, extra = SCREENS[screen]
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{server}/?{query}{extra}")
+    settle(page)
+    page.locator(f'{FIGURE}[data-drawing="done"]').first.wait_for()
+    if extra:  # the projector folds the sidebar away: wait until it is out of the way
+        page.wait_for_function("() => { const s = document.querySelector('[data-testid=stSidebar]');"
+                               " return s && s.getAttribute('data-collapsed') === 'true'"
+                               " && s.getBoundingClientRect().right <= 0; }")
+    # laid out for the column's final width, and drawn so
+    page.wait_for_function("(sel) => { const r = document.querySelector(sel); const full = r && r._fullLayout;"
+                           " return full && r.dataset.arranging !== '1' && r.dataset.drawing === 'done'"
+                           " && Math.abs(r.clientWidth - full.width) < 2; }", arg=FIGURE)
+    settle(page)
+    return width, height
+
+
+def figure_box(page) -> dict:
+    return page.locator(FIGURE).first.evaluate(
+        "(r) => { const b = r.getBoundingClientRect(); return {top: b.top, width: b.width, height: b.height}; }")
+
+
+#: How much of the figure's plot width its panels take, side by side (1 where a row of them spans it).
+ROW_SPAN = """(r) => { const full = r._fullLayout, ids = full._subplots.cartesian;
+  const xs = ids.map((id) => full[`xaxis${id.split('y')[0].slice(1)}`]).filter((a) => a.visible !== false);
+  const left = Math.min(...xs.map((a) => a._offset)), right = Math.max(...xs.map((a) => a._offset + a._length));
+  return (right - left) / (full.width - full.margin.l - full.margin.r); }"""
+
+
+def assert_figure_first(page, width: int, height: int, where: str) -> None:
+    """The figure starts in the upper half, fills 60 % of the width and 55 % of the height. Data much
+    wider than tall, in a row of panels already as wide as the column, cannot fill the height
+    without stretching one unit of y over more pixels than one of x (equal units are the point of
+    the panels): there the panels' row spans the column instead."""
+    box = figure_box(page)
+    visible = min(box["height"], height - box["top"])
+    assert box["top"] < height / 2, f"{where}: the figure starts {box['top']:.0f} px down a {height} px screen"
+    assert box["width"] >= 0.6 * width, f"{where}: the figure is {box['width']:.0f} px of {width}"
+    if visible < 0.55 * height:
+        span = page.locator(FIGURE).first.evaluate(ROW_SPAN)
+        assert span >= 0.95, (f"{where}: {visible:.0f} px of the figure show on a {height} px screen, and its "
+                              f"panels span {span:.0%} of its width")
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+@pytest.mark.parametrize("name, k", STEPS)
+def test_in_every_lesson_step_the_figure_starts_in_the_upper_half_and_fills_the_screen(server, page, name, k,
+                                                                                        screen):
+    width, height = open_at(page, server, screen, f"lesson={name}&step={k}")
+    assert_clean(page)
+    assert_figure_first(page, width, height, f"{name} step {k}, {screen}")
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+@pytest.mark.parametrize("view", ["boundaries", "similarity", "partition"])
+def test_the_views_figure_starts_in_the_upper_half_and_fills_the_screen(server, page, view, screen):
+    width, height = open_at(page, server, screen, f"view={view}")
+    assert_clean(page)
+    assert_figure_first(page, width, height, f"{view}, {screen}")
+
+
+#: Per panel of the figure: its plot area's box on the page (from Plotly's drawn axes).
+PANELS = """(r) => { const full = r._fullLayout, box = r.getBoundingClientRect();
+  return full._subplots.cartesian.map((id) => { const [x, y] = [id.split('y')[0], 'y' + (id.split('y')[1] || '')];
+    const xa = full[`xaxis${x.slice(1)}`], ya = full[`yaxis${y.slice(1)}`];
+    return xa.visible === false ? null : {left: box.left + xa._offset, top: box.top + ya._offset, width: xa._length,
+                                          height: ya._length}; }).filter(Boolean); }"""
+
+
+def test_a_click_on_a_panels_title_shows_it_alone_and_escape_shows_them_all(server, page):
+    open_at(page, server, "laptop", "view=boundaries")
+    before = page.locator(FIGURE).first.evaluate(PANELS)
+    assert len(before) == 4
+    page.locator(f"{FIGURE} .annotation").nth(2).locator(".annotation-text-g").click()
+    page.wait_for_function("(sel) => document.querySelector(sel).dataset.solo === '2'"
+                           " && document.querySelector(sel).dataset.arranging === '0'", arg=FIGURE)
+    alone = page.locator(FIGURE).first.evaluate(PANELS)
+    assert len(alone) == 1 and alone[0]["width"] > 2 * before[2]["width"], (alone, before)
+    # the points of that panel are painted on its larger plot area, the others' nowhere
+    painted = page.locator(FIGURE).first.evaluate(
+        "(r) => r._kvLayers.filter((l) => l.px && [...l.px].some(Number.isFinite)).map((l) => l.xaxis)")
+    assert painted and set(painted) == {"x3"}, painted
+    page.keyboard.press("Escape")
+    page.wait_for_function("(sel) => document.querySelector(sel).dataset.solo === ''"
+                           " && document.querySelector(sel).dataset.arranging === '0'", arg=FIGURE)
+    after = page.locator(FIGURE).first.evaluate(PANELS)
+    assert [round(p["width"]) for p in after] == [round(p["width"]) for p in before]
+
+
+#: Every panel title's box and every x tick label's box (page coordinates), and which overlap.
+OVERLAPS = """(r) => {
+  const box = (e) => e.getBoundingClientRect();
+  const titles = [...r.querySelectorAll('.annotation')].filter((a) => a.style.display !== 'none').map(box);
+  const ticks = [...r.querySelectorAll('.xtick text, .ytick text')].map(box);
+  const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const clash = [];
+  titles.forEach((t, i) => {
+    ticks.forEach((k) => { if (hit(t, k)) clash.push(['tick', i, t.top, k.top]); });
+    titles.forEach((u, j) => { if (j > i && hit(t, u)) clash.push(['title', i, j]); });
+  });
+  return {titles: titles.length, clash};
+}"""
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_panel_titles_never_overlap_the_row_above_even_six_lines_tall(server, page, screen):
+    # three classes: MCPM's title runs to six lines (scores, time, one-vs-one and its bound)
+    width, height = open_at(page, server, screen,
+                            "view=boundaries&generator=mixture&gen_params=n_classes:3&kernels=rbf,ckrbf,rwm"
+                            "&models=mcpm,scm")
+    found = page.locator(FIGURE).first.evaluate(OVERLAPS)
+    rows = page.locator(FIGURE).first.get_attribute("data-panels")
+    assert found["titles"] == 5 and not found["clash"], (rows, found)
+
+
+#: Two labeled points: RBF's boundary between them is their perpendicular bisector.
+TWO_POINTS = ((-1.2, -0.3, -1), (0.8, 0.9, 1))
+
+#: Per pixel row of the panel's plot area (device pixels, top to bottom): the centre of the dark run
+#: of the points canvas nearest the bisector's own crossing of that row, and that crossing (CSS px
+#: from the plot area's left), or null where no dark run lies within 12 px of it.
+BISECTOR = """(root, [a, b]) => {
+  const full = root._fullLayout, xa = full.xaxis, ya = full.yaxis;
+  const canvas = root.querySelector('.kv-plot-points'), ratio = canvas.width / full.width;
+  const [left, top, width, height] = [xa._offset, ya._offset, xa._length, ya._length].map((v) => Math.round(v * ratio));
+  const data = canvas.getContext('2d').getImageData(left, top, width, height).data;
+  // the bisector: (p - m) · (b - a) = 0, m the midpoint
+  const [mx, my, nx, ny] = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, b[0] - a[0], b[1] - a[1]];
+  const rows = [];
+  for (let row = 0; row < height; row += 1) {
+    const y = ya.p2l((top + row + 0.5) / ratio - ya._offset);
+    const x = mx - (ny * (y - my)) / nx;
+    const expected = (xa._offset + xa.l2p(x)) * ratio - left;  // device px from the area's left
+    let sum = 0, count = 0;
+    for (let col = Math.max(0, Math.floor(expected - 12 * ratio)); col < Math.min(width, expected + 12 * ratio); col += 1) {
+      const at = (row * width + col) * 4;
+      if (data[at + 3] > 128 && data[at] < 90 && data[at + 1] < 90 && data[at + 2] < 90) { sum += col + 0.5; count += 1; }
+    }
+    rows.push(count ? [sum / count / ratio, expected / ratio] : null);
+  }
+  return {rows, points: [a, b].map((p) => [xa.l2p(p[0]) + xa._offset - left / ratio, ya.l2p(p[1]) + ya._offset - top / ratio])};
+}"""
+
+
+def test_rbfs_boundary_of_two_points_lies_on_their_bisector_within_a_pixel_on_a_projector(server, page):
+    """The committed boundary was a staircase where the field is coarse for the panel (RWM's Fig. 1
+    preset, the RBF bisector): drawn at 1920 × 1080 it keeps within a pixel of the true line."""
+    points = "~".join(f"{x}_{y}_{label}" for x, y, label in TWO_POINTS)
+    open_at(page, server, "projector",
+            f"view=boundaries&source=drawn&points={points}&kernels=rbf&scaling=none&test_fraction=0&show_margins=0")
+    assert_clean(page)
+    found = page.locator(FIGURE).first.evaluate(BISECTOR, [list(p[:2]) for p in TWO_POINTS])
+    rows = found["rows"]
+    # away from the two points' markers (their rings are dark too)
+    (ax, ay), (bx, by) = found["points"]
+    far = [r for k, r in enumerate(rows) if min(abs(k - ay), abs(k - by)) > 40]  # the page draws at 1 device px per CSS px
+    drawn = [r for r in far if r is not None]
+    assert len(drawn) >= 0.9 * len(far), f"the line shows on {len(drawn)} of {len(far)} rows"
+    worst = max(abs(centre - expected) for centre, expected in drawn)
+    assert worst <= 1.0, f"the drawn boundary strays {worst:.2f} px from the bisector"
+
