@@ -7,16 +7,15 @@ screenshots: a temporary folder, so that a test run never changes the repository
 ``KERNELVIZ_SCREENSHOTS`` names a folder (``make screenshots`` sets it to docs/screenshots
 to refresh the README's pictures on purpose).
 
-Every test belongs to one layer, so that ``pytest -m unit`` is the fast one (under two minutes):
-``browser`` (marked in its file), ``app`` (runs the app through AppTest: found from the test's own
-code and the helpers it calls) or ``unit`` (everything else). A library test marked ``slow`` (a
-grid search, a hung browser waited out, a Dask cluster started) is left out of ``unit``:
+Every test belongs to one layer, declared by its file (``pytestmark``) or by the test itself when it
+differs from its file's: ``browser``, ``app`` (runs the app through AppTest) or ``unit`` (library code
+alone), so that ``pytest -m unit`` is the fast one (under two minutes). A library test marked ``slow``
+(a grid search, a hung browser waited out, a Dask cluster started) is left out of ``unit``:
 ``pytest -m slow`` runs those, ``make test`` runs everything.
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 import socket
 import subprocess
@@ -130,38 +129,27 @@ def page(browser):
 LAYERS = ("unit", "app", "browser")
 
 
-# What code that opens the app contains: AppTest itself, or the tests' one way to build it (tests/apptest.py).
-APP_MARKS = ("AppTest", "open_app(")
-
-
-def _runs_the_app(function, module) -> bool:
-    """The test's code, or a helper of its module that it calls, builds an AppTest."""
-    try:
-        if any(mark in inspect.getsource(function) for mark in APP_MARKS):
-            return True
-    except (OSError, TypeError):
-        return False
-    helpers = (getattr(module, name, None) for name in function.__code__.co_names)
-    for helper in helpers:
-        if inspect.isfunction(helper) and helper.__module__ == module.__name__:
-            try:
-                if any(mark in inspect.getsource(helper) for mark in APP_MARKS):
-                    return True
-            except (OSError, TypeError):
-                continue
-    return False
-
-
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    """Every test file declares its layer (``pytestmark = pytest.mark.unit``, ``.app`` or ``.browser``);
+    a test of another layer marks itself. Each test then carries its one layer, so that ``-m unit``
+    selects by it (run before pytest's own selection); a slow test of the unit layer is left to
+    ``-m slow``. A file that declares no layer, or two, stops the run."""
+    declared = {}
     for item in items:
-        if any(item.get_closest_marker(layer) for layer in LAYERS):
-            continue
-        function = getattr(item, "function", None)
-        module = getattr(item, "module", None)
-        if function is not None and _runs_the_app(function, module):
-            item.add_marker(pytest.mark.app)
-        elif not item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.unit)
+        module = item.getparent(pytest.Module)
+        if module not in declared:
+            marks = [mark.name for mark in module.own_markers if mark.name in LAYERS]
+            if len(marks) != 1:
+                raise pytest.UsageError(f"{module.nodeid} must declare one layer: pytestmark = pytest.mark.unit, "
+                                        f".app or .browser (it declares {marks or 'none'})")
+            declared[module] = marks[0]
+            module.own_markers[:] = [mark for mark in module.own_markers if mark.name not in LAYERS]
+        if any(mark.name in LAYERS for mark in item.iter_markers()):
+            continue  # the test's own layer
+        layer = declared[module]
+        if not (layer == "unit" and item.get_closest_marker("slow")):
+            item.add_marker(getattr(pytest.mark, layer))
 
 
 @pytest.fixture(autouse=True)

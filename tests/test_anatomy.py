@@ -12,6 +12,8 @@ import kernelviz as kv
 from kernelviz import anatomy
 from kernelviz import figures as fg
 
+pytestmark = pytest.mark.unit
+
 RNG = np.random.default_rng(7)
 # two overlapping classes, listed class by class: some support vectors end at the bound C
 X = np.vstack([RNG.normal(0.0, 1.0, (30, 2)), RNG.normal(1.3, 1.0, (30, 2))])

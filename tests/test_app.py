@@ -23,6 +23,8 @@ import kernelviz as kv
 from kernelviz import registry
 from kernelviz import state as kvstate
 
+pytestmark = pytest.mark.app
+
 VIEWS = kvstate.VIEWS
 CHART_VIEWS = ("data", "partition", "similarity", "boundaries", "kernel")
 # Few points and two kernels keep the per-data-set sweep short; every kernel is covered below.
@@ -572,6 +574,7 @@ def test_the_sidebar_sends_gamma_and_c_again_when_it_draws_them_after_a_scrub_vi
     assert not widget(at, "log_gamma").proto.set_value
 
 
+@pytest.mark.unit
 def test_the_canvas_accepts_only_its_current_generation_of_well_formed_points():
     from kernelviz.components.draw import accepted_points
 
@@ -943,6 +946,7 @@ def test_column_names_reach_the_axis_titles_as_text():
     assert layout["yaxis"]["title"]["text"] == "&lt;b&gt;y&lt;/b&gt;"
 
 
+@pytest.mark.unit
 def test_the_first_page_imports_neither_pandas_nor_scikit_learn_nor_scipy():
     # together about 3 s of a cold start: they come with the first fit or table, not the first page
     import subprocess

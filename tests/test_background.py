@@ -4,10 +4,14 @@ benchmark: health polls over 1 s, sessions stuck); one lattice computes at a tim
 
 from __future__ import annotations
 
+import pytest
+
 import threading
 import time
 
 from kernelviz._background import BackgroundJob
+
+pytestmark = pytest.mark.unit
 
 
 class Recorded(BackgroundJob):

@@ -10,6 +10,8 @@ from kernelviz import state as kvstate
 from _charts import figures
 from apptest import assert_clean, open_app, unescaped
 
+pytestmark = pytest.mark.app
+
 
 def errors(at) -> str:
     return " ".join(unescaped(e.value) for e in at.error)

@@ -11,6 +11,8 @@ import pytest
 import kernelviz as kv
 from kernelviz import _dask, cli, evaluation
 
+pytestmark = pytest.mark.unit
+
 SMALL_GRID = ["--C", "1e-1:1e1:3", "--gamma", "1:1e2:3", "--cv", "3", "--n-jobs", "1"]
 
 

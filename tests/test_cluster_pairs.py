@@ -19,6 +19,8 @@ from kernelviz.partitions import Partition
 from _linalg import min_relative_eigenvalue as _min_relative_eigenvalue  # noqa: E402
 from _linalg import spd as _spd  # noqa: E402
 
+pytestmark = pytest.mark.unit
+
 
 def _double_loop(X, Y, cx, cy, covariances, gamma):
     """CkRBF from its formula, one pair at a time (slogdet, explicit solve)."""

@@ -26,6 +26,8 @@ from kernelviz import state
 
 from _hostile import hostile_text
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 #: The decision maps' resolution does not change any number the script prints: keep it small.
 BOUNDARY_RESOLUTION = 12

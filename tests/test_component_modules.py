@@ -15,6 +15,8 @@ import pytest
 from kernelviz import figures as fg
 from kernelviz.components import draw, module_text
 
+pytestmark = pytest.mark.unit
+
 COMPONENTS = Path(draw.__file__).resolve().parent.parent
 MODULES = [COMPONENTS / "plot" / "plot.js", COMPONENTS / "draw" / "draw.js", COMPONENTS / "poll" / "poll.js"]
 #: What each component imports of the shared modules (each module a declaration it defines).

@@ -13,6 +13,8 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from kernelviz import data
 from kernelviz.data import UNLABELED, Dataset
 
+pytestmark = pytest.mark.unit
+
 FAST = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 

@@ -14,6 +14,8 @@ import pytest
 
 import kernelviz.references as refs
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 CITING = [*sorted((ROOT / "kernelviz").rglob("*.py")), *sorted((ROOT / "tests").glob("*.py")),
           *sorted((ROOT / "benchmarks").glob("*.py")), *sorted((ROOT / "docs").glob("*.md")),

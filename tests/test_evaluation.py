@@ -15,6 +15,8 @@ from sklearn.svm import SVC
 import kernelviz as kv
 from kernelviz import evaluation
 
+pytestmark = pytest.mark.unit
+
 CS = [0.1, 1.0, 10.0]
 GAMMAS = [0.3, 3.0, 30.0]
 

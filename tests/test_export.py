@@ -24,6 +24,8 @@ from kernelviz.outside import plotly_text
 
 from _hostile import hostile_text
 
+pytestmark = pytest.mark.unit
+
 
 def small_figure(**layout) -> go.Figure:
     return go.Figure(go.Scatter(x=[0, 1, 2], y=[2, 0, 1], mode="markers"), layout={"title": "γ and C", **layout})

@@ -7,6 +7,8 @@ import pytest
 
 from kernelviz import figures as fg
 
+pytestmark = pytest.mark.unit
+
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(60, 2))
 Y = np.where(X[:, 0] > 0, 1.0, -1.0)

@@ -11,6 +11,8 @@ from kernelviz import lattice as kvlattice
 from kernelviz import pipeline
 from kernelviz.ui import grid_jobs
 
+pytestmark = pytest.mark.unit
+
 LOG_CS = np.array([-1.0, 0.5, 2.0])
 LOG_GAMMAS = np.array([-1.0, 0.0, 1.0])
 CV, SEED = 3, 5

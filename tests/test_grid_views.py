@@ -3,8 +3,12 @@ starts, and where the grid's ★ sits."""
 
 from __future__ import annotations
 
+import pytest
+
 from _charts import figures
 from apptest import assert_clean, open_app, unescaped
+
+pytestmark = pytest.mark.app
 
 SMALL = {"gen_params": "n_samples:80", "kernels": "rbf,ckrbf", "grid_steps": "3", "cv": "2"}
 

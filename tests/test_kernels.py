@@ -25,6 +25,8 @@ ALL = kv.kernels.names()
 from _linalg import min_relative_eigenvalue as _min_relative_eigenvalue  # noqa: E402
 from _linalg import spd as _spd  # noqa: E402
 
+pytestmark = pytest.mark.unit
+
 
 def _blobs(rng, n=60, d=2):
     centers = rng.normal(scale=3.0, size=(3, d))

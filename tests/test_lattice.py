@@ -15,6 +15,8 @@ from kernelviz import registry
 from kernelviz import state as kvstate
 from kernelviz import pipeline
 
+pytestmark = pytest.mark.unit
+
 # float32 grid Grams: a decoded value may sit half a step plus this float32 rounding from the exact one
 FLOAT32_SLACK = 1e-4
 

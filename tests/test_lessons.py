@@ -18,6 +18,8 @@ from kernelviz import state
 from kernelviz.references import PAPERS
 from kernelviz import pipeline  # the data and partition stages as the app runs them
 
+pytestmark = pytest.mark.unit
+
 ALL_STEPS = [(lesson.name, k) for lesson in lessons.LESSONS.values() for k in range(1, len(lesson.steps) + 1)]
 #: Values a step may point at besides a panel (the names the views' tables and controls use).
 VALUE_TARGETS = {"partition", "diagonal range", "test accuracy", "accuracy on hidden labels", "AUC", "best cell", "α"}
@@ -600,6 +602,7 @@ def test_a_damaged_link_is_refused_with_a_reason():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, k", LIGHT_STEPS)
+@pytest.mark.app
 def test_every_light_step_draws_in_the_app_from_its_settings_link(name, k):
     from apptest import open_app  # here, so that importing this file does not import Streamlit
 

@@ -19,6 +19,8 @@ from kernelviz import lattice as kvlattice
 from kernelviz.components import plot as kvplot
 from kernelviz.ui import grid_jobs, live, pollers, session_end
 
+pytestmark = pytest.mark.app
+
 SMALL = {"gen_params": "n_samples:60", "kernels": "rbf,ckrbf"}
 
 
@@ -54,6 +56,7 @@ def request(lattices: live.LiveLattices, starter: Starter, context: str, committ
     return lattices.request(kind, context, committed, starter(f"{kind}:{context}:{committed}"))
 
 
+@pytest.mark.unit
 def test_a_request_starts_one_job_and_shows_its_lattice_while_it_runs():
     store, starter = {}, Starter()
     lattices = live.LiveLattices(store)
@@ -67,6 +70,7 @@ def test_a_request_starts_one_job_and_shows_its_lattice_while_it_runs():
     assert live.STORE_KEY in store  # lives in the session's state
 
 
+@pytest.mark.unit
 def test_a_deferred_request_shows_the_previous_lattice_and_starts_nothing():
     lattices, starter = live.LiveLattices({}), Starter()
     state = lattices.request("decision", "moons", (0.0, 0.0), starter("first"), begin=False)
@@ -80,6 +84,7 @@ def test_a_deferred_request_shows_the_previous_lattice_and_starts_nothing():
     assert state.running and state.previous and state.lattice == "first" and len(starter.started) == 1
 
 
+@pytest.mark.unit
 def test_new_values_show_the_last_finished_lattice_until_theirs_is_ready():
     lattices, starter = live.LiveLattices({}), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))
@@ -91,6 +96,7 @@ def test_new_values_show_the_last_finished_lattice_until_theirs_is_ready():
     assert not state.running and not state.previous and state.lattice == "decision:moons:(0.5, 0.0)"
 
 
+@pytest.mark.unit
 def test_a_superseded_unfinished_job_is_cancelled_and_never_shown():
     lattices, starter = live.LiveLattices({}), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))
@@ -99,6 +105,7 @@ def test_a_superseded_unfinished_job_is_cancelled_and_never_shown():
     assert state.lattice == "decision:moons:(0.5, 0.0)" and not state.previous
 
 
+@pytest.mark.unit
 def test_other_data_or_kernels_drop_every_lattice_of_the_old_ones():
     lattices, starter = live.LiveLattices({}), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))
@@ -109,6 +116,7 @@ def test_other_data_or_kernels_drop_every_lattice_of_the_old_ones():
     assert [key[1] for key in lattices.jobs] == ["circles"]
 
 
+@pytest.mark.unit
 def test_only_the_newest_finished_lattice_is_kept_as_the_previous_one():
     lattices, starter = live.LiveLattices({}), Starter()
     for log_gamma in (0.0, 0.5, 1.0):
@@ -119,6 +127,7 @@ def test_only_the_newest_finished_lattice_is_kept_as_the_previous_one():
     assert [key[2] for key in lattices.jobs] == [(1.0, 0.0), (1.5, 0.0)]
 
 
+@pytest.mark.unit
 def test_a_session_holds_at_most_max_lattices():
     lattices, starter = live.LiveLattices({}, max_lattices=3), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))
@@ -132,6 +141,7 @@ def test_a_session_holds_at_most_max_lattices():
     assert ("decision", "moons", (0.0, 0.0)) not in lattices.jobs  # the least recently used went first
 
 
+@pytest.mark.unit
 def test_stop_keeps_the_job_stopped_until_restart():
     lattices, starter = live.LiveLattices({}), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))
@@ -143,6 +153,7 @@ def test_stop_keeps_the_job_stopped_until_restart():
     assert state.running and len(starter.started) == 2
 
 
+@pytest.mark.unit
 def test_leaving_a_view_stops_its_unfinished_job_and_keeps_finished_lattices():
     lattices, starter = live.LiveLattices({}), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))
@@ -153,6 +164,7 @@ def test_leaving_a_view_stops_its_unfinished_job_and_keeps_finished_lattices():
     assert [key[0] for key in lattices.jobs] == ["decision"]
 
 
+@pytest.mark.unit
 def test_the_previous_lattice_is_the_newest_finished_one_of_the_same_data_and_kernels():
     lattices, starter = live.LiveLattices({}), Starter()
     assert lattices.previous("decision", "moons") is None
@@ -167,6 +179,7 @@ def test_the_previous_lattice_is_the_newest_finished_one_of_the_same_data_and_ke
     assert lattices.previous("similarity", "moons-ref") == "similarity:moons-ref:(0.0, None)"
 
 
+@pytest.mark.unit
 def test_release_stops_every_job_and_keeps_no_lattice_or_request():
     store, starter = {}, Starter()
     lattices = live.LiveLattices(store)
@@ -179,6 +192,7 @@ def test_release_stops_every_job_and_keeps_no_lattice_or_request():
     assert not lattices.jobs and not lattices.pending and not store[live.PENDING_KEY]
 
 
+@pytest.mark.unit
 def test_a_failed_job_is_reported_not_shown():
     lattices, starter = live.LiveLattices({}), Starter()
     request(lattices, starter, "moons", (0.0, 0.0))
@@ -594,6 +608,7 @@ def test_drawn_points_all_train_by_default_and_the_hold_out_comes_back_after_dra
     assert held.session_state["test_fraction"] == 0.4  # a link that says so still holds points out
 
 
+@pytest.mark.unit
 def test_the_canvas_says_how_its_coordinates_map_to_the_other_views():
     points = np.array([[0.0, 0.0, 1.0], [2.0, 4.0, -1.0]])
     # z-score by hand: means (1, 2), population standard deviations (1, 2)

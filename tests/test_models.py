@@ -18,6 +18,8 @@ from threadpoolctl import threadpool_limits
 import kernelviz as kv
 from kernelviz import _chunks, models
 
+pytestmark = pytest.mark.unit
+
 BINARY_ONLY = [cls for cls, _, binary_only in models.MODELS.values() if binary_only]
 
 

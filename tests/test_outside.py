@@ -16,6 +16,8 @@ from kernelviz.outside import WORD_JOINER, file_name, message, plain, plotly_tex
 
 from _hostile import FRAGMENTS, hostile_text
 
+pytestmark = pytest.mark.unit
+
 _UNESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 

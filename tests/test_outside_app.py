@@ -29,6 +29,8 @@ from kernelviz.outside import file_name
 from _hostile import hostile_text
 from apptest import APP, open_app
 
+pytestmark = pytest.mark.app
+
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
@@ -90,6 +92,7 @@ SOURCES = [Path(APP), *sorted((Path(APP).parent / "kernelviz" / "ui").rglob("*.p
 
 @pytest.mark.unit
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: str(p.relative_to(Path(APP).parent)))
+@pytest.mark.unit
 def test_every_downloaded_file_is_named_by_file_name_or_a_literal(source):
     """A download's name is outside text when it comes from the data: only
     ``kernelviz.outside.file_name`` (the name the code box's script reads) may build it."""

@@ -22,6 +22,8 @@ import pytest
 
 import kernelviz as kv
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_data"
 IN_WHEEL = "kernelviz/data/sample_data"

@@ -17,6 +17,8 @@ from kernelviz import registry, state
 from kernelviz import theory
 from kernelviz import pipeline
 
+pytestmark = pytest.mark.unit
+
 RNG = np.random.default_rng(0)
 X2 = RNG.normal(size=(40, 2))
 Y2 = np.where(X2[:, 0] + 0.3 * X2[:, 1] > 0, 1.0, -1.0)

@@ -9,6 +9,8 @@ from sklearn.cluster import KMeans
 import kernelviz as kv
 from kernelviz.partitions import Partition, regularize_covariance
 
+pytestmark = pytest.mark.unit
+
 
 def _two_blobs(seed=0, n=100):
     rng = np.random.default_rng(seed)

@@ -21,6 +21,8 @@ from apptest import assert_clean, open_app
 sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
 import live_drag  # noqa: E402
 
+pytestmark = pytest.mark.unit
+
 FIGURE = {"data": [{"type": "scatter", "x": [0.0, 1.0], "y": [1.0, 2.0]}],
           "layout": {"datarevision": "abc", "height": 300}}
 POINT = {"x": 1.0, "y": 2.0, "curve_number": 0, "point_number": 1, "point_index": 1}
@@ -99,6 +101,7 @@ def test_points_on_a_canvas_leave_plotlys_image_button_out_and_keep_the_whole_fi
     assert plot.unpack(plot.payload(FIGURE, config=config, selectable=False, data_on_canvas=True))["config"] == config
 
 
+@pytest.mark.app
 def test_the_boundary_and_similarity_figures_put_their_points_on_a_canvas_the_others_do_not():
     for view, key in (("boundaries", "boundary_chart"), ("similarity", "similarity_chart"), ("data", "data_chart")):
         at = open_app(dict(view=view, gen_params="n_samples:60", kernels="rbf"))
@@ -122,6 +125,7 @@ def test_a_malformed_selection_from_the_browser_is_ignored(state):
     assert plot.current_points(state, FIGURE) == []
 
 
+@pytest.mark.app
 def test_every_chart_is_drawn_by_the_plot_component():
     at = open_app(dict(view="boundaries", gen_params="n_samples:60", kernels="rbf"))
     assert_clean(at)
@@ -139,6 +143,7 @@ def test_every_chart_is_drawn_by_the_plot_component():
     assert len(element.proto.bytes) < 0.6 * len(as_lists)
 
 
+@pytest.mark.app
 def test_the_page_starts_plotly_js_with_its_first_element():
     """Imported when the first chart mounted, after the server had run the view and the browser
     had drawn the page, plotly.js's evaluation came last on the way to the first chart."""
@@ -154,6 +159,7 @@ def _loaders(at) -> list:
     return [e for e in at.get("bidi_component") if e.proto.component_name == plot.LOADER_NAME]
 
 
+@pytest.mark.app
 def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatch):
     monkeypatch.setattr(plot, "available", lambda: False)
     at = open_app(dict(view="boundaries", gen_params="n_samples:60", kernels="rbf"))
@@ -165,6 +171,7 @@ def test_without_plotly_js_the_charts_fall_back_to_streamlits_element(monkeypatc
     assert not _loaders(at)
 
 
+@pytest.mark.app
 def test_a_click_left_from_an_older_figure_moves_nothing():
     at = open_app(dict(view="similarity", kernels="rbf", gen_params="n_samples:60"))
     before = (at.session_state["ref_x"], at.session_state["ref_y"])

@@ -1,4 +1,8 @@
+import pytest
+
 import kernelviz.references as refs
+
+pytestmark = pytest.mark.unit
 
 
 def test_every_paper_is_cited_with_authors_title_venue_and_year():

@@ -10,6 +10,8 @@ import pytest
 import kernelviz as kv
 from kernelviz import registry, state
 
+pytestmark = pytest.mark.unit
+
 BACKEND_NAMES = {
     "MODELS": lambda: [name for name in kv.models.MODELS if name != "Kernel SVM"],
     "SCALINGS": lambda: list(kv.data.SCALINGS),

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+pytestmark = [pytest.mark.unit, pytest.mark.skipif(os.name != "posix", reason="POSIX signals")]
 
 #: The child: the command with tiny settings (as tests/test_reproduce.py's), stopping for good
 #: after the first stored cell of Diabetes, so the signal meets it mid-run whatever the machine's speed.

@@ -18,6 +18,8 @@ from kernelviz.reproduce import claims, diagnostics, published, report, runner, 
 from kernelviz.reproduce.driver import run
 from kernelviz.reproduce.runner import Measurement, RunResult, Settings, part
 
+pytestmark = pytest.mark.unit
+
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 SEED_FILES = {"ckrbf": "000_38c2b8b107f7a357.txt", "rwm": "001_422d5d468e0f8ed0.txt",
               "mcpm": "003_07daf97981dd0b9d.txt", "cksvmnda": "004_f29e22bdd0f27b99.txt"}

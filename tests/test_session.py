@@ -6,6 +6,8 @@ import pytest
 
 from kernelviz.session import MAX_STORED_GRIDS, Session, describe_values
 
+pytestmark = pytest.mark.unit
+
 
 class RecordingDict(dict):
     """A dict that records every key written, as Streamlit sees script-side writes."""

@@ -24,6 +24,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
 import live_drag  # noqa: E402  (a helper beside the test apps, shared with benchmarks/bench_live.py)
 
+pytestmark = pytest.mark.unit
+
 
 ROOT = Path(__file__).resolve().parent.parent
 COUNTS_VARIABLE = "KERNELVIZ_COUNTS"
@@ -313,6 +315,7 @@ def test_a_browser_that_stops_reading_for_seconds_still_gets_the_whole_run(page)
         assert (texts, state) == (2000, "notRunning")
 
 
+@pytest.mark.app
 def test_every_page_run_of_the_app_lets_connections_hold_a_slow_browsers_messages():
     """The app's side of the test above: its page run raises the limit (AppTest has no connection to
     raise it on; new connections take the module's)."""

@@ -12,6 +12,8 @@ from kernelviz import state
 
 from _hostile import hostile_text
 
+pytestmark = pytest.mark.unit
+
 
 def test_defaults_encode_to_an_empty_query_and_parse_back():
     assert state.encode(state.defaults()) == {}

@@ -13,6 +13,8 @@ from sklearn.svm import SVC
 
 from kernelviz import _chunks, _svm
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture(scope="module")
 def moons():

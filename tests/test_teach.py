@@ -26,6 +26,8 @@ from kernelviz.ui import caches, takeaway, teach
 from apptest import assert_clean, open_app, unescaped
 from test_app import charts
 
+pytestmark = pytest.mark.app
+
 ALL_STEPS = [(name, k) for name in lessons.names() for k in range(1, len(lessons.get(name).steps) + 1)]
 
 
@@ -202,6 +204,7 @@ def test_the_mcpm_bound_step_reads_alpha_from_the_panels():
 
 # ============================================================================ the new settings
 
+@pytest.mark.unit
 def test_eta_moves_cksvmnda_and_alpha_is_a_number_on_the_panel():
     X, y = kv.data.make("moons", noise=0.3, random_state=0)
     prep = pipeline.prepare_dataset(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
@@ -244,6 +247,7 @@ def test_an_unknown_hide_flag_is_named():
     assert any("hide" in unescaped(e.value) and "sidebar.nonsense" in unescaped(e.value) for e in at.error)
 
 
+@pytest.mark.unit
 def test_the_projector_enlarges_fonts_markers_and_margins():
     figure = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], mode="markers", marker={"size": 10}),
                        layout={"font": {"size": 14}, "margin": {"t": 100}, "height": 400})
@@ -466,6 +470,7 @@ def shipped(name: str, values: dict):
     return _diskcache.DiskCache(None, read_only=(_diskcache.SHIPPED,)).get(key)
 
 
+@pytest.mark.unit
 def test_every_heavy_step_has_its_grids_shipped():
     steps = lessons.search_steps()
     assert len(steps) >= 4
@@ -475,6 +480,7 @@ def test_every_heavy_step_has_its_grids_shipped():
             assert shipped(kernel, values) is not None, (name, k, kernel)
 
 
+@pytest.mark.unit
 def test_a_shipped_grid_is_used_only_for_exactly_the_steps_settings():
     values = lessons.get("rbf-basics").step(6).applied()
     assert shipped("rbf", values) is not None
@@ -523,6 +529,7 @@ def test_text_labels_name_the_classes_in_the_legend_the_summary_and_the_download
     assert "cat" in kv.data.to_csv(export) and "dog" in kv.data.to_csv(export)
 
 
+@pytest.mark.unit
 def test_support_vectors_at_the_bound_c_are_drawn_apart_from_free_ones():
     X, y = kv.data.make("moons", noise=0.3, random_state=0)
     prep = pipeline.prepare_dataset(kv.data.Dataset(X, y, name="moons"), "m", "zscore", "projection", "all", 1.0, 0, 0.3)
@@ -585,6 +592,7 @@ def four_panel_spec() -> dict:
     return go.Figure({"data": traces, "layout": layout}, _validate=False).to_plotly_json()
 
 
+@pytest.mark.unit
 def test_a_drawn_once_figure_has_plain_lists_with_the_same_values():
     spec = four_panel_spec()
     assert "bdata" in json.dumps(spec["data"])  # what Plotly.react compared by identity
@@ -594,6 +602,7 @@ def test_a_drawn_once_figure_has_plain_lists_with_the_same_values():
     np.testing.assert_array_equal(once["data"][2]["x"], [0.0, 1.0, 2.0])
 
 
+@pytest.mark.unit
 def test_a_drawn_once_figure_carries_its_template_in_itself_and_no_template():
     once = takeaway.drawn_once(four_panel_spec())
     layout = once["layout"]
@@ -612,12 +621,14 @@ def test_a_drawn_once_figure_carries_its_template_in_itself_and_no_template():
     assert takeaway.drawn_once(once)["layout"]["title"]["text"] == "<b>Decision boundaries</b>"  # bold once
 
 
+@pytest.mark.unit
 def test_a_drawn_once_figure_has_the_selection_layout_only_where_it_sets_none():
     layout = takeaway.drawn_once(four_panel_spec(), selectable=True)["layout"]
     assert (layout["clickmode"], layout["dragmode"], layout["hovermode"]) == ("event+select", "pan", "x")
     assert "clickmode" not in takeaway.drawn_once(four_panel_spec())["layout"]
 
 
+@pytest.mark.unit
 def test_the_data_revision_changes_with_the_data_only():
     a, b = four_panel_spec(), four_panel_spec()
     b["layout"]["title"]["text"] = "another title"
@@ -628,12 +639,14 @@ def test_the_data_revision_changes_with_the_data_only():
     assert takeaway.drawn_once(changed.to_plotly_json())["layout"]["datarevision"] != revision
 
 
+@pytest.mark.unit
 def test_a_field_drawn_by_three_traces_is_one_list_that_copies_as_itself():
     once = takeaway.drawn_once(four_panel_spec())
     assert once["data"][0]["z"] is once["data"][1]["z"]
     assert copy.deepcopy(once)["data"][0]["z"] is once["data"][0]["z"]
 
 
+@pytest.mark.unit
 def test_a_typed_drawn_once_figure_keeps_plotlys_base64_arrays():
     spec = four_panel_spec()
     once = takeaway.drawn_once(spec, selectable=True, typed=True)

@@ -8,6 +8,8 @@ import pytest
 import kernelviz as kv
 from kernelviz import pipeline
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize("counts, size", [((7000, 2000, 1000), 3000), ((9990, 5, 5), 3000), ((50, 50), 99),
                                           ((1,) * 5 + (10_000,), 3000)])
