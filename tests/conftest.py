@@ -38,6 +38,14 @@ os.environ.setdefault("KERNELVIZ_VALIDATE_FIGURES", "1")
 # nothing on disk, so a search one test ran never answers another's (the shipped lesson searches
 # are still read); each test in this process gets an empty folder of its own (fresh_disk_cache).
 os.environ["KERNELVIZ_CACHE_DIR"] = "off"
+
+# Hypothesis's per-example deadline (200 ms) measures the machine, not the property: at load 20 a
+# 60 kB hostile text took 400 ms in test_outside. The properties are checked on every example whatever
+# it takes; the example counts stay each test's own.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("kernelviz", deadline=None)
+_hypothesis_settings.load_profile("kernelviz")
 SERVER_START_SECONDS = 60
 
 

@@ -208,7 +208,8 @@ def _guarded_fragment_run(monkeypatch, caplog, drawn: dict, sent: dict) -> tuple
     remember_outside(store, list(drawn))
     store.update(sent)
     monkeypatch.setattr(st, "session_state", store)
-    monkeypatch.setattr(scriptrunner, "get_script_run_ctx", lambda: types.SimpleNamespace(fragment_ids_this_run=["f"]))
+    monkeypatch.setattr(scriptrunner, "get_script_run_ctx",
+                        lambda suppress_warning=False: types.SimpleNamespace(fragment_ids_this_run=["f"]))
     reruns = []
     monkeypatch.setattr(st, "rerun", lambda: reruns.append(True))
     with caplog.at_level("WARNING", logger=pollers.__name__):
