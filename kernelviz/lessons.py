@@ -453,24 +453,24 @@ CKRBF = Lesson(
             "The paper's measure of how easy a kernel is to tune: P_f(α) is the share of grid cells whose "
             "cross-validated accuracy reaches α, and its area (AUC, from α₀ = the worst score of all grids) sums "
             "it up. The three grid searches (3 × 49 cells × 5 folds) come computed in advance. The plot also "
-            "shows CkRBF at the unit scale as a curve of its own; the next step explains it.",
+            "shows CkRBF at the unit scale as a curve of its own; the next step shows why it lies elsewhere.",
             "pf",
             {**_FOURCLASS, "normalize": "paper"},
             LookAt("AUC", "The AUC column of the table and the curves' order."),
             ranking(["rbf", "mrbf", "ckrbf"], "auc"),
         ),
         Step(
-            "P_f(α) at unit scale — why the curve moves",
+            "The grids at unit scale — why the curve moves",
             "Multiplying a kernel by a constant c changes nothing but the meaning of C: the SVM with c·k and C is "
-            "the SVM with k and c·C. CkRBF's determinant factor is nearly such a constant (the sentence under the "
-            "table gives its range on this data): where it is above 1, every cell of the paper-scale grid really "
-            "has a larger C, and the grid can hold more of CkRBF's good region. The unit scale divides that "
-            "constant out; only the kernel's shape is left. "
-            "Compare this AUC with the previous step's; once both steps' grids have run, the sentence under the "
-            "table gives the two.",
-            "pf",
+            "the SVM with k and c·C. CkRBF's determinant factor is nearly such a constant on this data: at the "
+            "paper's scale every cell of CkRBF's grid really has c times its C. The unit scale divides that "
+            "constant out, so its good cells sit log₁₀ c further along the C axis, and the part of them the "
+            "grid holds changes — which is what moved CkRBF's P_f(α) curve in the previous step. Here are the "
+            "searches behind the unit-scale curve, one heatmap per kernel (computed in advance); RBF and "
+            "Mahalanobis RBF have no such factor, and their grids are those of the previous step.",
+            "grid",
             {**_FOURCLASS, "normalize": "unit"},
-            LookAt("AUC", "CkRBF's AUC now, and the sentence on the two scales under the table."),
+            LookAt("ckrbf", "CkRBF's ★ best cell and its good cells along the C axis, beside RBF's."),
             ranking(["rbf", "mrbf", "ckrbf"], "auc"),
         ),
     ),
@@ -502,13 +502,17 @@ RWM = Lesson(
         ),
         Step(
             "Why the ring: level curves around the centre",
-            "The same data, now the similarity to a point in the middle. RBF's similarity fades the same way in "
-            "every direction. RWM weighs each mixture component's Mahalanobis distance by how responsible that "
-            "component is for the two points, so near the centre distances are counted in the tight "
-            "Gaussian's small units and the similarity falls off within it.",
+            "The same data, now each kernel's similarity to the point at the centre, at γ = 0.1. RBF's "
+            "similarity fades slowly, the same way in every direction. RWM weighs each mixture component's "
+            "Mahalanobis distance by how responsible that component is for the two points, so near the centre "
+            "it counts distance in the tight Gaussian's small units (variance 0.07, against 1.93 for the wide "
+            "one): its similarity is down to 0.1 about two units out, where RBF's is still above 0.6. Two points "
+            "on either side of the tight class's edge are far apart for RWM, and its boundary can close around "
+            "that class: the ring of the previous step. The grey circle is the wide Gaussian (1 Mahalanobis "
+            "unit); the tight Gaussian's lies under the ×.",
             "similarity",
-            {**_FIG1, "sim_mode": "similarity"},
-            LookAt("rwm", "The RWM panel's shading against the tight Gaussian's ellipse, and RBF's round one."),
+            {**_FIG1, "sim_mode": "similarity", "log_gamma": -1.0},
+            LookAt("rwm", "The RWM panel's shading, gone about two units from the ×, where RBF's is still dark."),
         ),
         Step(
             "Not a proven kernel",
