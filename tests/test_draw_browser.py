@@ -151,3 +151,40 @@ def test_a_click_right_after_undo_is_kept_and_the_undo_too(server, page):
     assert tuple(drawn[2]) == (pytest.approx(-1.5, abs=0.05), pytest.approx(-1.5, abs=0.05), 1.0)
     page.get_by_text("3 points drawn").wait_for()
     assert live_drag.count_drawn(page) == 3
+
+
+#: A click on the canvas the page shows at that moment, at a share of its plot square, made in the
+#: page itself, once that canvas is laid out (true then): a click by the driver's mouse aims at where
+#: the canvas was when it asked, which the canvas may have left by then (it moves and shrinks when
+#: the first point opens the Data view), and a canvas just mounted has no size yet.
+CLICK_SHOWN_CANVAS = """([fx, fy]) => {
+    const hosts = [...document.querySelectorAll('*')].filter((e) => e.shadowRoot);
+    const canvas = [document, ...hosts.map((h) => h.shadowRoot)]
+        .map((root) => root.querySelector('.kv-draw-canvas')).find((c) => c && c.isConnected);
+    if (!canvas) return false;
+    const box = canvas.getBoundingClientRect(), pad = {left: 44, right: 14, top: 14, bottom: 36};
+    const side = Math.min(box.width - pad.left - pad.right, box.height - pad.top - pad.bottom);
+    if (side < 100) return false;
+    const left = box.left + pad.left + (box.width - pad.left - pad.right - side) / 2;
+    canvas.dispatchEvent(new MouseEvent('click', {clientX: left + fx * side, clientY: box.top + pad.top + fy * side,
+                                                  bubbles: true}));
+    return true;
+}"""
+
+
+def test_quick_clicks_on_an_empty_canvas_survive_its_move_into_the_data_view(server, page):
+    """The first point turns the page from "No points drawn yet" into the Data view, and the canvas
+    into a new element: clicks made meanwhile, on the old canvas or the new one, all arrive, in order."""
+    page.goto(f"{server}/?source=drawn&view=data")
+    settle(page, "No points drawn yet")
+    shares = [(0.3, 0.3), (0.4, 0.4), (0.5, 0.5), (0.6, 0.6), (0.7, 0.7)]
+    for n, share in enumerate(shares, start=1):
+        page.wait_for_function(CLICK_SHOWN_CANVAS, arg=list(share))
+        page.locator(f'{live_drag.DRAW}[data-points="{n}"]').wait_for()  # the browser's paint only
+    page.get_by_text("5 points drawn").wait_for()
+    settle(page)
+    assert live_drag.count_drawn(page) == 5
+    drawn = decode_points(link(page)["points"])
+    assert len(drawn) == 5
+    for (x, y, label), (fx, fy) in zip(drawn, shares):
+        assert (x, y, label) == (pytest.approx(-3 + 6 * fx, abs=0.05), pytest.approx(3 - 6 * fy, abs=0.05), 1.0)

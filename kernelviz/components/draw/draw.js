@@ -20,18 +20,18 @@ import { paintMarker } from "../points.js";
 import { acknowledge, addClick, createOutbox, shownPoints } from "./outbox.js";
 
 const VIEWS = new WeakMap();
-// This page's clicks are numbered under one token, drawn once per load of this module.
-const TOKEN = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-// Per canvas (its key): the clicks on their way. Kept by the module, not the view, so that a
-// canvas Streamlit mounts afresh (a new element) still shows and sends the clicks of the old one.
-const OUTBOXES = new Map();
+// The clicks on their way, numbered under one token drawn once per load of this module. Kept by
+// the module, not the view, and one for the page (the app has one drawing canvas, in the Data
+// view): the canvas Streamlit mounts afresh when the first point opens the Data view is a new
+// element under a new component key, and it must go on numbering, showing and sending the clicks
+// the old one made (an outbox per key numbered them from 1 again, under the same token, and
+// Python took them for clicks it had applied: tests/test_draw_browser.py, the empty canvas).
+const OUTBOX = createOutbox(`${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`);
 const PAD = { left: 44, right: 14, top: 14, bottom: 36 };
 
 export default function (component) {
-  const { data, key, parentElement, setStateValue } = component;
+  const { data, parentElement, setStateValue } = component;
   const { view, cleanup } = mount(VIEWS, parentElement, createView);
-  if (!OUTBOXES.has(key)) OUTBOXES.set(key, createOutbox(TOKEN));
-  view.outbox = OUTBOXES.get(key);
   view.setStateValue = setStateValue;
   view.update(data);
   return cleanup((gone) => gone.dispose());
@@ -45,7 +45,7 @@ function createView(parent) {
   parent.appendChild(root);
   const canvas = root.querySelector("canvas");
   const view = {
-    root, canvas, data: null, points: [], outbox: null, setStateValue: null,
+    root, canvas, data: null, points: [], outbox: OUTBOX, setStateValue: null,
   };
   canvas.addEventListener("click", (event) => {
     if (!view.data) return;
