@@ -124,9 +124,9 @@ class DrawData(TypedDict):
     """What the drawing canvas draws (:func:`kernelviz.components.draw.browser_data`), read by draw.js."""
 
     points: list[list[float]]
+    applied: dict[str, int]
     range: list[float]
     label: float
-    generation: int
     styles: list[DrawStyle]
 
 

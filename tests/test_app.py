@@ -506,7 +506,7 @@ def test_an_equal_grid_range_searches_a_single_value_and_round_trips():
 # ----------------------------------------------------------------------------- drawing
 
 
-def test_the_canvas_gets_the_points_and_the_label_a_click_adds_and_undo_clear_start_a_new_generation():
+def test_the_canvas_gets_the_points_and_the_label_a_click_adds_and_undo_and_clear_change_them():
     at = open_app(dict(source="drawn", points="1_0.5_1~-1_-0.5_-1"))
     assert not at.exception
     at.segmented_control(key="draw_class").set_value("unlabeled")
@@ -514,13 +514,12 @@ def test_the_canvas_gets_the_points_and_the_label_a_click_adds_and_undo_clear_st
     (canvas,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.draw"]
     data = json.loads(canvas.proto.json)
     assert data["points"] == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0]] and data["label"] == 0.0
-    assert data["generation"] == 0 and data["range"] == [-3.0, 3.0]
+    assert data["applied"] == {} and data["range"] == [-3.0, 3.0]
     next(b for b in at.button if b.label == "Undo").click()
     at.run()
     assert at.session_state["points"].tolist() == [[1.0, 0.5, 1.0]]
     assert at.query_params["points"] == "1_0.5_1"
-    (canvas,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.draw"]
-    assert json.loads(canvas.proto.json)["generation"] == 1  # the browser's longer list gives way
+    assert canvas_data(at)["points"] == [[1.0, 0.5, 1.0]]  # the browser shows Python's list
     next(b for b in at.button if b.label == "Clear").click()
     at.run()
     assert len(at.session_state["points"]) == 0
@@ -545,7 +544,6 @@ def test_undo_brings_back_what_clear_took():
     assert at.session_state["points"].tolist() == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0], [0.0, 0.0, 0.0]]
     assert at.query_params["points"] == "1_0.5_1~-1_-0.5_-1~0_0_0"
     assert canvas_data(at)["points"] == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0], [0.0, 0.0, 0.0]]
-    assert canvas_data(at)["generation"] == 2  # the browser's empty list gives way
     next(b for b in at.button if b.label == "Undo").click()  # then the points go one by one again
     at.run()
     assert at.session_state["points"].tolist() == [[1.0, 0.5, 1.0], [-1.0, -0.5, -1.0]]
@@ -575,16 +573,26 @@ def test_the_sidebar_sends_gamma_and_c_again_when_it_draws_them_after_a_scrub_vi
 
 
 @pytest.mark.unit
-def test_the_canvas_accepts_only_its_current_generation_of_well_formed_points():
-    from kernelviz.components.draw import accepted_points
+def test_the_canvas_takes_each_well_formed_click_once_in_the_order_it_was_made():
+    from kernelviz.components.draw import new_clicks
 
-    sent = {"generation": 2, "points": [[1.0, 0.5, 1.0], [-1.25, 0.0, 0.0]]}
-    assert accepted_points(sent, 2).tolist() == [[1.0, 0.5, 1.0], [-1.25, 0.0, 0.0]]
-    assert accepted_points(sent, 3) is None  # sent before an Undo or a Clear
-    for bad in (None, "1_2_1", {"generation": 2, "points": [[1.0, 0.5]]},
-                {"generation": 2, "points": [[1.0, float("nan"), 1.0]]},
-                {"generation": 2, "points": [[1.0, 0.5, 2.0]]}, {"generation": 2, "points": "x"}):
-        assert accepted_points(bad, 2) is None, bad
+    sent = {"token": "page-a", "clicks": [[3, 1.0, 0.5, 1.0], [4, -1.25, 0.0, 0.0]]}
+    clicks, applied = new_clicks(sent, {})
+    assert clicks.tolist() == [[1.0, 0.5, 1.0], [-1.25, 0.0, 0.0]] and applied == {"page-a": 4}
+    clicks, applied = new_clicks(sent, {"page-a": 3})  # the first was applied by an earlier run
+    assert clicks.tolist() == [[-1.25, 0.0, 0.0]] and applied == {"page-a": 4}
+    clicks, applied = new_clicks(sent, {"page-a": 4})  # sent again: nothing new
+    assert clicks.shape == (0, 3) and applied == {"page-a": 4}
+    clicks, _ = new_clicks({"token": "page-a", "clicks": [[5, 0, 0, 1], [4, 1, 1, -1]]}, {"page-a": 3})
+    assert clicks.tolist() == [[1.0, 1.0, -1.0], [0.0, 0.0, 1.0]]  # by number, not by place in the list
+    clicks, applied = new_clicks(sent, {"page-b": 9})  # another load of the page: its own numbers
+    assert len(clicks) == 2 and applied == {"page-a": 4}
+    for bad in (None, "1_2_1", {"clicks": [[1, 1.0, 0.5, 1.0]]}, {"token": "", "clicks": []},
+                {"token": "t" * 65, "clicks": []}, {"token": "t", "clicks": [[1, 1.0, 0.5]]},
+                {"token": "t", "clicks": [[1, 1.0, float("nan"), 1.0]]}, {"token": "t", "clicks": [[1, 1.0, 0.5, 2.0]]},
+                {"token": "t", "clicks": [[0, 1.0, 0.5, 1.0]]}, {"token": "t", "clicks": [[1.5, 1.0, 0.5, 1.0]]},
+                {"token": "t", "clicks": "x"}):
+        assert new_clicks(bad, {}) is None, bad
 
 
 def test_drawn_points_reopen_from_the_link():

@@ -105,3 +105,86 @@ def test_a_click_anywhere_on_the_canvas_adds_a_point_where_it_lands(server, page
     assert len(drawn) == 5
     for (x, y, label), (ex, ey) in zip(drawn[2:], expected):
         assert (x, y, label) == (pytest.approx(ex, abs=0.05), pytest.approx(ey, abs=0.05), 1.0)
+
+
+def test_twenty_quick_clicks_on_a_busy_machine_all_arrive_in_order(server, page):
+    """Issue 31: nothing the person does is lost. Twenty clicks, each as soon as the canvas has
+    painted the previous one (the server still at work on earlier ones), while every core is busy:
+    the link and the caption hold all twenty, in the order they were made."""
+    page.goto(f"{server}/?source=drawn&view=data&points=1_0.5_1~-1_-0.5_-1")
+    settle(page, "2 points drawn")
+    # a 5 × 4 grid of clicks inside the square, away from its edges: the range stays [−3, 3]
+    shares = [(0.1 + 0.2 * (i % 5), 0.15 + 0.23 * (i // 5)) for i in range(20)]
+    with live_drag.busy_cpu():
+        for fx, fy in shares:
+            live_drag.click_canvas(page, fx, fy)  # waits for the browser's paint only
+        page.get_by_text("22 points drawn").wait_for()
+        settle(page)
+    assert live_drag.count_drawn(page) == 22
+    drawn = decode_points(link(page)["points"])
+    assert len(drawn) == 22
+    expected = [(-3 + 6 * fx, 3 - 6 * fy) for fx, fy in shares]
+    for (x, y, label), (ex, ey) in zip(drawn[2:], expected):
+        assert (x, y, label) == (pytest.approx(ex, abs=0.05), pytest.approx(ey, abs=0.05), 1.0)
+
+
+def test_a_click_right_after_undo_is_kept_and_the_undo_too(server, page):
+    """A click made before the page has shown Undo's result (the canvas still shows the undone
+    point) is the person's next point: it comes after the Undo, and neither is lost. Undo and the
+    click in one task of the page: they reach the server in one request, as they do when the person
+    is quicker than a busy server."""
+    page.goto(f"{server}/?source=drawn&view=data&points=1_0.5_1~-1_-0.5_-1")
+    settle(page, "2 points drawn")
+    live_drag.click_canvas(page, 0.75, 0.25)  # (1.5, 1.5)
+    settle(page, "3 points drawn")
+    x, y = live_drag.canvas_point(page, 0.25, 0.75)  # (−1.5, −1.5)
+    page.evaluate("""([undo, canvas, x, y]) => {
+        undo.click();
+        canvas.dispatchEvent(new MouseEvent('click', {clientX: x, clientY: y, bubbles: true}));
+    }""", [button(page, "Undo").element_handle(), page.locator(live_drag.DRAW_CANVAS).element_handle(), x, y])
+    # the click has reached the link (the canvas's own paint says nothing of the server)
+    page.wait_for_function("() => (new URLSearchParams(location.search).get('points') || '').includes('-1.5_-1.5')")
+    settle(page)
+    drawn = decode_points(link(page)["points"])
+    assert len(drawn) == 3, drawn  # 4: the Undo was lost (the click's stale list of four taken)
+    assert [tuple(p) for p in drawn[:2]] == [(1, 0.5, 1), (-1, -0.5, -1)]
+    assert tuple(drawn[2]) == (pytest.approx(-1.5, abs=0.05), pytest.approx(-1.5, abs=0.05), 1.0)
+    page.get_by_text("3 points drawn").wait_for()
+    assert live_drag.count_drawn(page) == 3
+
+
+#: A click on the canvas the page shows at that moment, at a share of its plot square, made in the
+#: page itself, once that canvas is laid out (true then): a click by the driver's mouse aims at where
+#: the canvas was when it asked, which the canvas may have left by then (it moves and shrinks when
+#: the first point opens the Data view), and a canvas just mounted has no size yet.
+CLICK_SHOWN_CANVAS = """([fx, fy]) => {
+    const hosts = [...document.querySelectorAll('*')].filter((e) => e.shadowRoot);
+    const canvas = [document, ...hosts.map((h) => h.shadowRoot)]
+        .map((root) => root.querySelector('.kv-draw-canvas')).find((c) => c && c.isConnected);
+    if (!canvas) return false;
+    const box = canvas.getBoundingClientRect(), pad = {left: 44, right: 14, top: 14, bottom: 36};
+    const side = Math.min(box.width - pad.left - pad.right, box.height - pad.top - pad.bottom);
+    if (side < 100) return false;
+    const left = box.left + pad.left + (box.width - pad.left - pad.right - side) / 2;
+    canvas.dispatchEvent(new MouseEvent('click', {clientX: left + fx * side, clientY: box.top + pad.top + fy * side,
+                                                  bubbles: true}));
+    return true;
+}"""
+
+
+def test_quick_clicks_on_an_empty_canvas_survive_its_move_into_the_data_view(server, page):
+    """The first point turns the page from "No points drawn yet" into the Data view, and the canvas
+    into a new element: clicks made meanwhile, on the old canvas or the new one, all arrive, in order."""
+    page.goto(f"{server}/?source=drawn&view=data")
+    settle(page, "No points drawn yet")
+    shares = [(0.3, 0.3), (0.4, 0.4), (0.5, 0.5), (0.6, 0.6), (0.7, 0.7)]
+    for n, share in enumerate(shares, start=1):
+        page.wait_for_function(CLICK_SHOWN_CANVAS, arg=list(share))
+        page.locator(f'{live_drag.DRAW}[data-points="{n}"]').wait_for()  # the browser's paint only
+    page.get_by_text("5 points drawn").wait_for()
+    settle(page)
+    assert live_drag.count_drawn(page) == 5
+    drawn = decode_points(link(page)["points"])
+    assert len(drawn) == 5
+    for (x, y, label), (fx, fy) in zip(drawn, shares):
+        assert (x, y, label) == (pytest.approx(-3 + 6 * fx, abs=0.05), pytest.approx(3 - 6 * fy, abs=0.05), 1.0)

@@ -112,7 +112,7 @@ def test_the_live_preview_its_lattice_and_kernels_have_the_declared_keys(kind):
 
 def test_the_drawing_canvas_data_and_its_styles_have_the_declared_keys():
     data = draw.browser_data(np.array([[0.0, 0.0, 1.0], [1.0, 1.0, -1.0], [0.5, 0.0, 0.0]]), value_range=(-2.0, 2.0),
-                             label=-1.0, generation=0)
+                             label=-1.0, applied={"page-a": 3})
     assert key_errors(data, "DrawData") == []
     assert [error for style in data["styles"] for error in key_errors(style, "DrawStyle")] == []
 

@@ -494,3 +494,17 @@ def switch_view(page, button: str, title: str) -> float:
     title_contains(page, title)
     page.wait_for_selector(IDLE)
     return time.perf_counter() - start
+
+
+@contextlib.contextmanager
+def busy_cpu(processes: int = 2):
+    """Keep ``processes`` busy loops running (one per core of the 2-core test machine) while the
+    block runs: a loaded machine, on which a script run takes seconds and the person's actions
+    come while one runs. Stops them, by their own ids, on the way out."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()

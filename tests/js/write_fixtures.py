@@ -57,7 +57,7 @@ def plot_payload(*, lattice_sent: bool) -> bytes:
 def draw_data() -> DrawData:
     """The drawing canvas's data for three points, one of each label."""
     points = np.array([[0.5, 1.0, 1.0], [-1.0, 0.25, -1.0], [2.0, -0.5, 0.0]])
-    return draw.browser_data(points, value_range=(-3.0, 3.0), label=1.0, generation=2)
+    return draw.browser_data(points, value_range=(-3.0, 3.0), label=1.0, applied={"page-a": 4})
 
 
 def poll_data() -> PollData:

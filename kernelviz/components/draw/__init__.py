@@ -1,17 +1,25 @@
 """The drawing component: a canvas on which a click adds a point, painted at once by the browser.
 
-A Streamlit v2 component (``st.components.v2``, no iframe). The browser keeps its own list of
-points and paints a click before Python hears of it; the list then reaches Python as the state
-``points`` = ``{"generation": g, "points": [[x, y, label], …]}``. Python changes the points
-itself only through Undo and Clear, which bump the *generation*: a list sent by the browser
-under an older generation is stale and ignored (see :func:`accepted_points`).
+A Streamlit v2 component (``st.components.v2``, no iframe). The browser paints a click before
+Python hears of it; the click then reaches Python in the state ``points`` =
+``{"token": t, "clicks": [[number, x, y, label], …]}``: every click of that page's canvas (``t``)
+that Python had not applied when it was sent, numbered in the order they were made (draw.js,
+outbox.js). Python appends the clicks numbered past the last one it applied (:func:`new_clicks`)
+to the points it holds and says which it has applied in the canvas's data (``applied``); the
+browser shows Python's points followed by its clicks still on their way.
+
+Not a whole list of points: Streamlit keeps only the latest value of the state when requests
+meet, and Python changes the points itself (Undo, Clear). A list sent before an Undo had reached
+the page was either turned away as stale — the click after the Undo lost — or taken — the Undo
+lost (tests/test_draw_browser.py). Numbered clicks are applied exactly once, in order, on top of
+whatever Python holds.
 """
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -40,41 +48,60 @@ def _renderer():
                                       css=(FRONTEND / "draw.css").read_text(encoding="utf-8"))
 
 
-def browser_data(points: np.ndarray, *, value_range: tuple[float, float], label: float, generation: int) -> DrawData:
-    """What the canvas draws: the points, the square's range, the label a click adds."""
+#: A token is the browser's own random name for one load of the canvas's module: short text.
+MAX_TOKEN = 64
+
+
+def browser_data(points: np.ndarray, *, value_range: tuple[float, float], label: float,
+                 applied: Mapping[str, int]) -> DrawData:
+    """What the canvas draws: the points, which of its clicks they hold, the square's range, the
+    label a click adds."""
     points = np.asarray(points, dtype=float).reshape(-1, 3)
     return {"points": [[float(x), float(y), float(k)] for x, y, k in points],
-            "range": [float(value_range[0]), float(value_range[1])], "label": float(label),
-            "generation": int(generation), "styles": STYLES}
+            "applied": {str(token): int(number) for token, number in applied.items()},
+            "range": [float(value_range[0]), float(value_range[1])], "label": float(label), "styles": STYLES}
 
 
-def accepted_points(state, generation: int) -> np.ndarray | None:
-    """The points the browser sent, if they belong to this ``generation`` and are well formed.
+def new_clicks(state, applied: Mapping[str, int]) -> tuple[np.ndarray, dict[str, int]] | None:
+    """The clicks in the browser's ``state`` that Python has not applied yet, as (x, y, label) rows
+    in the order they were made, and what is applied once they are: ``applied`` for their token
+    moved to their last number (the only token kept: one page's canvas sends at a time).
 
-    A list sent before an Undo or a Clear (an older generation) is stale: None. So is
-    anything that is not a list of finite (x, y, label) rows with a label of +1, −1 or 0 —
-    the state comes from the browser, which a person can edit.
+    None for a state that is not well formed — a token that is not short text, or clicks that are
+    not rows of an integral number ≥ 1 and finite x, y with a label of +1, −1 or 0 (the state comes
+    from the browser, which a person can edit).
     """
-    if not isinstance(state, dict) or state.get("generation") != generation:
+    if not isinstance(state, dict):
+        return None
+    token = state.get("token")
+    if not isinstance(token, str) or not 0 < len(token) <= MAX_TOKEN:
         return None
     try:
-        points = np.asarray(state.get("points"), dtype=float).reshape(-1, 3)
+        clicks = np.asarray(state.get("clicks"), dtype=float).reshape(-1, 4)
     except (TypeError, ValueError):
         return None
-    if not np.isfinite(points).all() or not np.isin(points[:, 2], (-1.0, 0.0, 1.0)).all():
+    numbers = clicks[:, 0]
+    if (not np.isfinite(clicks).all() or (numbers < 1).any() or (numbers != np.round(numbers)).any()
+            or not np.isin(clicks[:, 3], (-1.0, 0.0, 1.0)).all()):
         return None
-    return points
+    done = int(applied.get(token, 0))
+    fresh = clicks[numbers > done]
+    fresh = fresh[np.argsort(fresh[:, 0], kind="stable")]
+    last = int(fresh[-1, 0]) if len(fresh) else done
+    return fresh[:, 1:], {token: last}
 
 
-def draw_canvas(points: np.ndarray, *, value_range: tuple[float, float], label: float, generation: int,
-                key: str = "draw_canvas", on_change: Callable[[np.ndarray], None] | None = None) -> None:
-    """Show the canvas; ``on_change(points)`` runs, before the rerun, when a click added a point."""
+def draw_canvas(points: np.ndarray, *, value_range: tuple[float, float], label: float,
+                applied: Mapping[str, int], key: str = "draw_canvas",
+                on_change: Callable[[object], None] | None = None) -> None:
+    """Show the canvas; ``on_change(state)`` runs, before the rerun, with the browser's state when a
+    click was sent (its new clicks: :func:`new_clicks`, against what the session has applied *then*,
+    not what this run had: the callback runs in a later run)."""
     import streamlit as st
 
     def changed() -> None:
-        accepted = accepted_points(st.session_state[key].get("points"), generation)
-        if accepted is not None and on_change is not None:
-            on_change(accepted)
+        if on_change is not None:
+            on_change(st.session_state[key].get("points"))
 
-    _renderer()(key=key, data=browser_data(points, value_range=value_range, label=label, generation=generation),
+    _renderer()(key=key, data=browser_data(points, value_range=value_range, label=label, applied=applied),
                 on_points_change=changed)

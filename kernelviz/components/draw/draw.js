@@ -1,22 +1,32 @@
 // kernelviz drawing component (Streamlit components v2): a canvas on which a click adds a point.
 //
-// The point is painted by the browser at once; the list of points then goes to Python as the
-// state "points" = {generation, points: [[x, y, label]…]}, and the page catches up in its own time.
+// The point is painted by the browser at once; the click then goes to Python as the state
+// "points" = {token, clicks: [[number, x, y, label]…]} — every click Python has not applied yet
+// (./outbox.js) — and the page catches up in its own time.
 //
 // data (from kernelviz.components.draw.draw_canvas):
-//   points     — [[x, y, label]…] as Python holds them (label +1, −1 or 0 = unlabeled)
+//   points     — [[x, y, label]…] as Python holds them (label +1, −1 or 0 = unlabeled), every click
+//                it has applied included
+//   applied    — {token: number}: the last click of each page's canvas that Python has applied; the
+//                canvas shows Python's points and then its own clicks still on their way
 //   range      — [lo, hi], the same for both axes (equal aspect): the square the canvas shows at
 //                least; the plot fills the canvas around it, so a click anywhere lands where it is
 //   label      — the label a click adds
-//   generation — bumped by Python when it changes the points itself (Undo, Clear): the browser's
-//                own list then gives way to Python's
 //   styles     — [{label, name, marker}…] in the legend's order; marker is the figures' Plotly marker
 //                of such a point (kernelviz.figures.point_marker), painted by ../points.js
 
 import { mount } from "../lifecycle.js";
 import { paintMarker } from "../points.js";
+import { acknowledge, addClick, createOutbox, shownPoints } from "./outbox.js";
 
 const VIEWS = new WeakMap();
+// The clicks on their way, numbered under one token drawn once per load of this module. Kept by
+// the module, not the view, and one for the page (the app has one drawing canvas, in the Data
+// view): the canvas Streamlit mounts afresh when the first point opens the Data view is a new
+// element under a new component key, and it must go on numbering, showing and sending the clicks
+// the old one made (an outbox per key numbered them from 1 again, under the same token, and
+// Python took them for clicks it had applied: tests/test_draw_browser.py, the empty canvas).
+const OUTBOX = createOutbox(`${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`);
 const PAD = { left: 44, right: 14, top: 14, bottom: 36 };
 
 export default function (component) {
@@ -35,27 +45,25 @@ function createView(parent) {
   parent.appendChild(root);
   const canvas = root.querySelector("canvas");
   const view = {
-    root, canvas, data: null, points: [], generation: null, setStateValue: null,
+    root, canvas, data: null, points: [], outbox: OUTBOX, setStateValue: null,
   };
   canvas.addEventListener("click", (event) => {
     if (!view.data) return;
     const box = canvas.getBoundingClientRect();
     // anywhere, the axes' margins too: Python's range then grows to take the point in
     const [x, y] = toData(view, event.clientX - box.left, event.clientY - box.top);
-    view.points.push([round2(x), round2(y), view.data.label]);
+    const state = addClick(view.outbox, round2(x), round2(y), view.data.label);
+    view.points = shownPoints(view.outbox, view.data.points);
     paint(view);
-    if (view.setStateValue) view.setStateValue("points", { generation: view.generation, points: view.points });
+    if (view.setStateValue) view.setStateValue("points", state);
   });
   view.resize = new ResizeObserver(() => paint(view));
   view.resize.observe(root);
   view.update = (data) => {
     view.data = data;
-    // Python's list wins when Python changed it (Undo, Clear) or holds points this canvas never
-    // drew (a link, a preset); otherwise it lags behind this canvas's clicks, which stay.
-    if (data.generation !== view.generation || !isPrefix(data.points, view.points)) {
-      view.generation = data.generation;
-      view.points = data.points.map((p) => p.slice());
-    }
+    // Python's list as it is (after an Undo, a Clear, a link), then the clicks it has not applied yet
+    acknowledge(view.outbox, data.applied);
+    view.points = shownPoints(view.outbox, data.points);
     legend(view);
     paint(view);
   };
@@ -83,11 +91,6 @@ function legend(view) {
 }
 
 function round2(v) { return Math.round(v * 100) / 100; }
-
-function isPrefix(short, long) {
-  if (short.length > long.length) return false;
-  return short.every((p, i) => p[0] === long[i][0] && p[1] === long[i][1] && p[2] === long[i][2]);
-}
 
 // The square of Python's range: the largest square inside the padded canvas, centred across and
 // at the top; the plot (width × height) is the whole padded canvas, the same scale continued.

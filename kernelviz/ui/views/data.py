@@ -16,9 +16,9 @@ from kernelviz.pipeline import Prepared
 
 DRAW_RANGE = (-3.0, 3.0)
 DRAW_LABELS = {"class +1": 1.0, "class −1": -1.0, "unlabeled": 0.0}
-#: Bumped when the app changes the drawn points itself (Undo, Clear): the canvas's own list
-#: then gives way (kernelviz.components.draw).
-DRAW_GENERATION_KEY = "_draw_generation"
+#: Which of the canvas's clicks the drawn points hold: {token: number of the last one applied}
+#: (kernelviz.components.draw.new_clicks).
+DRAW_APPLIED_KEY = "_draw_applied"
 #: The lists of points Clear took, the latest last (Undo brings them back).
 DRAW_CLEARED_KEY = "_draw_cleared"
 
@@ -84,7 +84,7 @@ def draw_canvas(values: dict) -> None:
     hi = max(DRAW_RANGE[1], float(points[:, :2].max()) + 0.5) if len(points) else DRAW_RANGE[1]
     st.markdown("**Click anywhere on the canvas to add a point**")
     draw.draw_canvas(points, value_range=(lo, hi), label=DRAW_LABELS[st.session_state.get("draw_class") or "class +1"],
-                     generation=st.session_state.setdefault(DRAW_GENERATION_KEY, 0), on_change=points_drawn)
+                     applied=st.session_state.get(DRAW_APPLIED_KEY) or {}, on_change=points_clicked)
     st.caption(f"{len(points)} point{'' if len(points) == 1 else 's'} drawn. "
                + live.drawn_coordinates_note(points, st.session_state["scaling"]))
 
@@ -93,8 +93,18 @@ def drawn_points() -> np.ndarray:
     return np.asarray(st.session_state["points"], dtype=float).reshape(-1, 3)
 
 
+def points_clicked(state) -> None:
+    """The canvas's callback, before the page reruns: the clicks it sent that the points do not hold
+    yet go after them, in the order they were made — after an Undo or a Clear that came first too."""
+    found = draw.new_clicks(state, st.session_state.get(DRAW_APPLIED_KEY) or {})
+    if found is None:
+        return
+    clicks, st.session_state[DRAW_APPLIED_KEY] = found
+    if len(clicks):
+        points_drawn(np.vstack([drawn_points(), clicks]))
+
+
 def points_drawn(points: np.ndarray) -> None:
-    """The canvas's list after a click (its callback, before the page reruns)."""
     st.session_state["points"] = points
 
 
@@ -103,7 +113,7 @@ def undo_drawn() -> None:
     Clear took come back. (The checks are for a second click on a button drawn enabled.)"""
     points, cleared = drawn_points(), st.session_state.get(DRAW_CLEARED_KEY)
     if len(points) or cleared:
-        drawn_points_changed(points[:-1] if len(points) else cleared.pop())
+        points_drawn(points[:-1] if len(points) else cleared.pop())
 
 
 def clear_drawn() -> None:
@@ -111,10 +121,4 @@ def clear_drawn() -> None:
     points = drawn_points()
     if len(points):
         st.session_state.setdefault(DRAW_CLEARED_KEY, []).append(points)
-        drawn_points_changed(np.zeros((0, 3)))
-
-
-def drawn_points_changed(points: np.ndarray) -> None:
-    """Undo / Clear: the app changes the points itself, so the canvas's own list gives way."""
-    st.session_state[DRAW_GENERATION_KEY] = st.session_state.get(DRAW_GENERATION_KEY, 0) + 1
-    points_drawn(points)
+        points_drawn(np.zeros((0, 3)))
