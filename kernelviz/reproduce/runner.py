@@ -22,6 +22,7 @@ from sklearn.model_selection import train_test_split
 from .. import _validation
 from . import datasets as _datasets
 from . import published as _published
+from . import version as _version
 from .store import CellKey, ResultStore
 
 __all__ = ["PaperRunners", "Settings", "Progress", "Measurement", "RunResult", "Context", "Interrupted", "require_folds",
@@ -30,8 +31,9 @@ __all__ = ["PaperRunners", "Settings", "Progress", "Measurement", "RunResult", "
 #: The form of what runners store per cell, part of every key (:meth:`Settings.fingerprint`).
 #: Bumped when a runner stores more: format 2 added each partition's predicted and true class
 #: counts (the diagnostics need them), so a cell stored in format 1 is computed again rather than
-#: read without them.
-RESULT_FORMAT = 2
+#: read without them. Format 3: CkRBF's grids keep every fold's score and the predicted class counts
+#: of their best cells, and the MCPM / CKSVMNDA cells their training and test times.
+RESULT_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -317,6 +319,7 @@ class RunResult:
     computed: int = 0  # of which computed by this run
     cell_seconds: float = 0.0  # the computing time of those cells, whichever invocation computed them
     cells_timed: int = 0  # the cells that recorded it (cells stored before they did have none)
+    code: str = ""  # the code version every cell of this run was computed by (version.code_version)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -350,6 +353,13 @@ class Context:
     progress: object  # callable(Progress) or None
     data: dict = field(default_factory=dict)  # row -> {"digest", "points", "features", "classes"}, filled by load
     tally: _Tally = field(default_factory=_Tally)
+    code: str = ""  # the code version of the paper's cells (version.code_version), set on first use
+
+    def code_version(self) -> str:
+        """The version of the code that computes this paper's cells, part of every key."""
+        if not self.code:
+            self.code = _version.code_version(f"kernelviz.reproduce.papers.{self.paper}")
+        return self.code
 
     def tracker(self, row, total):
         return _Tracker(self.progress, self.paper, self.table, row, total, self.tally)
@@ -376,7 +386,7 @@ class Context:
             raise RuntimeError(f"{self.paper} table {self.table}: a cell of {row!r} was keyed before its data "
                                "was loaded (Context.load), so its key could not name the data.")
         return CellKey(paper or self.paper, table, dataset, split, model, cell, data=self.data[row]["digest"],
-                       protocol=self.settings.fingerprint())
+                       protocol=self.settings.fingerprint(), code=self.code_version())
 
     def source(self, row):
         text = _datasets.describe_source(self.sources[row])
@@ -406,3 +416,6 @@ class PaperRunners:
     sources: dict  # row as the paper names it -> default data source
     missing: dict  # row -> why it has no default data
     not_reproducible: dict  # table id -> why it is not run
+    #: the rows ``--quick`` runs by default (None: all): quick runs are CI's smoke test, kept under
+    #: ten minutes on 2 cores; the other rows run in the full protocol, or when named with ``rows``.
+    quick_rows: tuple | None = None

@@ -41,9 +41,12 @@ class CellKey:
     result (:meth:`kernelviz.reproduce.runner.Settings.fingerprint`). Without them a key named
     only the row, so a run on another file under the same row name, or with other settings the
     split and cell names do not spell out, read the earlier run's results and reported them as
-    its own. Keys of stores written before these fields existed have them empty, and their
-    digest leaves empty fields out, so such files keep their names and still read as cells; no
-    run asks for them again, since every run's keys carry both.
+    its own. ``code`` is the version of the code that computed the cell
+    (:func:`kernelviz.reproduce.version.code_version`): a cell of other code is another
+    computation's, so it is never read for this one. Keys of stores written before these fields
+    existed have them empty, and their digest leaves empty fields out, so such files keep their
+    names and still read as cells; no run asks for them again, since every run's keys carry all
+    three: they are stale, and their cells are computed again.
     """
 
     paper: str
@@ -54,6 +57,7 @@ class CellKey:
     cell: str
     data: str = ""
     protocol: str = ""
+    code: str = ""
 
     def digest(self) -> str:
         fields = {name: value for name, value in asdict(self).items() if value != "" or name not in _ADDED}
@@ -61,7 +65,7 @@ class CellKey:
 
 
 #: Fields added to CellKey after cells were first stored; left out of the digest when empty.
-_ADDED = ("data", "protocol")
+_ADDED = ("data", "protocol", "code")
 
 
 def _canonical(value) -> str:
