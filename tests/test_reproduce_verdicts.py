@@ -277,3 +277,25 @@ def test_mcpm_cells_time_training_and_testing_and_the_time_claim_is_decided(tmp_
     assert "the paper: 7.77e+04 ×" in train["cells"][0] and "one-sided paired t-test" in train["cells"][0]
     timed = next(c for c in cells if c["metric"] == "train_seconds" and c["model"] == "MPM(Kernel)")
     assert timed["verdict"].startswith("timed: ")
+
+
+def test_earlier_code_cells_are_found_under_another_numpys_float_text_and_never_computed(tmp_path):
+    """The committed full reports are re-judged from cells stored before cells carried a code version;
+    their keys spell γ = 10⁻⁵ as another numpy printed it."""
+    from kernelviz.reproduce.store import CellKey, ResultStore
+
+    stored = CellKey("ckrbf", "grid", "heart", "cv10-seed0", "RBF", "C=[0.01, 1.0]|gamma=[9.999999999999999e-06, 0.1]",
+                     data="d", protocol="p")
+    store = ResultStore(tmp_path)
+    store.put(stored, {"scores": [[0.5]]})
+    today = CellKey("ckrbf", "grid", "heart", "cv10-seed0", "RBF", "C=[0.01, 1.0]|gamma=[1e-05, 0.1]", data="d",
+                    protocol="p")
+    assert store.get(today) is None and store.get_close(today) == {"scores": [[0.5]]}
+    other = CellKey("ckrbf", "grid", "heart", "cv10-seed0", "RBF", "C=[0.01, 1.0]|gamma=[2e-05, 0.1]", data="d",
+                    protocol="p")
+    assert store.get_close(other) is None
+    tracker = runner._Tracker(None, "ckrbf", "2", "heart", 1, earlier_code=True)
+    assert tracker.cell(store, today, lambda: pytest.fail("computed")) == {"scores": [[0.5]]}
+    with pytest.raises(runner.EarlierCodeMissing):
+        tracker.cell(store, other, lambda: pytest.fail("computed"))
+    assert Settings(earlier_code=True).fingerprint() == Settings().fingerprint().replace('"results":3', '"results":2')

@@ -101,7 +101,8 @@ def _beats(claim, table):
                    else f"holds, by less than {tolerance:g} over {', '.join(close)}")
         lines.append(f"{row}: {subject} {_f(cells[subject].mean)} vs "
                      + ", ".join(f"{o} {_f(cells[o].mean)}" for o in others) + f" ({outcome})")
-    summary = f"holds on {agree} of {len(table)} rows (needs {claim.need})"
+    summary = (f"holds on {agree} of {len(table)} rows (needs {claim.need}; means compared: the cells have no "
+               "shared partitions or folds to pair)")
     if narrow:
         summary += f"; on {narrow} of them by less than the report's tolerance ({tolerance:g})"
     return NEEDS[claim.need](agree, len(table)), lines, summary

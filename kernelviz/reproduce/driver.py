@@ -13,7 +13,7 @@ from . import datasets as _datasets
 from . import published as _published
 from . import version as _version
 from .papers import RUNNERS
-from .runner import Context, Interrupted, Progress, RunResult, Settings
+from .runner import Context, EarlierCodeMissing, Interrupted, Progress, RunResult, Settings
 from .store import ResultStore
 
 __all__ = ["run"]
@@ -110,7 +110,8 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
                          data=data_used, cells=len(set().union(*(c.tally.done for c in contexts))),
                          computed=len(set().union(*(c.tally.computed for c in contexts))),
                          cell_seconds=sum(timed.values()), cells_timed=len(timed),
-                         code=_version.code_version(f"kernelviz.reproduce.papers.{paper}"), **extra)
+                         code="" if settings.earlier_code else
+                         _version.code_version(f"kernelviz.reproduce.papers.{paper}"), **extra)
 
     try:
         for table_id, sources in plan.items():
@@ -119,7 +120,13 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
             for row, source in sources.items():
                 context = Context(paper, table_id, {row: source}, settings, store, progress)
                 contexts.append(context)
-                found = runners.tables[table_id](context)
+                try:
+                    found = runners.tables[table_id](context)
+                except EarlierCodeMissing:  # a row the earlier code never ran: said, not reported
+                    contexts.pop()
+                    not_run[table_id, row] = ("not computed by the earlier code (--earlier-code reports stored "
+                                              "cells only)")
+                    continue
                 for m in found:
                     m.data = context.data.get(m.row, {}).get("digest", "")
                 measurements += found

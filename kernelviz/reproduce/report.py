@@ -272,6 +272,11 @@ def _computing_time(result):
 def _code_line(result):
     """Which code computed the cells: every cell a run reads is keyed by that version, so a
     report's cells are all of one code ("" for a result built without one, as in tests)."""
+    if result.settings.earlier_code:
+        return ("**Cells of earlier code:** every cell below was computed by the code before cells carried a code "
+                "version (read with --earlier-code, nothing computed); today's verdicts, diagnostics and claim "
+                "tests judge them, but checks that need what those cells did not record (CkRBF's per-fold scores "
+                "and predictions, MCPM's times) are absent, and today's code may give other numbers. ")
     if not result.code:
         return ""
     from .version import modules
@@ -523,7 +528,9 @@ def write_report(results, out):
         data_keys = ("digest", "points", "features", "source")
         document["runs"].append({
             "paper": result.paper, "citation": paper.citation(), "settings": result.settings.describe(),
-            "seconds": result.seconds, "code_version": result.code, "claims": claims, "cells": cells,
+            "seconds": result.seconds, "code_version": result.code or ("earlier" if result.settings.earlier_code
+                                                                        else None),
+            "claims": claims, "cells": cells,
             "data": [{"table": t, "row": row, **{k: info[k] for k in data_keys if k in info}}
                      for (t, row), info in result.data.items()],
             "rows": _row_records(result, cells),

@@ -34,6 +34,13 @@ __all__ = ["PaperRunners", "Settings", "Progress", "Measurement", "RunResult", "
 #: read without them. Format 3: CkRBF's grids keep every fold's score and the predicted class counts
 #: of their best cells, and the MCPM / CKSVMNDA cells their training and test times.
 RESULT_FORMAT = 3
+#: The format of the cells stored before cells carried a code version (read by ``earlier_code``).
+EARLIER_FORMAT = 2
+
+
+class EarlierCodeMissing(ValueError):
+    """A cell asked for in ``earlier_code`` mode that earlier code did not store: nothing is
+    computed in that mode, since today's code would store it under the earlier code's name."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,10 @@ class Settings:
     max_iter: int | None = None
     n_jobs: int = 1
     seed: int = 0
+    #: Read-only: report the cells stored by the code before cells carried a code version (and
+    #: format 2 of what they record), judged by today's verdicts; compute nothing (a cell that is
+    #: not stored raises :class:`EarlierCodeMissing`). The report says so at its head.
+    earlier_code: bool = False
 
     def pick(self, name, full, quick):
         value = getattr(self, name)
@@ -93,10 +104,11 @@ class Settings:
         read as this run's. ``n_jobs`` is left out: the workers change how fast a cell is
         computed, not its result, and a run resumed with more workers reuses the cells.
         """
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "n_jobs"}
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                  if f.name not in ("n_jobs", "earlier_code")}
         fields["grids"] = {str(name): [float(v) for v in np.atleast_1d(values)]
                            for name, values in sorted(self.grids.items())}
-        fields["results"] = RESULT_FORMAT
+        fields["results"] = EARLIER_FORMAT if self.earlier_code else RESULT_FORMAT
         return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
@@ -180,8 +192,9 @@ class _Tracker:
     """Counts cells of one table on one data set; the estimate uses computed cells only (stored
     ones cost nothing)."""
 
-    def __init__(self, callback, paper, table, dataset, total, tally=None):
+    def __init__(self, callback, paper, table, dataset, total, tally=None, earlier_code=False):
         self.callback, self.paper, self.table, self.dataset, self.total = callback, paper, table, dataset, total
+        self.earlier_code = earlier_code
         self.tally = _Tally() if tally is None else tally
         self.start, self.done, self.computed, self.compute_seconds = time.perf_counter(), 0, 0, 0.0
         self._emit()
@@ -200,6 +213,12 @@ class _Tracker:
     def cell(self, store, key, compute):
         """``store.get_or_compute`` that also reports progress."""
         result = store.get(key)
+        if result is None and self.earlier_code:
+            result = store.get_close(key)
+        if result is None and self.earlier_code:
+            raise EarlierCodeMissing(f"{self.paper} table {self.table}, {self.dataset}: a cell the earlier code did "
+                                     "not store; --earlier-code reports stored cells only (run without it to "
+                                     "compute every cell with today's code).")
         if result is None:
             started, written = CLOCK.now(), store.written
             # the cell keeps its own computing time: a full protocol's cells are computed over
@@ -356,13 +375,16 @@ class Context:
     code: str = ""  # the code version of the paper's cells (version.code_version), set on first use
 
     def code_version(self) -> str:
-        """The version of the code that computes this paper's cells, part of every key."""
+        """The version of the code that computes this paper's cells, part of every key ("" for the
+        cells of earlier code, whose keys have none)."""
+        if self.settings.earlier_code:
+            return ""
         if not self.code:
             self.code = _version.code_version(f"kernelviz.reproduce.papers.{self.paper}")
         return self.code
 
     def tracker(self, row, total):
-        return _Tracker(self.progress, self.paper, self.table, row, total, self.tally)
+        return _Tracker(self.progress, self.paper, self.table, row, total, self.tally, self.settings.earlier_code)
 
     def load(self, row, n_samples=None):
         """The row's points, at most ``settings.max_points`` of them (stratified subset).

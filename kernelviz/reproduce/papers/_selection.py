@@ -107,7 +107,9 @@ def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_f
                                       _fit_and_score(column, X, y, train, test, inner_folds, seed,
                                                      context.settings.n_jobs)))
         capped = sum(c["capped_fits"] for c in cells) / sum(c["fits"] for c in cells)
-        metrics = ["accuracy"] + (["alpha"] if "alpha" in cells[0] else []) + (list(TIME_METRICS) if times else [])
+        # cells of earlier code (read with Settings.earlier_code) recorded no times
+        timed = times and all(TIME_METRICS[0] in c for c in cells)
+        metrics = ["accuracy"] + (["alpha"] if "alpha" in cells[0] else []) + (list(TIME_METRICS) if timed else [])
         parts = [part([len(train)], [y[test]], c["predicted"], c["chosen"]) for (train, test), c in zip(splits, cells)]
         for metric in metrics:
             out.append(Measurement(paper, table_id, row, name, metric, [c[metric] for c in cells], protocol,

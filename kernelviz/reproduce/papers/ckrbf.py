@@ -168,12 +168,15 @@ def _mk_grid(context, tracker, row, X, y, column, seed):
 
             cell = tracker.cell(context.store, key, compute)
             scores[i, j] = cell["accuracy"]
-            fold_scores[i, j] = cell["fold_accuracies"]
-            predicted[f"{i},{j}"] = cell["predicted"]
+            if "fold_accuracies" in cell:  # cells of earlier code (Settings.earlier_code) kept means only
+                fold_scores[i, j] = cell["fold_accuracies"]
+                predicted[f"{i},{j}"] = cell["predicted"]
             capped += cell["capped_fits"]
             fits += cell["fits"]
-    return {"scores": scores.tolist(), "fold_scores": fold_scores.tolist(), "capped_fits": capped, "fits": fits,
-            "predicted": predicted}
+    grid = {"scores": scores.tolist(), "capped_fits": capped, "fits": fits, "predicted": predicted}
+    if len(predicted) == len(Cs) * len(gammas):
+        grid["fold_scores"] = fold_scores.tolist()
+    return grid
 
 
 def _columns(context, table_id):
