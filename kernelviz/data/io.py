@@ -793,3 +793,142 @@ def to_libsvm(ds: Dataset) -> str:
             tokens.append(f"{d}:0")
         lines.append(" ".join(tokens))
     return "\n".join(lines) + "\n"
+
+
+def read_table(paths, label_column=-1, id_columns=(), missing=("?",), impute=True, keep_rows=None,
+               merge_labels=None, name=None):
+    """Read one data set from one or more benchmark table files (their rows concatenated), with
+    what benchmark files need beyond :func:`read`: identifier columns, missing values, text
+    attributes, and labels to merge.
+
+    Each file's separator is found from its first line: commas (spaces after them allowed),
+    else tabs or runs of spaces (one or several). Cells may be quoted. The first line is a
+    header when one of its cells is text above a number in the second line (a UTF-8 BOM is
+    skipped). Every file must have the same number of columns.
+
+    Parameters
+    ----------
+    paths : path or list of paths
+    label_column : int, str or list, default=-1
+        The label's column: an index (negative from the end) or a header name. A list of
+        columns: the label is 1 where any of them is non-zero, else 0 (counts of events, as in
+        the solar flare data).
+    id_columns : list of int or str
+        Columns that identify a row or a run rather than describe it; dropped.
+    missing : tuple of str
+        Cells that mean "not recorded" (UCI's ``?``).
+    impute : bool, default=True
+        Replace a missing cell by its column's median (numbers) or most frequent value (text),
+        computed over every row; ``False`` drops the rows with a missing cell instead.
+    keep_rows : dict, optional
+        ``{column: value}``: keep only the rows whose column holds ``value`` (Deterding's vowel
+        training part: the first column is 0); those columns are then dropped.
+    merge_labels : dict, optional
+        ``{label as in the file: new label}``, e.g. ``{"3": "2"}`` to merge two classes.
+    name : str, optional
+        The data set's name (default: the first file's stem).
+
+    Returns
+    -------
+    (Dataset, dict)
+        The points (text attributes coded 0, 1, … in the sorted order of their values) and
+        labels (numbers as they are; names become 0, 1, … in sorted order, in ``class_names``),
+        and what was done: ``{"rows", "identifiers", "categorical", "missing_cells",
+        "missing_rows", "imputed", "dropped_rows", "kept_rows"}`` (column names, 1-based
+        positions where the file has no header).
+
+    Raises
+    ------
+    ValueError
+        A missing file, files of different widths, a label or identifier column that does not
+        exist, a label cell that is missing, or a data set with fewer than two rows.
+    """
+    import pandas as pd  # here, not at the top: ``import kernelviz.data`` stays fast
+
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if not paths:
+        raise ValueError("read_table needs at least one file.")
+    frames, names = [], None
+    for path in paths:
+        raw, stem = _read_source(path)
+        text = _decode(raw, stem) if isinstance(raw, bytes) else raw.lstrip("\ufeff")
+        lines, _ = _data_lines(text)
+        if not lines:
+            raise ValueError(f"{str(path)!r} is empty: it has no data rows.")
+        comma = "," in lines[0]
+        options = ({"sep": ",", "skipinitialspace": True} if comma else {"sep": r"\s+"})
+        cells = _split_cells(lines[0], "," if comma else None)
+        header = len(lines) > 1 and _is_header(cells, _split_cells(lines[1], "," if comma else None))
+        frame = pd.read_csv(io.StringIO("\n".join(lines)), header=0 if header else None, dtype=str,
+                            keep_default_na=False, na_filter=False, engine="python" if not comma else "c",
+                            **options)
+        if not header:
+            frame.columns = [f"column {j + 1}" for j in range(frame.shape[1])]
+        else:
+            frame.columns = [str(c).strip().strip('"') for c in frame.columns]
+        if names is not None and len(frame.columns) != len(names):
+            raise ValueError(f"{str(path)!r} has {len(frame.columns)} columns, {str(paths[0])!r} {len(names)}; the "
+                             "files of one data set need the same columns.")
+        names = list(frame.columns) if names is None else names
+        frame.columns = names
+        frames.append(frame)
+    frame = pd.concat(frames, ignore_index=True).apply(lambda column: column.str.strip())
+
+    def column_name(column, what):
+        if isinstance(column, str):
+            if column not in names:
+                raise ValueError(f"{what} column {column!r} is not a column of {str(paths[0])!r} (its columns: "
+                                 f"{', '.join(names)}).")
+            return column
+        if not -len(names) <= int(column) < len(names):
+            raise ValueError(f"{what} column {column} does not exist: {str(paths[0])!r} has {len(names)} columns.")
+        return names[int(column)]
+
+    info = {"identifiers": [column_name(c, "identifier") for c in id_columns], "kept_rows": {}}
+    for column, value in (keep_rows or {}).items():
+        key = column_name(column, "row-selecting")
+        frame = frame[frame[key] == str(value)]
+        info["kept_rows"][key] = str(value)
+    labels = [column_name(c, "label") for c in (label_column if isinstance(label_column, (list, tuple))
+                                                 else [label_column])]
+    dropped = set(info["identifiers"]) | set(info["kept_rows"]) | set(labels)
+    features = [c for c in names if c not in dropped]
+    is_missing = frame.isin(list(missing))
+    if is_missing[labels].to_numpy().any():
+        raise ValueError(f"{str(paths[0])!r}: {int(is_missing[labels].to_numpy().sum())} label cell(s) are missing "
+                         f"({', '.join(missing)}); every point needs a label.")
+    info["missing_cells"] = int(is_missing[features].to_numpy().sum())
+    info["missing_rows"] = int(is_missing[features].any(axis=1).sum())
+    info["imputed"], info["dropped_rows"] = bool(impute and info["missing_rows"]), 0
+    if info["missing_rows"] and not impute:
+        frame = frame[~is_missing[features].any(axis=1)]
+        info["dropped_rows"] = info["missing_rows"]
+        is_missing = frame.isin(list(missing))
+    columns, info["categorical"] = [], []
+    for c in features:
+        values = frame[c].where(~is_missing[c])
+        numbers = pd.to_numeric(values, errors="coerce")
+        if numbers[values.notna()].notna().all():
+            columns.append(numbers.fillna(numbers.median()).to_numpy(dtype=float))
+            continue
+        info["categorical"].append(c)
+        filled = values.fillna(values.mode().iloc[0]) if values.isna().any() else values
+        codes = {v: k for k, v in enumerate(sorted(filled.unique()))}
+        columns.append(filled.map(codes).to_numpy(dtype=float))
+    if len(frame) < 2:
+        raise ValueError(f"{str(paths[0])!r} has {len(frame)} usable row(s); at least two points are needed.")
+    if len(labels) > 1:
+        y = (frame[labels].apply(pd.to_numeric).to_numpy() != 0).any(axis=1).astype(float)
+        class_names = None
+    else:
+        raw_labels = frame[labels[0]].map(lambda v: (merge_labels or {}).get(v, v))
+        numeric = pd.to_numeric(raw_labels, errors="coerce")
+        if numeric.notna().all():
+            y, class_names = numeric.to_numpy(dtype=float), None
+        else:
+            classes = sorted(raw_labels.unique())
+            y = raw_labels.map({v: k for k, v in enumerate(classes)}).to_numpy(dtype=float)
+            class_names = {float(k): v for k, v in enumerate(classes)}
+    info["rows"] = int(len(frame))
+    X = np.column_stack(columns) if columns else np.empty((len(frame), 0))
+    return Dataset(X, y, name=name or Path(str(paths[0])).stem, feature_names=features, class_names=class_names), info

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
+from scipy.stats import rankdata, ttest_rel
 
 from . import published as _published
 from .diagnostics import TOLERANCE, blocking_verdict, verdict
@@ -34,10 +34,46 @@ NEEDS = {
 
 @dataclass(frozen=True)
 class Cell:
-    """A column's number on a row, as a claim's test sees it."""
+    """A column's number on a row, as a claim's test sees it: its mean and sd, and the values the
+    paired test pairs across columns — one per shared partition or fold (a single-value cell
+    gives its per-fold scores where its runner recorded them); empty for the paper's numbers."""
 
     mean: float
     sd: float | None = None
+    values: tuple = ()
+
+
+#: Level of the paired tests: a difference is called one when its p-value is below this.
+ALPHA = 0.05
+
+#: The name the report gives the paired test (scipy.stats.ttest_rel).
+PAIRED_TEST = "paired t-test"
+
+
+def paired_p(a, b, alternative="two-sided"):
+    """p-value of the paired t-test of ``a`` against ``b`` (scipy.stats.ttest_rel), or None when the
+    two cannot be paired (fewer than two values each, or not as many). Differences that are all
+    equal have no spread: the test is then decided outright (p = 1 for no difference, 0 for a
+    constant one in the alternative's direction, 1 against it), where scipy would return NaN."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) < 2 or len(a) != len(b):
+        return None
+    d = a - b
+    if np.allclose(d, d[0], rtol=0, atol=1e-15):
+        if abs(d[0]) <= 1e-15:
+            return 1.0
+        direction = {"two-sided": True, "greater": d[0] > 0, "less": d[0] < 0}[alternative]
+        return 0.0 if direction else 1.0
+    return float(ttest_rel(a, b, alternative=alternative).pvalue)
+
+
+def _p(value):
+    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+
+
+def _at(value, precision):
+    """``value`` rounded to the paper's precision (what its table could have shown)."""
+    return round(value / precision) * precision
 
 
 def _f(value):
@@ -46,9 +82,14 @@ def _f(value):
 
 def _beats(claim, table):
     """The subject's value is above every other column's, on ``need`` of the rows (the papers'
-    own criterion). A row won by less than the report's tolerance says so, and the summary counts
-    them: 0.974 against 0.974 decides nothing, though it is "above"."""
+    own criterion). Where the cells share their partitions or folds (``Cell.values``), "above"
+    must be a difference the paper could print (at its precision) that a one-sided paired t-test
+    finds (p < :data:`ALPHA`); the row prints the test and its p-values. Cells without paired
+    values (the paper's own numbers, one AUC per grid) are compared by their means, and a row won
+    by less than the report's tolerance says so: 0.974 against 0.974 decides nothing."""
     subject, others = claim.columns[0], claim.columns[1:]
+    if all(_paired(cells, (subject, *others)) for cells in table.values()):
+        return _beats_paired(claim, table)
     tolerance = TOLERANCE[claim.metric]
     agree, narrow, lines = 0, 0, []
     for row, cells in table.items():
@@ -60,10 +101,68 @@ def _beats(claim, table):
                    else f"holds, by less than {tolerance:g} over {', '.join(close)}")
         lines.append(f"{row}: {subject} {_f(cells[subject].mean)} vs "
                      + ", ".join(f"{o} {_f(cells[o].mean)}" for o in others) + f" ({outcome})")
-    summary = f"holds on {agree} of {len(table)} rows (needs {claim.need})"
+    summary = (f"holds on {agree} of {len(table)} rows (needs {claim.need}; means compared: the cells have no "
+               "shared partitions or folds to pair)")
     if narrow:
         summary += f"; on {narrow} of them by less than the report's tolerance ({tolerance:g})"
     return NEEDS[claim.need](agree, len(table)), lines, summary
+
+
+def _paired(cells, columns):
+    """Whether every column's cell of the row has values to pair, as many as the others'."""
+    sizes = {len(cells[c].values) for c in columns}
+    return len(sizes) == 1 and min(sizes) >= 2
+
+
+def _beats_paired(claim, table):
+    subject, others = claim.columns[0], claim.columns[1:]
+    precision = _published.PRECISION[claim.paper]
+    agree, lines = 0, []
+    for row, cells in table.items():
+        mine, verdicts = cells[subject], []
+        for o in others:
+            difference = _at(mine.mean - cells[o].mean, precision)
+            p = paired_p(mine.values, cells[o].values, "greater")
+            verdicts.append((difference > 0 and p < ALPHA, f"{o} {_f(cells[o].mean)} ({difference:+.{_digits(precision)}f}, "
+                                                             f"{_p(p)})"))
+        holds = all(v for v, _ in verdicts)
+        agree += holds
+        n = len(mine.values)
+        lines.append(f"{row}: {subject} {_f(mine.mean)} vs " + ", ".join(t for _, t in verdicts)
+                     + f" ({'holds' if holds else 'no'}; one-sided {PAIRED_TEST} over the {n} shared partitions)")
+    return (NEEDS[claim.need](agree, len(table)), lines,
+            f"significantly above (one-sided {PAIRED_TEST}, p < {ALPHA:g}, differences at the paper's precision "
+            f"{precision:g}) on {agree} of {len(table)} rows (needs {claim.need})")
+
+
+def _digits(precision):
+    return max(0, -int(np.floor(np.log10(precision) + 1e-9)))
+
+
+def _faster(claim, table):
+    """The subject's time is below every other column's, on ``need`` of the rows, by a one-sided
+    paired t-test over the shared partitions (each partition times every column the same way);
+    each row prints the speed-up beside the paper's."""
+    subject, others = claim.columns[0], claim.columns[1:]
+    theirs = {(v.row, v.model): v.value for v in _published.published(claim.paper, claim.table)
+              if v.metric == claim.metric}
+    agree, lines = 0, []
+    for row, cells in table.items():
+        mine, verdicts = cells[subject], []
+        for o in others:
+            p = paired_p(mine.values, cells[o].values, "less")
+            ratio = cells[o].mean / mine.mean if mine.mean > 0 else float("inf")
+            paper = theirs.get((row, o), 0) / theirs[(row, subject)] if theirs.get((row, subject)) else None
+            said = f"{o} {cells[o].mean:.4g} s ({ratio:,.3g} × faster" + (
+                f"; the paper: {paper:,.3g} ×" if paper else "") + f"; {_p(p) if p is not None else 'no paired test'})"
+            verdicts.append((mine.mean < cells[o].mean and (p is None or p < ALPHA), said))
+        holds = all(v for v, _ in verdicts)
+        agree += holds
+        lines.append(f"{row}: {subject} {mine.mean:.4g} s vs " + ", ".join(t for _, t in verdicts)
+                     + f" ({'holds' if holds else 'no'}; one-sided {PAIRED_TEST} over the {len(mine.values)} "
+                       "partitions)")
+    return (NEEDS[claim.need](agree, len(table)), lines,
+            f"faster (one-sided {PAIRED_TEST}, p < {ALPHA:g}) on {agree} of {len(table)} rows (needs {claim.need})")
 
 
 def _above(claim, table):
@@ -76,10 +175,26 @@ def _above(claim, table):
 
 
 def _comparable(claim, table):
-    """The two columns are level on ``need`` of the rows: their gap is within the report's
-    tolerance, or within twice their combined spread (the verdicts "matches" and "within")."""
+    """The two columns are level on ``need`` of the rows. Where their cells share partitions or
+    folds: the mean difference is within the report's tolerance and a two-sided paired t-test
+    finds no difference (p ≥ :data:`ALPHA`); wide sds no longer make a 0.054 gap "level". Without
+    paired values (the paper's own numbers): the gap is within the tolerance, or within twice the
+    combined spread (the verdicts "matches" and "within")."""
 
     a, b = claim.columns
+    if all(_paired(cells, (a, b)) for cells in table.values()):
+        tolerance, agree, lines = TOLERANCE[claim.metric], 0, []
+        for row, cells in table.items():
+            gap = cells[a].mean - cells[b].mean
+            p = paired_p(cells[a].values, cells[b].values)
+            level = abs(gap) <= tolerance + 1e-12 and p >= ALPHA
+            agree += level
+            lines.append(f"{row}: {a} {_f(cells[a].mean)} vs {b} {_f(cells[b].mean)}: gap {gap:+.3f}, two-sided "
+                         f"{PAIRED_TEST} over the {len(cells[a].values)} shared partitions {_p(p)} "
+                         f"({'level' if level else 'not level'})")
+        return (NEEDS[claim.need](agree, len(table)), lines,
+                f"level (gap within {tolerance:g} and {PAIRED_TEST} p ≥ {ALPHA:g}) on {agree} of {len(table)} rows "
+                f"(needs {claim.need})")
     agree, lines = 0, []
     for row, cells in table.items():
         said, _ = verdict(cells[a].mean, cells[a].sd, cells[b].mean, cells[b].sd, claim.metric)
@@ -115,6 +230,7 @@ TESTS = {
     "beats": _beats,
     "above": _above,
     "comparable": _comparable,
+    "faster": _faster,
     # the subject ranks strictly best / strictly worst / not strictly best; the columns rank in the given order
     "first": _ranked(lambda cols, r: all(r[cols[0]] < r[c] for c in cols[1:])),
     "last": _ranked(lambda cols, r: all(r[cols[0]] > r[c] for c in cols[1:])),
@@ -149,25 +265,46 @@ def _published_table(claim, rows):
     return table
 
 
-def evaluate(paper, cells):
+def _pairable(cell):
+    """The values a compared cell offers the paired tests: its per-partition values, or for a
+    single value its per-fold scores (recorded by CkRBF's runner)."""
+    if len(cell["values"]) >= 2:
+        return tuple(cell["values"])
+    parts = cell.get("parts") or []
+    if len(parts) == 1 and len(parts[0].get("fold_values", ())) >= 2:
+        return tuple(parts[0]["fold_values"])
+    return ()
+
+
+def evaluate(paper, cells, not_papers=None):
     """Every claim of ``paper`` decided on ``cells`` (the report's compared cells): a list of
-    ``{"claim", "table", "status", "summary", "cells", "flagged", "paper_on_these_rows"}``.
+    ``{"claim", "table", "status", "summary", "cells", "flagged", "excluded", "paper_on_these_rows"}``.
 
     ``status`` is "reproduced", "not reproduced", or "not testable here" (the table or the
     columns were not run); ``flagged`` lists the deciding cells whose verdict a blocking diagnostic
     gave; ``paper_on_these_rows`` is whether the paper's own values on the same rows bear the claim
-    out ("holds", "does not hold").
+    out ("holds", "does not hold"). ``not_papers`` maps (table, row) to how the row's data differ
+    from the paper's: such a row does not decide a claim (CKSVMNDA's Breast-Cancer run on the
+    Wisconsin set, 683 × 10, is another experiment than the paper's Ljubljana set, 277 × 9); the
+    claim lists it in ``excluded`` with the reason.
     """
+    not_papers = not_papers or {}
     out = []
     for claim in (c for c in _published.CLAIMS if c.paper == paper):
         protocol = [c for c in cells if c["table"] == claim.table and c["metric"] == claim.metric
                     and not c["variant"]]
-        table = {}
+        table, excluded = {}, {}
         for c in protocol:
-            table.setdefault(c["row"], {})[c["model"]] = Cell(c["mean"], c["sd"])
+            if (claim.table, c["row"]) in not_papers:
+                excluded[c["row"]] = not_papers[claim.table, c["row"]]
+                continue
+            table.setdefault(c["row"], {})[c["model"]] = Cell(c["mean"], c["sd"], _pairable(c))
         holds, lines, summary = decide(claim, table)
         record = {"claim": claim.text, "table": claim.table, "cells": lines, "summary": summary,
-                  "flagged": [], "paper_on_these_rows": None}
+                  "flagged": [], "paper_on_these_rows": None,
+                  "excluded": [f"{row} (its data are not the paper's: {why})" for row, why in excluded.items()
+                               if all(any(c["row"] == row and c["model"] == m for c in protocol)
+                                      for m in claim.columns)]}
         if holds is None:
             record["status"] = "not testable here"
         else:

@@ -75,6 +75,9 @@ def add_parser(subparsers):
                         help="run the grids on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786); needs "
                              "kernelviz[dask]")
     parser.add_argument("--seed", type=int, default=0, help="seed of every split and partition (default: 0)")
+    parser.add_argument("--earlier-code", action="store_true",
+                        help="report the cells stored before cells carried a code version, judged by today's "
+                             "verdicts, computing nothing (the report says so at its head)")
     return parser
 
 
@@ -112,7 +115,8 @@ def run(args) -> int:
                          "not --all.")
     check_out(args.out)
     scheduler = args.scheduler
-    settings = Settings(quick=args.quick, n_jobs=-1 if scheduler else args.n_jobs, seed=args.seed)
+    settings = Settings(quick=args.quick, n_jobs=-1 if scheduler else args.n_jobs, seed=args.seed,
+                        earlier_code=args.earlier_code)
     data = dict(args.data)
     results, failures = [], []
     progress = _ProgressPrinter()

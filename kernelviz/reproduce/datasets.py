@@ -9,13 +9,51 @@ RWM paper cross-validates over).
 from __future__ import annotations
 
 import hashlib
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .. import data as _data
+from ..data import io as _io
 
-__all__ = ["GENERATORS", "resolve", "twonorm", "ringnorm", "waveform", "describe_source", "digest"]
+__all__ = ["GENERATORS", "FileSpec", "datasets_folder", "resolve", "twonorm", "ringnorm", "waveform",
+           "describe_source", "digest"]
+
+#: The variable naming the folder of the benchmark files (default: ``shared/datasets`` beside the
+#: repository, where the project keeps them with their provenance in ``SOURCES.md``).
+DATASETS_VARIABLE = "KERNELVIZ_DATASETS"
+
+
+def datasets_folder() -> Path:
+    """Where the benchmark files of :class:`FileSpec` sources are looked for."""
+    chosen = os.environ.get(DATASETS_VARIABLE, "").strip()
+    return Path(chosen) if chosen else Path(__file__).resolve().parents[3] / "shared" / "datasets"
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """A benchmark data set read from public files by the general reader
+    (:func:`kernelviz.data.io.read_table`): which files, and the reader's options, and what a
+    report should say about the columns (``about``: identifiers kept or dropped, edits).
+
+    ``files`` are names in :func:`datasets_folder`; ``options`` go to ``read_table``.
+    """
+
+    files: tuple
+    options: dict = field(default_factory=dict, hash=False, compare=False)
+    about: str = ""
+
+    def paths(self):
+        return [datasets_folder() / f for f in self.files]
+
+    def missing(self):
+        """The files that are not there (a reason the row is not run)."""
+        return [str(p) for p in self.paths() if not p.is_file()]
+
+    def __str__(self):
+        return "+".join(self.files)
 
 _TWONORM_DIM = 20
 
@@ -79,6 +117,16 @@ def resolve(source, random_state=0, n_samples=None):
     ValueError
         When the source is none of those, or has points without a label.
     """
+    if isinstance(source, FileSpec):
+        absent = source.missing()
+        if absent:
+            raise ValueError(f"{', '.join(absent)} not found: the benchmark files are looked for in "
+                             f"{datasets_folder()} (set {DATASETS_VARIABLE} to the folder that holds them).")
+        if all(f.endswith(".libsvm") for f in source.files) and len(source.files) == 1:
+            ds = _data.read(source.paths()[0])
+        else:
+            ds, _ = _io.read_table(source.paths(), **source.options)
+        return ds.X, ds.y, ds.name
     source = str(source)
     if source in GENERATORS:
         generate, default_size = GENERATORS[source]
@@ -102,6 +150,28 @@ def resolve(source, random_state=0, n_samples=None):
 
 def describe_source(source):
     """How the report names where a data set came from."""
+    if isinstance(source, FileSpec):
+        if source.missing():
+            return f"files {', '.join(source.files)} (not found in {datasets_folder()})"
+        if source.files[0].endswith(".libsvm"):
+            info = {"identifiers": [], "kept_rows": {}, "categorical": [], "missing_rows": 0}
+        else:
+            _, info = _io.read_table(source.paths(), **source.options)
+        said = [f"file{'s' if len(source.files) > 1 else ''} {', '.join(source.files)} (../shared/datasets, "
+                "provenance in its SOURCES.md)"]
+        if info["identifiers"]:
+            said.append(f"identifier column(s) {', '.join(info['identifiers'])} dropped")
+        if info["kept_rows"]:
+            said.append("rows where " + ", ".join(f"{c} = {v}" for c, v in info["kept_rows"].items()))
+        if info["categorical"]:
+            said.append(f"text attributes {', '.join(info['categorical'])} coded 0, 1, … in sorted order")
+        if info["missing_rows"]:
+            said.append(f"{info['missing_cells']} missing cell(s) in {info['missing_rows']} row(s) "
+                        + ("imputed (median / most frequent value over all rows)" if info["imputed"]
+                           else "dropped"))
+        if source.about:
+            said.append(source.about)
+        return "; ".join(said)
     if source in GENERATORS:
         return f"generated ({source}, {GENERATORS[source][1]} points per draw)"
     if source == "ripley-all":

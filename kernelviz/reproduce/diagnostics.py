@@ -19,17 +19,22 @@ import math
 
 import numpy as np
 
-__all__ = ["DIAGNOSTICS", "BLOCKING", "BOUNDED", "MAJORITY_TOLERANCE", "TOLERANCE", "diagnose", "blocking_verdict",
-           "verdict"]
+__all__ = ["DIAGNOSTICS", "BLOCKING", "BOUNDED", "CAPPED_LIMIT", "MAJORITY_TOLERANCE", "TIMES", "TOLERANCE",
+           "diagnose", "blocking_verdict", "one_test_error", "verdict"]
 
 #: Every diagnostic, and what it means when a cell carries it.
 DIAGNOSTICS = {
     "one-class": "the model predicts a single class on a test part: it learned nothing there",
-    "majority-level": "the mean is within one point of the test parts' majority rate (what predicting the "
-                      "largest class scores) or below it",
+    "majority-level": "the mean is at most one test error (or one point, whichever is larger) above the test "
+                      "parts' majority rate (what predicting the largest class scores), or below it: the cell "
+                      "shows no learning beyond the class balance",
     "grid-edge": "a chosen parameter sits at its grid's edge for more than half the cell's values (partitions, "
-                 "folds or repetitions): the best value may lie outside the grid",
-    "capped": "libsvm fits stopped at the iteration cap: their solutions are not the optimum",
+                 "folds or repetitions), and no cell inside the grid ties with it: the best value may lie "
+                 "outside the grid",
+    "tied-best": "the best score is reached by several grid cells (a plateau); the value is read at the tied "
+                 "cell nearest the plateau's centre in log-grid steps, a rule that favours no corner",
+    "capped": "libsvm fits stopped at the iteration cap: their solutions are not the optimum (10 % or more of "
+              "a cell's fits capped: its number is not trusted)",
     "continuous-unused": "α = 0 (the continuous attributes' weight) was chosen in more than half the folds: "
                          "the kernel ignores the continuous attributes",
     "identical-to": "every per-partition value equals another column's: the cell cannot tell the two models "
@@ -42,9 +47,15 @@ DIAGNOSTICS = {
 #: cell then cannot tell the models apart as the paper's column does.
 BLOCKING = {
     "one-class": "degenerate: predicts one class",
+    "majority-level": "majority level",
+    "capped": "untrustworthy: capped",
     "continuous-unused": "degenerate: ignores the continuous attributes",
     "identical-to": "identical to {other}",
 }
+
+#: The share of capped fits from which a cell's number is not trusted (its verdict is
+#: "untrustworthy: capped"): below it the cell is marked with its share and compared.
+CAPPED_LIMIT = 0.10
 
 #: Parameters whose grid spans their whole range (RWM's attribute weights α, β ∈ [0, 1]): a choice at
 #: its end is no sign that the search stopped short, so grid-edge leaves them out.
@@ -55,7 +66,10 @@ MAJORITY_TOLERANCE = 0.01
 
 
 def _one_class(m, measurements):
-    recorded = [p["predicted"] for p in m.parts if "predicted" in p]
+    """Test parts on which the model predicted a single class: per fold where the runner recorded
+    each fold's predictions (CkRBF's best cells), else per value."""
+    recorded = [counts for p in m.parts for counts in (p["predicted_folds"] if "predicted_folds" in p
+                                                        else [p["predicted"]] if "predicted" in p else [])]
     single = [next(iter(counts)) for counts in recorded if len(counts) == 1]
     if not single:
         return None
@@ -64,21 +78,32 @@ def _one_class(m, measurements):
             "parts": len(single), "of": len(recorded)}
 
 
+def one_test_error(parts):
+    """What one more misclassified test point costs a value's accuracy (1 / its test points, the
+    test parts it averages together), averaged over the values."""
+    return float(np.mean([1.0 / sum(p["test"]) for p in parts]))
+
+
 def _majority_level(m, measurements):
-    """The mean no more than one point above the test parts' majority rate: within one point of it,
-    or below it (worse than always predicting the largest class is no better a sign)."""
+    """The mean no more than one test error (or one point, whichever is larger) above the test parts'
+    majority rate, or below it (worse than always predicting the largest class is no better a sign)."""
     if m.metric != "accuracy" or not m.parts or not m.values:
         return None
     majority = float(np.mean([p["majority"] for p in m.parts]))
-    if m.mean - majority > MAJORITY_TOLERANCE + 1e-12:
+    margin = max(MAJORITY_TOLERANCE, one_test_error(m.parts))
+    if m.mean - majority > margin + 1e-12:
         return None
     relation = ("=" if f"{m.mean:.3f}" == f"{majority:.3f}" else
-                "within 0.01 of" if majority - m.mean <= MAJORITY_TOLERANCE + 1e-12 else "below")
-    return {"text": f"majority-level: mean {m.mean:.3f} {relation} majority rate {majority:.3f} of the test parts",
-            "mean": m.mean, "majority": majority}
+                "below" if m.mean < majority else f"{m.mean - majority:.3f} above")
+    return {"text": f"majority-level: mean {m.mean:.3f} {relation} majority rate {majority:.3f} of the test parts "
+                    f"(one test error: {one_test_error(m.parts):.4f})",
+            "mean": m.mean, "majority": majority, "margin": margin}
 
 
 def _grid_edge(m, measurements):
+    """A value counts as at the edge when its chosen parameter is, and — where the part records
+    the plateau of cells tied with the best — every tied cell is too: a corner that ties with an
+    interior cell says nothing about the grid being too small."""
     found = []
     chosen = [p.get("chosen", {}) for p in m.parts]
     for name, values in m.grid.items():
@@ -86,7 +111,12 @@ def _grid_edge(m, measurements):
         picks = [c[name] for c in chosen if name in c]
         if name in BOUNDED or len(grid) < 3 or not picks:  # two values: every choice is an edge
             continue
-        edges = [v for v in picks if np.isclose(v, grid[0]) or np.isclose(v, grid[-1])]
+
+        def at_edge(v):
+            return bool(np.isclose(v, grid[0]) or np.isclose(v, grid[-1]))
+
+        edges = [p["chosen"][name] for p in m.parts if name in p.get("chosen", {}) and at_edge(p["chosen"][name])
+                 and all(at_edge(t[name]) for t in p.get("plateau", ()) if name in t)]
         if len(edges) > len(chosen) / 2:
             counts = ", ".join(f"{v:g} ×{edges.count(v)}" for v in dict.fromkeys(edges))
             found.append({"text": f"grid-edge: {name} at its grid's edge ({grid[0]:g} or {grid[-1]:g}) for "
@@ -95,10 +125,28 @@ def _grid_edge(m, measurements):
     return found
 
 
+def _tied_best(m, measurements):
+    """The plateaus of tied best cells the runner recorded (CkRBF's grids), with the chosen one."""
+    tied = [p for p in m.parts if len(p.get("plateau", ())) > 1]
+    if not tied:
+        return None
+    shown = tied[0]
+
+    def cell(c):
+        return "(" + ", ".join(f"{k} {v:g}" for k, v in c.items()) + ")"
+
+    cells = ", ".join(cell(c) for c in shown["plateau"])
+    return {"text": f"tied-best: the best score is reached by {len(shown['plateau'])} grid cells: {cells}; read at "
+                    f"{cell(shown['chosen'])}, the tied cell nearest the plateau's centre"
+                    + (f" ({len(tied)} of {len(m.parts)} values have such a plateau)" if len(m.parts) > 1 else ""),
+            "cells": len(shown["plateau"]), "parts": len(tied), "of": len(m.parts)}
+
+
 def _capped(m, measurements):
     if not m.capped_share:
         return None
-    return {"text": f"capped: {100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap",
+    limit = "" if m.capped_share < CAPPED_LIMIT else f" (≥ {100 * CAPPED_LIMIT:.0f} %: the number is not trusted)"
+    return {"text": f"capped: {100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap{limit}",
             "share": m.capped_share}
 
 
@@ -115,30 +163,46 @@ def _predictions(m):
     return [p.get("predicted") for p in m.parts]
 
 
+def _folds(m):
+    """The per-fold scores behind a single value (CkRBF's best cells record them), else None."""
+    if len(m.parts) != 1 or "fold_values" not in m.parts[0]:
+        return None
+    return [float(v) for v in m.parts[0]["fold_values"]]
+
+
 def _identical(m, measurements):
     """Other columns of the row (same table, variant and metric) with exactly m's values. Needs two
-    values at least (one equal mean is common by chance) and not all perfect (two perfect models
-    agree without being one). Where both recorded their predicted class counts, the text says in
-    how many partitions those differ: equal accuracies from other predictions."""
-    if len(m.values) < 2 or all(v == 1.0 for v in m.values):
+    values at least (one equal mean is common by chance) — for a single value, its per-fold scores
+    where the runner recorded them — and not all perfect (two perfect models agree without being
+    one). Where both recorded their predicted class counts, the text says in how many partitions
+    those differ: equal accuracies from other predictions."""
+    values, what = [float(v) for v in m.values], "per-partition values"
+    if len(values) < 2:
+        values, what = _folds(m), "per-fold scores of its single value"
+    if values is None or len(values) < 2 or all(v == 1.0 for v in values):
         return None
+
+    def same_values(o):
+        theirs = [float(v) for v in o.values] if len(m.values) >= 2 else _folds(o)
+        return theirs == values and [float(v) for v in o.values] == [float(v) for v in m.values]
+
     same = [o for o in measurements
             if o is not m and (o.paper, o.table, o.row, o.variant, o.metric) == (m.paper, m.table, m.row, m.variant,
-                                                                                 m.metric)
-            and [float(v) for v in o.values] == [float(v) for v in m.values]]
+                                                                                 m.metric) and same_values(o)]
     if not same:
         return None
-    text = f"identical-to: the same {len(m.values)} per-partition values as {', '.join(o.model for o in same)}"
+    text = f"identical-to: the same {len(values)} {what} as {', '.join(o.model for o in same)}"
     for o in same:
         differ = sum(a is not None and b is not None and a != b for a, b in zip(_predictions(o), _predictions(m)))
         if differ:
-            text += f" (predicted class counts differ from {o.model}'s in {differ} of {len(m.values)})"
+            text += f" (predicted class counts differ from {o.model}'s in {differ} of {len(m.parts)})"
     return {"text": text, "other": [o.model for o in same]}
 
 
 #: How each diagnostic is decided: ``(measurement, the run's measurements) -> record(s) or None``.
-_DECIDE = {"one-class": _one_class, "majority-level": _majority_level, "grid-edge": _grid_edge, "capped": _capped,
-           "continuous-unused": _continuous_unused, "identical-to": _identical}
+_DECIDE = {"one-class": _one_class, "majority-level": _majority_level, "grid-edge": _grid_edge,
+           "tied-best": _tied_best, "capped": _capped, "continuous-unused": _continuous_unused,
+           "identical-to": _identical}
 
 
 def diagnose(m, measurements=()):
@@ -155,9 +219,18 @@ def diagnose(m, measurements=()):
 #: Largest gap still called a match, per metric (accuracy: one point; a win rate: one of six windows).
 TOLERANCE = {"accuracy": 0.01, "alpha": 0.01, "pf_auc": 0.02, "win_rate": 1 / 6}
 
+#: Metrics that are times: seconds on other hardware are not compared with the paper's as numbers
+#: (their verdict is the ratio); the paper's claim about them is decided between columns.
+TIMES = ("train_seconds", "test_seconds")
+
+
 def verdict(ours, ours_sd, paper, paper_sd, metric):
-    """('matches' | 'within x' | 'differs by x', gap) for one cell."""
+    """('matches' | 'within x' | 'differs by x', gap) for one cell; for a time, ('timed: r × the
+    paper's', gap), r the ratio: a 2008 machine's seconds are no target for today's."""
     gap = ours - paper
+    if metric in TIMES:
+        ratio = ours / paper if paper > 0 else math.inf
+        return f"timed: {ratio:.3g} × the paper's (other hardware)", gap
     if abs(gap) <= TOLERANCE[metric] + 1e-12:
         return "matches", gap
     spreads = [s for s in (ours_sd, paper_sd) if s is not None and math.isfinite(s)]
@@ -167,9 +240,10 @@ def verdict(ours, ours_sd, paper, paper_sd, metric):
 
 
 def blocking_verdict(diagnostics):
-    """The verdict a cell with a blocking diagnostic gets instead of its comparison's, or ''."""
+    """The verdict a cell with a blocking diagnostic gets instead of its comparison's, or ''.
+    The capped diagnostic blocks from :data:`CAPPED_LIMIT` of the fits on."""
     for name, verdict in BLOCKING.items():
         for d in diagnostics:
-            if d["name"] == name:
+            if d["name"] == name and (name != "capped" or d["share"] >= CAPPED_LIMIT - 1e-12):
                 return verdict.format(other=", ".join(d.get("other", ())))
     return ""

@@ -11,8 +11,9 @@ import time
 from .. import _validation
 from . import datasets as _datasets
 from . import published as _published
+from . import version as _version
 from .papers import RUNNERS
-from .runner import Context, Interrupted, Progress, RunResult, Settings
+from .runner import Context, EarlierCodeMissing, Interrupted, Progress, RunResult, Settings
 from .store import ResultStore
 
 __all__ = ["run"]
@@ -81,9 +82,18 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
             if wanted is not None and row.lower() not in wanted:
                 continue
             source = overrides.get(row.lower(), runners.sources.get(row))
+            absent = source.missing() if isinstance(source, _datasets.FileSpec) else []
             if source is None:
                 not_run[table_id, row] = runners.missing.get(row, "no data: give a file with --data "
                                                                    f"'{row}=PATH'")
+            elif absent:
+                not_run[table_id, row] = (f"its files are not here ({', '.join(absent)}; set "
+                                          f"{_datasets.DATASETS_VARIABLE} to the folder that holds them, or give "
+                                          f"--data '{row}=PATH')")
+            elif (settings.quick and runners.quick_rows is not None and row not in runners.quick_rows
+                  and row.lower() not in overrides and wanted is None):
+                not_run[table_id, row] = (f"full protocol only (--quick, CI's smoke test, runs "
+                                          f"{', '.join(runners.quick_rows)}); run it with --row '{row}'")
             else:
                 sources[row] = source
     if not insist:
@@ -99,7 +109,9 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
         return RunResult(paper, settings, measurements, not_run, store.problems, time.perf_counter() - started,
                          data=data_used, cells=len(set().union(*(c.tally.done for c in contexts))),
                          computed=len(set().union(*(c.tally.computed for c in contexts))),
-                         cell_seconds=sum(timed.values()), cells_timed=len(timed), **extra)
+                         cell_seconds=sum(timed.values()), cells_timed=len(timed),
+                         code="" if settings.earlier_code else
+                         _version.code_version(f"kernelviz.reproduce.papers.{paper}"), **extra)
 
     try:
         for table_id, sources in plan.items():
@@ -108,7 +120,13 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
             for row, source in sources.items():
                 context = Context(paper, table_id, {row: source}, settings, store, progress)
                 contexts.append(context)
-                found = runners.tables[table_id](context)
+                try:
+                    found = runners.tables[table_id](context)
+                except EarlierCodeMissing:  # a row the earlier code never ran: said, not reported
+                    contexts.pop()
+                    not_run[table_id, row] = ("not computed by the earlier code (--earlier-code reports stored "
+                                              "cells only)")
+                    continue
                 for m in found:
                     m.data = context.data.get(m.row, {}).get("digest", "")
                 measurements += found

@@ -58,7 +58,7 @@ CHECKS = {
                                         "{check:.3f}; the protocol's steps of 0.25 (24 pairs) give {ours:.3f}, "
                                         "{change:+.3f}, {against_sd}.",
     "unit scale": "at CkRBF's unit scale (normalize='unit') {model} gives {check:.3f} (vs {ours:.3f} at the paper's "
-                  "scale): the paper's normaliser acts as a factor on C.",
+                  "scale){effect}.",
 }
 
 #: Checks whose sentence stands beside the cell even when it matches the paper: what a protocol
@@ -94,18 +94,49 @@ def _evidence(m, cell, checks):
             check = variants[name]
             text = "Check: " + CHECKS[name].format(model=m.model, check=check.mean, ours=m.mean,
                                                    change=m.mean - check.mean,
-                                                   against_sd=_against_sd(m.mean - check.mean, m.sd))
-            closer, explains = abs(check.mean - paper) < abs(gap), 0
-            if differs and closer:  # the option accounts for part of the gap: say how much
-                explains = -1 if gap < 0 else 1
-                text += (f" That option closes {abs(gap) - abs(check.mean - paper):.3f} of the gap "
-                         f"({'below' if gap < 0 else 'above'} the paper's {paper:.3f} by {abs(gap):.3f}).")
+                                                   against_sd=_against_sd(m.mean - check.mean, m.sd),
+                                                   effect=_scale_effect(m.mean, check.mean))
+            closing, explains = _closing(gap, check.mean - paper, paper), 0
+            if differs and closing:
+                text += " " + closing[0]
+                explains = closing[1]
             found.append({"check": f"check: {name}", "text": text, "explains": explains})
     if m.capped_share:
         found.append({"check": "capped", "explains": 0, "text": (
             f"{100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap: not trustworthy"
             + _scale_pushed(m, checks))})
     return found
+
+
+def _shown(value):
+    """A number as the report prints it (three decimals): what a reader can see move."""
+    return f"{value:+.3f}" if f"{abs(value):.3f}" != "0.000" else "0.000"
+
+
+def _scale_effect(ours, check):
+    """What the unit-scale check shows, in its own numbers: a mechanism is named only beside the
+    change that shows it, never beside a check that changes nothing."""
+    if _shown(ours - check) == "0.000":
+        return ": the paper's normaliser changes nothing here"
+    return (f": the paper's scale moves the cell by {_shown(ours - check)} (its normaliser is a constant factor "
+            "on the kernel, which acts on the fit as the same factor on C)")
+
+
+def _closing(gap, check_gap, paper):
+    """``(sentence, direction explained)`` for a check whose cell lands ``check_gap`` from the paper,
+    where the protocol's lands ``gap`` from it; None when the check closes nothing a reader can see.
+    A check on the other side of the paper's value overshoots: it is said with both signed gaps,
+    and accounts for no direction (it explains the gap and adds one of the other sign)."""
+    if _shown(gap) == "0.000":
+        return None
+    if check_gap * gap < 0 and _shown(check_gap) != "0.000":
+        return (f"That option overshoots: it lands {_shown(check_gap)} from the paper's {paper:.3f}, where the "
+                f"protocol lands {_shown(gap)}.", 0)
+    closed = abs(gap) - abs(check_gap)
+    if closed <= 0 or f"{closed:.3f}" == "0.000":
+        return None
+    return (f"That option closes {closed:.3f} of the gap ({'below' if gap < 0 else 'above'} the paper's "
+            f"{paper:.3f} by {abs(gap):.3f}).", -1 if gap < 0 else 1)
 
 
 def _against_sd(change, sd):
@@ -217,7 +248,12 @@ def _data_line(result, table_id, rows):
     for row in rows:
         info = result.data.get((table_id, row))
         if info:
-            parts.append(f"{row}: {info['source']}, {info['points']} × {info['features']}, {_digest(info)}")
+            split = ""
+            if info.get("classes"):
+                counts = info["classes"]
+                split = (f", classes {' / '.join(f'{label}: {n}' for label, n in counts.items())} (majority rate "
+                         f"{max(counts.values()) / sum(counts.values()):.3f})")
+            parts.append(f"{row}: {info['source']}, {info['points']} × {info['features']}{split}, {_digest(info)}")
     return f"*Data:* {'; '.join(parts)}." if parts else ""
 
 
@@ -231,6 +267,24 @@ def _computing_time(result):
         return f"; its {result.cells} cells took {result.cell_seconds:.0f} s to compute"
     return (f"; {result.cells_timed} of its {result.cells} cells took {result.cell_seconds:.0f} s to compute (the "
             "others were stored before cells kept their computing time)")
+
+
+def _code_line(result):
+    """Which code computed the cells: every cell a run reads is keyed by that version, so a
+    report's cells are all of one code ("" for a result built without one, as in tests)."""
+    if result.settings.earlier_code:
+        return ("**Cells of earlier code:** every cell below was computed by the code before cells carried a code "
+                "version (read with --earlier-code, nothing computed); today's verdicts, diagnostics and claim "
+                "tests judge them, but checks that need what those cells did not record (CkRBF's per-fold scores "
+                "and predictions, MCPM's times) are absent, and today's code may give other numbers. ")
+    if not result.code:
+        return ""
+    from .version import modules
+
+    count = len([m for m in modules(f"kernelviz.reproduce.papers.{result.paper}") if m != "kernelviz.data"])
+    return (f"Code version `{result.code}` (a digest of the {count} modules the cells' computation runs "
+            "through): every cell below was computed by it; cells stored by other code are computed again, "
+            "never read. ")
 
 
 def _interrupted_lines(result):
@@ -352,12 +406,27 @@ def _against_paper_line(result, table_id, rows):
     return f"*Against the paper's data:* {'; '.join(parts)}." + (f" Notes on the paper's figures — {said}" if said else "")
 
 
+def _not_papers(result):
+    """(table, row) -> how the row's data differ from the paper's, for the rows whose data are
+    another experiment (differences the paper misprinted left aside): they decide no claim."""
+    found = {}
+    for (table_id, row), info in result.data.items():
+        facts = _published.data_facts(result.paper, row)
+        if facts is not None and info and "classes" in info:
+            deciding = facts.deciding(info["points"], info["features"], info["classes"])
+            if deciding:
+                found[table_id, row] = ", ".join(deciding)
+    return found
+
+
 def _claim_lines(records):
     lines = ["### Claims", ""]
     for r in records:
         line = f"- **{r['status']}** (Table {r['table']}): {r['claim']}."
         if r["summary"]:
             line += f" {r['summary'][0].upper()}{r['summary'][1:]}: {'; '.join(r['cells'])}."
+        if r.get("excluded"):
+            line += f" Run but does not decide: {'; '.join(r['excluded'])}."
         if r["flagged"]:
             line += f" Flagged cells among them: {'; '.join(r['flagged'])}."
         if r["paper_on_these_rows"]:
@@ -411,11 +480,11 @@ def write_report(results, out):
         for c in cells:
             kind = c["verdict"].split()[0].rstrip(":")
             counts[kind] = counts.get(kind, 0) + 1
-        claims = _claims.evaluate(result.paper, cells)
+        claims = _claims.evaluate(result.paper, cells, _not_papers(result))
         lines += [f"## {paper.citation()}", "",
                   f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
                   "stored by an earlier run of the same command on the same data are read, not recomputed)"
-                  + _computing_time(result) + ". "
+                  + _computing_time(result) + ". " + _code_line(result) +
                   "Verdicts: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none yet") + ".", ""]
         if result.interrupted:
             lines += _interrupted_lines(result)
@@ -459,7 +528,9 @@ def write_report(results, out):
         data_keys = ("digest", "points", "features", "source")
         document["runs"].append({
             "paper": result.paper, "citation": paper.citation(), "settings": result.settings.describe(),
-            "seconds": result.seconds, "claims": claims, "cells": cells,
+            "seconds": result.seconds, "code_version": result.code or ("earlier" if result.settings.earlier_code
+                                                                        else None),
+            "claims": claims, "cells": cells,
             "data": [{"table": t, "row": row, **{k: info[k] for k in data_keys if k in info}}
                      for (t, row), info in result.data.items()],
             "rows": _row_records(result, cells),

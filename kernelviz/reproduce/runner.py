@@ -22,6 +22,7 @@ from sklearn.model_selection import train_test_split
 from .. import _validation
 from . import datasets as _datasets
 from . import published as _published
+from . import version as _version
 from .store import CellKey, ResultStore
 
 __all__ = ["PaperRunners", "Settings", "Progress", "Measurement", "RunResult", "Context", "Interrupted", "require_folds",
@@ -30,8 +31,16 @@ __all__ = ["PaperRunners", "Settings", "Progress", "Measurement", "RunResult", "
 #: The form of what runners store per cell, part of every key (:meth:`Settings.fingerprint`).
 #: Bumped when a runner stores more: format 2 added each partition's predicted and true class
 #: counts (the diagnostics need them), so a cell stored in format 1 is computed again rather than
-#: read without them.
-RESULT_FORMAT = 2
+#: read without them. Format 3: CkRBF's grids keep every fold's score and the predicted class counts
+#: of their best cells, and the MCPM / CKSVMNDA cells their training and test times.
+RESULT_FORMAT = 3
+#: The format of the cells stored before cells carried a code version (read by ``earlier_code``).
+EARLIER_FORMAT = 2
+
+
+class EarlierCodeMissing(ValueError):
+    """A cell asked for in ``earlier_code`` mode that earlier code did not store: nothing is
+    computed in that mode, since today's code would store it under the earlier code's name."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,10 @@ class Settings:
     max_iter: int | None = None
     n_jobs: int = 1
     seed: int = 0
+    #: Read-only: report the cells stored by the code before cells carried a code version (and
+    #: format 2 of what they record), judged by today's verdicts; compute nothing (a cell that is
+    #: not stored raises :class:`EarlierCodeMissing`). The report says so at its head.
+    earlier_code: bool = False
 
     def pick(self, name, full, quick):
         value = getattr(self, name)
@@ -91,10 +104,11 @@ class Settings:
         read as this run's. ``n_jobs`` is left out: the workers change how fast a cell is
         computed, not its result, and a run resumed with more workers reuses the cells.
         """
-        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "n_jobs"}
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                  if f.name not in ("n_jobs", "earlier_code")}
         fields["grids"] = {str(name): [float(v) for v in np.atleast_1d(values)]
                            for name, values in sorted(self.grids.items())}
-        fields["results"] = RESULT_FORMAT
+        fields["results"] = EARLIER_FORMAT if self.earlier_code else RESULT_FORMAT
         return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
@@ -178,8 +192,9 @@ class _Tracker:
     """Counts cells of one table on one data set; the estimate uses computed cells only (stored
     ones cost nothing)."""
 
-    def __init__(self, callback, paper, table, dataset, total, tally=None):
+    def __init__(self, callback, paper, table, dataset, total, tally=None, earlier_code=False):
         self.callback, self.paper, self.table, self.dataset, self.total = callback, paper, table, dataset, total
+        self.earlier_code = earlier_code
         self.tally = _Tally() if tally is None else tally
         self.start, self.done, self.computed, self.compute_seconds = time.perf_counter(), 0, 0, 0.0
         self._emit()
@@ -198,6 +213,12 @@ class _Tracker:
     def cell(self, store, key, compute):
         """``store.get_or_compute`` that also reports progress."""
         result = store.get(key)
+        if result is None and self.earlier_code:
+            result = store.get_close(key)
+        if result is None and self.earlier_code:
+            raise EarlierCodeMissing(f"{self.paper} table {self.table}, {self.dataset}: a cell the earlier code did "
+                                     "not store; --earlier-code reports stored cells only (run without it to "
+                                     "compute every cell with today's code).")
         if result is None:
             started, written = CLOCK.now(), store.written
             # the cell keeps its own computing time: a full protocol's cells are computed over
@@ -317,6 +338,7 @@ class RunResult:
     computed: int = 0  # of which computed by this run
     cell_seconds: float = 0.0  # the computing time of those cells, whichever invocation computed them
     cells_timed: int = 0  # the cells that recorded it (cells stored before they did have none)
+    code: str = ""  # the code version every cell of this run was computed by (version.code_version)
 
 
 class Interrupted(KeyboardInterrupt):
@@ -350,9 +372,19 @@ class Context:
     progress: object  # callable(Progress) or None
     data: dict = field(default_factory=dict)  # row -> {"digest", "points", "features", "classes"}, filled by load
     tally: _Tally = field(default_factory=_Tally)
+    code: str = ""  # the code version of the paper's cells (version.code_version), set on first use
+
+    def code_version(self) -> str:
+        """The version of the code that computes this paper's cells, part of every key ("" for the
+        cells of earlier code, whose keys have none)."""
+        if self.settings.earlier_code:
+            return ""
+        if not self.code:
+            self.code = _version.code_version(f"kernelviz.reproduce.papers.{self.paper}")
+        return self.code
 
     def tracker(self, row, total):
-        return _Tracker(self.progress, self.paper, self.table, row, total, self.tally)
+        return _Tracker(self.progress, self.paper, self.table, row, total, self.tally, self.settings.earlier_code)
 
     def load(self, row, n_samples=None):
         """The row's points, at most ``settings.max_points`` of them (stratified subset).
@@ -376,7 +408,7 @@ class Context:
             raise RuntimeError(f"{self.paper} table {self.table}: a cell of {row!r} was keyed before its data "
                                "was loaded (Context.load), so its key could not name the data.")
         return CellKey(paper or self.paper, table, dataset, split, model, cell, data=self.data[row]["digest"],
-                       protocol=self.settings.fingerprint())
+                       protocol=self.settings.fingerprint(), code=self.code_version())
 
     def source(self, row):
         text = _datasets.describe_source(self.sources[row])
@@ -406,3 +438,6 @@ class PaperRunners:
     sources: dict  # row as the paper names it -> default data source
     missing: dict  # row -> why it has no default data
     not_reproducible: dict  # table id -> why it is not run
+    #: the rows ``--quick`` runs by default (None: all): quick runs are CI's smoke test, kept under
+    #: ten minutes on 2 cores; the other rows run in the full protocol, or when named with ``rows``.
+    quick_rows: tuple | None = None

@@ -16,9 +16,11 @@ used. Files in the store that are not ours by name are reported and left untouch
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -41,9 +43,12 @@ class CellKey:
     result (:meth:`kernelviz.reproduce.runner.Settings.fingerprint`). Without them a key named
     only the row, so a run on another file under the same row name, or with other settings the
     split and cell names do not spell out, read the earlier run's results and reported them as
-    its own. Keys of stores written before these fields existed have them empty, and their
-    digest leaves empty fields out, so such files keep their names and still read as cells; no
-    run asks for them again, since every run's keys carry both.
+    its own. ``code`` is the version of the code that computed the cell
+    (:func:`kernelviz.reproduce.version.code_version`): a cell of other code is another
+    computation's, so it is never read for this one. Keys of stores written before these fields
+    existed have them empty, and their digest leaves empty fields out, so such files keep their
+    names and still read as cells; no run asks for them again, since every run's keys carry all
+    three: they are stale, and their cells are computed again.
     """
 
     paper: str
@@ -54,6 +59,7 @@ class CellKey:
     cell: str
     data: str = ""
     protocol: str = ""
+    code: str = ""
 
     def digest(self) -> str:
         fields = {name: value for name, value in asdict(self).items() if value != "" or name not in _ADDED}
@@ -61,7 +67,20 @@ class CellKey:
 
 
 #: Fields added to CellKey after cells were first stored; left out of the digest when empty.
-_ADDED = ("data", "protocol")
+_ADDED = ("data", "protocol", "code")
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _numbers(text):
+    """The text with its numbers taken out, and the numbers."""
+    return _NUMBER.sub("#", text), [float(v) for v in _NUMBER.findall(text)]
+
+
+def _close(a, b):
+    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(
+        x == y or abs(x - y) <= 1e-12 * max(abs(x), abs(y)) for x, y in zip(a[1], b[1]))
 
 
 def _canonical(value) -> str:
@@ -152,6 +171,28 @@ class ResultStore:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+    def get_close(self, key: CellKey):
+        """The stored result whose key equals ``key`` but for numbers in its ``cell`` text that are
+        equal to within 1e-12 relative, or None. Only for reading cells of earlier code
+        (``Settings.earlier_code``): another numpy printed ``logspace(-5, 2, 8)[0]`` as
+        9.999999999999999e-06 where today's prints 1e-05, and the keys spell the grid in text.
+        The folder's keys are read once and kept."""
+        folder = self._path(key).parent
+        if not hasattr(self, "_folders"):
+            self._folders = {}
+        if folder not in self._folders:
+            found = {}
+            for path in folder.glob("*.json") if folder.is_dir() else ():
+                read = self._read(path)
+                if read is not None:
+                    found[read[0]] = read[1]
+            self._folders[folder] = found
+        wanted = _numbers(key.cell)
+        for other, result in self._folders[folder].items():
+            if dataclasses.replace(other, cell=key.cell) == key and _close(_numbers(other.cell), wanted):
+                return result
+        return None
 
     def get_or_compute(self, key: CellKey, compute):
         """The stored result of ``key``, or ``compute()``'s, stored as soon as it returns."""

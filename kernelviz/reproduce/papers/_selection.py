@@ -2,6 +2,7 @@
 CKSVMNDA papers): each (partition, model) is one stored cell."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from itertools import product
 
@@ -48,18 +49,32 @@ def _c_fastest(grid):
 
 
 def _fit_and_score(column, X, y, train, test, inner_folds, seed, n_jobs):
+    """The column's accuracy on one partition, with its parameters chosen on the training part.
+
+    The final model is fitted here, not by GridSearchCV's refit, so that its training and its
+    test are timed the same way for every column (the MCPM paper's time columns): CPU seconds of
+    this process (``time.process_time``, which a loaded machine's other jobs do not inflate) for
+    ``fit`` on the training part at the chosen parameters and for ``predict`` on the test part.
+    Model selection is not counted, as the paper's times are those of one training.
+    """
     Xs = _data.scale(X, "zscore", fit_on=X[train])
+    params = {}
     if column.grid:
         candidates, refit = _c_fastest(column.grid)
-        search = GridSearchCV(clone(column.estimator), candidates, error_score="raise", n_jobs=n_jobs, refit=refit,
+        search = GridSearchCV(clone(column.estimator), candidates, error_score="raise", n_jobs=n_jobs, refit=False,
                               cv=StratifiedKFold(n_splits=inner_folds, shuffle=True, random_state=seed))
-        model = search.fit(Xs[train], y[train]).best_estimator_
-        chosen = {k: (v.item() if hasattr(v, "item") else v) for k, v in search.best_params_.items()}
-    else:
-        model, chosen = clone(column.estimator).fit(Xs[train], y[train]), {}
+        search.fit(Xs[train], y[train])
+        params = dict(search.cv_results_["params"][refit(search.cv_results_)])
+    chosen = {k: (v.item() if hasattr(v, "item") else v) for k, v in params.items()}
+    model = clone(column.estimator).set_params(**params)
+    started = time.process_time()
+    model.fit(Xs[train], y[train])
+    fitted = time.process_time()
     predicted = model.predict(Xs[test])
+    tested = time.process_time()
     result = {"accuracy": float(np.mean(predicted == y[test])), "chosen": chosen, "predicted": class_counts(predicted),
-              "capped_fits": int(np.any(getattr(model, "max_iter_reached_", False))), "fits": 1}
+              "capped_fits": int(np.any(getattr(model, "max_iter_reached_", False))), "fits": 1,
+              "train_seconds": fitted - started, "test_seconds": tested - fitted}
     if hasattr(model, "alpha_"):
         result["alpha"] = float(model.alpha_)
     return result
@@ -73,9 +88,10 @@ def _estimator(column):
 
 
 def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_folds, protocol, selection,
-                   notes=(), variant=""):
+                   notes=(), variant="", times=False):
     """One cell per (partition, column); returns the table's measurements for the row (a check
-    experiment when ``variant`` names one)."""
+    experiment when ``variant`` names one). ``times``: also each column's training and test CPU
+    seconds per partition (metrics ``train_seconds``, ``test_seconds``; :data:`TIME_METRICS`)."""
     require_folds(y[splits[0][0]], inner_folds, paper, table_id, row, "inner CV folds (in the training part)")
     tracker = context.tracker(row + (f" ({variant})" if variant else ""), len(splits) * len(columns))
     seed = context.settings.seed
@@ -91,13 +107,19 @@ def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_f
                                       _fit_and_score(column, X, y, train, test, inner_folds, seed,
                                                      context.settings.n_jobs)))
         capped = sum(c["capped_fits"] for c in cells) / sum(c["fits"] for c in cells)
-        metrics = ["accuracy"] + (["alpha"] if "alpha" in cells[0] else [])
+        # cells of earlier code (read with Settings.earlier_code) recorded no times
+        timed = times and all(TIME_METRICS[0] in c for c in cells)
+        metrics = ["accuracy"] + (["alpha"] if "alpha" in cells[0] else []) + (list(TIME_METRICS) if timed else [])
         parts = [part([len(train)], [y[test]], c["predicted"], c["chosen"]) for (train, test), c in zip(splits, cells)]
         for metric in metrics:
             out.append(Measurement(paper, table_id, row, name, metric, [c[metric] for c in cells], protocol,
                                    selection, context.source(row), capped, variant=variant, notes=list(notes),
                                    parts=parts, grid={k: list(v) for k, v in column.grid.items()}))
     return out
+
+
+#: The per-partition times a cell records (CPU seconds of one fit and of one prediction).
+TIME_METRICS = ("train_seconds", "test_seconds")
 
 
 def fmt(values):

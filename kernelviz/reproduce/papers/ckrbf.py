@@ -15,15 +15,18 @@ optimistic by construction and labelled as such.
 """
 from __future__ import annotations
 
+import copy
 from functools import partial
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
+from ... import _svm
 from ... import data as _data
 from ... import evaluation as _evaluation
 from ... import models as _models
-from ..runner import Measurement, PaperRunners, part, require_folds
+from ..datasets import FileSpec
+from ..runner import Measurement, PaperRunners, class_counts, part, require_folds
 from ._selection import fmt
 
 PAPER = "ckrbf"
@@ -90,10 +93,50 @@ def _kernel_grid(context, tracker, row, X, y, column, seed, unit_scale=False):
     def compute():
         result = _evaluation.grid_search(kernel, X, y, Cs, gammas, cv=folds, random_state=seed,
                                          n_jobs=context.settings.n_jobs, max_iter=max_iter, **params)
-        return {"scores": result.scores.tolist(), "capped_fits": int(result.n_capped_fits),
-                "fits": int(result.capped_folds.size)}
+        # the grid engine keeps scores only; the cells the tables read (the best of the grid, the best
+        # γ at C = 1) are fitted again, fold by fold, for their predicted class counts
+        splits = list(StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(X, y))
+        predicted = {f"{i},{j}": _fold_predictions(result.fitted_kernel, X, y, Cs[i], gammas[j], splits, max_iter)
+                     for i, j in _read_cells(Cs, result.scores)}
+        return {"scores": result.scores.tolist(), "fold_scores": result.fold_scores.tolist(),
+                "capped_fits": int(result.n_capped_fits), "fits": int(result.capped_folds.size),
+                "predicted": predicted}
 
     return tracker.cell(context.store, key, compute)
+
+
+def plateau(scores):
+    """``(chosen, tied)`` of a score array (1-D over γ, or 2-D over (C, γ)): the indices of every
+    cell tied with the best score (a plateau), and the one the tables read: the tied cell nearest
+    the plateau's centre (the mean of its indices, i.e. in log-grid steps), ties going to the smaller
+    C, then the smaller γ. The former rule, the first tied cell γ by γ, read corners of plateaus
+    that reach inside the grid (heart's RBF ties at (10, 0.01) and (10⁴, 10⁻⁵)) and flagged them
+    as grid edges."""
+    scores = np.asarray(scores, dtype=float)
+    tied = np.argwhere(np.isclose(scores, np.nanmax(scores), rtol=0, atol=1e-12))
+    distance = ((tied - tied.mean(axis=0)) ** 2).sum(axis=1)
+    order = np.lexsort(tuple(tied[:, k] for k in range(tied.shape[1] - 1, -1, -1)) + (np.round(distance, 9),))
+    return tuple(int(v) for v in tied[order[0]]), [tuple(int(v) for v in t) for t in tied]
+
+
+def _read_cells(Cs, scores):
+    """The (i_C, i_γ) cells Tables 2–4 read from a grid: its best, and the best γ at C = 1."""
+    cells = {plateau(scores)[0]}
+    i = _one_index(Cs, 1.0)
+    if i is not None:
+        cells.add((i, plateau(np.asarray(scores)[i])[0][0]))
+    return sorted(cells)
+
+
+def _fold_predictions(kernel, X, y, C, gamma, splits, max_iter):
+    """Each fold's predicted class counts of the precomputed-kernel SVM at (C, γ), as the grid engine
+    fits it (the same Gram, folds and iteration cap)."""
+    K = copy.copy(kernel).set_params(gamma=float(gamma))(X)
+    counts = []
+    for train, test in splits:
+        svc = _svm.fit_svm(K[np.ix_(train, train)], y[train], C=float(C), max_iter=max_iter)
+        counts.append(class_counts(svc.predict(K[np.ix_(test, train)])))
+    return counts
 
 
 def _mk_grid(context, tracker, row, X, y, column, seed):
@@ -101,6 +144,8 @@ def _mk_grid(context, tracker, row, X, y, column, seed):
     Cs, gammas, folds, _ = _grid(context)
     splits = list(StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(X, y))
     scores = np.empty((len(Cs), len(gammas)))
+    fold_scores = np.empty((len(Cs), len(gammas), folds))
+    predicted = {}
     capped = fits = 0
     for i, C in enumerate(Cs):
         for j, gamma in enumerate(gammas):
@@ -108,21 +153,30 @@ def _mk_grid(context, tracker, row, X, y, column, seed):
                               cell=f"C={float(C)!r}|gamma={float(gamma)!r}")
 
             def compute(C=C, gamma=gamma):
-                accuracies, hit_cap = [], 0
+                accuracies, counts, hit_cap = [], [], 0
                 for train, test in splits:
                     # the paper clusters all points, test cases included (never their labels)
                     model = _models.MkRBF(C=C, gamma=gamma, n_components=MK_COLUMNS[column], random_state=seed,
                                           max_iter=_evaluation.DEFAULT_MAX_ITER)
                     model.fit(X[train], y[train], X_unlabeled=X[test])
-                    accuracies.append(float(np.mean(model.predict(X[test]) == y[test])))
+                    labels = model.predict(X[test])
+                    accuracies.append(float(np.mean(labels == y[test])))
+                    counts.append(class_counts(labels))
                     hit_cap += int(np.any(model.max_iter_reached_))
-                return {"accuracy": float(np.mean(accuracies)), "capped_fits": hit_cap, "fits": len(splits)}
+                return {"accuracy": float(np.mean(accuracies)), "fold_accuracies": accuracies, "predicted": counts,
+                        "capped_fits": hit_cap, "fits": len(splits)}
 
             cell = tracker.cell(context.store, key, compute)
             scores[i, j] = cell["accuracy"]
+            if "fold_accuracies" in cell:  # cells of earlier code (Settings.earlier_code) kept means only
+                fold_scores[i, j] = cell["fold_accuracies"]
+                predicted[f"{i},{j}"] = cell["predicted"]
             capped += cell["capped_fits"]
             fits += cell["fits"]
-    return {"scores": scores.tolist(), "capped_fits": capped, "fits": fits}
+    grid = {"scores": scores.tolist(), "capped_fits": capped, "fits": fits, "predicted": predicted}
+    if len(predicted) == len(Cs) * len(gammas):
+        grid["fold_scores"] = fold_scores.tolist()
+    return grid
 
 
 def _columns(context, table_id):
@@ -174,26 +228,56 @@ def _one_index(values, target):
     return int(matches[0]) if len(matches) else None
 
 
-def _measure(context, table_id, row, column, values, cells, y, chosen=None, notes=(), variant=""):
-    """The table's measurement of ``column``; ``chosen``: per repetition, the grid cell its value is
-    read from (Tables 2–4), which the grid-edge diagnostic looks at."""
+def _measure(context, table_id, row, column, values, cells, y, read=None, notes=(), variant=""):
+    """The table's measurement of ``column``; ``read``: per repetition, ``(i_C, i_γ, tied)`` of the
+    grid cell its value is read from and of the cells tied with it (Tables 2–4), whose parameters,
+    per-fold scores and predicted class counts go into the value's record (the grid-edge, tied-best,
+    one-class and identical-to diagnostics, and the claims' paired tests, read them)."""
     Cs, gammas, folds, repetitions = _grid(context)
     grid = {"C": list(Cs), "gamma": list(gammas)} if table_id in ("2", "3", "6") else {"gamma": list(gammas)}
+    names = list(grid)
     parts = []
     for r in range(repetitions):  # the grid engine's folds, whose test parts the CV accuracies average
         splits = StratifiedKFold(n_splits=folds, shuffle=True, random_state=context.settings.seed + r).split(y, y)
         train, test = zip(*splits)
-        parts.append(part([len(t) for t in train], [y[t] for t in test], chosen=None if chosen is None else chosen[r]))
+        record = part([len(t) for t in train], [y[t] for t in test])
+        if read is not None:
+            i, j, tied = read[r]
+            axes = {"C": Cs, "gamma": gammas}
+            record["chosen"] = {name: float(axes[name][{"C": i, "gamma": j}[name]]) for name in names}
+            record["plateau"] = [{name: float(axes[name][{"C": a, "gamma": b}[name]]) for name in names}
+                                 for a, b in tied]
+            cell = cells[r]
+            if "fold_scores" in cell:
+                record["fold_values"] = [float(v) for v in np.asarray(cell["fold_scores"])[i, j]]
+            counts = cell.get("predicted", {}).get(f"{i},{j}")
+            if counts is not None:
+                record["predicted_folds"] = counts
+                record["predicted"] = _summed(counts)
+        parts.append(record)
     return Measurement(PAPER, table_id, row, column, _METRICS[table_id], values, _protocol(context),
                        _SELECTION[table_id], context.source(row), _capped_share(cells), variant=variant,
                        notes=list(notes), parts=parts, grid=grid)
 
 
-def _best_cell(context, scores):
-    """{"C", "gamma"} of the grid's best cell, ties broken as the selection rule breaks them."""
-    Cs, gammas, _, _ = _grid(context)
-    i, j = _evaluation.select_cell(np.asarray(scores))
-    return {"C": float(Cs[i]), "gamma": float(gammas[j])}
+def _summed(counts):
+    total = {}
+    for fold in counts:
+        for label, n in fold.items():
+            total[label] = total.get(label, 0) + n
+    return total
+
+
+def _best_read(scores):
+    """(i_C, i_γ, tied cells) of the grid's best cell by :func:`plateau`'s rule."""
+    (i, j), tied = plateau(scores)
+    return i, j, tied
+
+
+def _at_one_read(scores, i):
+    """(i_C, i_γ, tied cells) of the best γ at C = Cs[i] by :func:`plateau`'s rule."""
+    (j,), tied = plateau(np.asarray(scores)[i])
+    return i, j, [(i, t) for (t,) in tied]
 
 
 _METRICS = {"2": "accuracy", "3": "accuracy", "4": "accuracy", "5": "win_rate", "6": "pf_auc"}
@@ -205,7 +289,7 @@ def _best_table(context, table_id):
         grids, y = _grids_for(context, table_id, row)
         for column, cells in grids.items():
             out.append(_measure(context, table_id, row, column, [float(np.max(c["scores"])) for c in cells], cells, y,
-                                chosen=[_best_cell(context, c["scores"]) for c in cells]))
+                                read=[_best_read(c["scores"]) for c in cells]))
     return out
 
 
@@ -223,8 +307,7 @@ def _c_one_table(context):
                     continue
                 at_one = [np.asarray(c["scores"])[i] for c in cells]
                 out.append(_measure(context, "4", row, column, [float(np.max(s)) for s in at_one], cells, y,
-                                    chosen=[{"gamma": float(gammas[int(np.argmax(s))])} for s in at_one],
-                                    variant=variant))
+                                    read=[_at_one_read(c["scores"], i) for c in cells], variant=variant))
     return out
 
 
@@ -282,9 +365,16 @@ RUNNERS = PaperRunners(
     tables={"2": lambda c: _best_table(c, "2"), "3": lambda c: _best_table(c, "3"), "4": _c_one_table,
             "5": _win_table, "6": _auc_table},
     sources={"australian": "australian", "bank": "banknote", "breast-cancer": "breast-cancer",
-             "diabetes": "diabetes", "fourclass": "fourclass", "heart": "heart"},
-    missing={"crashes": "not available (UCI climate model simulation crashes): give --data crashes=PATH",
-             "liver-disorders": "not available: give --data liver-disorders=PATH",
-             "splice": "not available: give --data splice=PATH"},
+             "crashes": FileSpec(("pop_failures.dat",), about=(
+                 "the first two columns, Study and Run, are identifiers (the ensemble study and the run number "
+                 "of the simulation), not measurements; they stay among the 20 attributes because the paper's "
+                 "d = 20 counts them")),
+             "diabetes": "diabetes", "fourclass": "fourclass", "heart": "heart",
+             "liver-disorders": FileSpec(("bupa.data",), about=(
+                 "label: the seventh column (the selector), as in LIBSVM's liver-disorders; the six others, "
+                 "'drinks' included, are the attributes (the paper's d = 6)")),
+             "splice": FileSpec(("splice_scale.libsvm",), about="LIBSVM's 1000-point splice, scaled to [-1, 1]")},
+    missing={},
     not_reproducible={},
+    quick_rows=("australian", "bank", "breast-cancer", "diabetes", "fourclass", "heart"),
 )

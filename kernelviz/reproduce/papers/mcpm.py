@@ -69,7 +69,8 @@ def _table(context, table_id):
                     f"C ∈ {fmt(Cs)}, γ ∈ {fmt(gammas)}")
         selection = f"{inner}-fold CV on the training part (GridSearchCV)"
         columns, alternative = _columns(Cs, gammas)
-        out += run_partitions(context, PAPER, table_id, row, X, y, columns, splits, inner, protocol, selection)
+        out += run_partitions(context, PAPER, table_id, row, X, y, columns, splits, inner, protocol, selection,
+                              times=True)
         out += run_partitions(context, PAPER, table_id, row, X, y, alternative, splits, inner, protocol, selection,
                               notes=["RBF-PPK with normalize='unit', point_covariance='cluster'"],
                               variant=POINT_VS_UNIT)

@@ -1,0 +1,303 @@
+"""Issue 32, verdicts a reviewer would sign: no cell at the majority rate or with capped fits
+agrees with a paper; CkRBF's single values know their predictions and their folds; a plateau of
+tied best cells is shown, and read by a rule that favours no corner; a check names a mechanism
+only beside the number that shows it; "level" and "better than" are decided by a paired test
+over the shared partitions; a row on other data than the paper's decides no claim; every stored
+cell knows the code that computed it; MCPM's time claim is measured. The numbers compared with
+come from independent computations (scipy.stats, scikit-learn)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.model_selection import StratifiedKFold
+from sklearn.svm import SVC
+
+import kernelviz as kv
+from kernelviz.reproduce import claims, diagnostics, published, report, runner, version
+from kernelviz.reproduce.driver import run
+from kernelviz.reproduce.papers import ckrbf
+from kernelviz.reproduce.runner import Measurement, RunResult, Settings, part
+
+pytestmark = pytest.mark.unit
+
+TINY = dict(folds=2, repetitions=1, inner_folds=2, max_points=60,
+            grids={"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0], "lap_ratio": [1.0], "eta": [1e-2],
+                   "n_neighbors": [3], "attribute_weight": [0.5, 1.0], "paper_attribute_weight": [0.5, 1.0]})
+
+
+def tiny(**changes):
+    return Settings(**{**TINY, **changes})
+
+
+def _m(model, values, paper="mcpm", table="II", row="Pima", metric="accuracy", parts=(), grid=None, capped=0.0,
+       variant=""):
+    return Measurement(paper, table, row, model, metric, list(values), "protocol", "selection", "source", capped,
+                       variant=variant, parts=list(parts), grid=grid or {})
+
+
+# ----------------------------------------------------------------------------- majority level, capped
+def test_a_cell_one_test_error_above_the_majority_rate_never_agrees():
+    """RWM Table 2's Pima RWM 0.637 against a majority rate of 0.651 was "within 0.055"; a cell just
+    one test error above the majority rate (Phoneme's) is no better: both read "majority level"."""
+    fold = part([614], [np.array([1.0] * 100 + [-1.0] * 54)], predicted={"1": 120, "-1": 34})
+    pima = _m("RWM", [0.584, 0.675, 0.643, 0.637, 0.646], paper="rwm", table="2", parts=[fold] * 5)
+    (cell,) = report.compare(RunResult("rwm", Settings(), [pima], {}, [], 1.0))
+    assert cell["verdict"] == "majority level"
+    # one error more than the majority on each 30-point test part of a 10-fold CV: 1/300 of the value
+    folds = part([270] * 10, [np.array([1.0] * 21 + [-1.0] * 9)] * 10)
+    majority = 21 / 30
+    assert diagnostics.one_test_error([folds]) == pytest.approx(1 / 300)
+    at = _m("RBF", [majority + 1 / 300], paper="ckrbf", table="2", row="heart", parts=[folds])
+    above = _m("RBF", [majority + 0.011], paper="ckrbf", table="2", row="heart", parts=[folds])
+    assert [d["name"] for d in diagnostics.diagnose(at)] == ["majority-level"]
+    assert diagnostics.blocking_verdict(diagnostics.diagnose(at)) == "majority level"
+    assert diagnostics.diagnose(above) == []
+    # on a 54-point test part one error is 0.0185, more than the one-point margin: it sets the margin
+    crashes = part([486], [np.array([1.0] * 49 + [-1.0] * 5)])
+    near = _m("RBF", [49 / 54 + 0.015], paper="ckrbf", table="2", row="crashes", parts=[crashes])
+    assert diagnostics.blocking_verdict(diagnostics.diagnose(near)) == "majority level"
+
+
+def test_a_cell_with_a_tenth_of_its_fits_capped_is_untrustworthy():
+    """CkRBF Table 2's australian C2RBF had 43 % of its fits capped and read "matches"."""
+    capped = _m("C2RBF", [0.872], paper="ckrbf", table="2", row="australian", capped=0.43)
+    (cell,) = report.compare(RunResult("ckrbf", Settings(), [capped], {}, [], 1.0))
+    assert cell["verdict"] == "untrustworthy: capped"
+    assert report.verdict(0.872, None, 0.872, None, "accuracy")[0] == "matches"  # what it was called
+
+
+# ----------------------------------------------------------------------------- CkRBF's single values
+def test_ckrbf_best_cells_record_their_folds_and_predictions_as_scikit_learn_computes_them(tmp_path):
+    """Table 2's RBF on 80 heart points: the value's fold scores and predicted class counts at the
+    chosen cell, against SVC(C, γ) fitted fold by fold on the same folds."""
+    result = run("ckrbf", tables=["2"], rows=["heart"], out=tmp_path, settings=tiny(max_points=80))
+    rbf = next(m for m in result.measurements if m.model == "RBF")
+    (record,) = rbf.parts
+    from sklearn.model_selection import train_test_split
+
+    ds = kv.data.load("heart")
+    X, _, y, _ = train_test_split(ds.X, ds.y, train_size=80, stratify=ds.y, random_state=0)
+    X = kv.data.scale(X, "minmax")
+    C, gamma = record["chosen"]["C"], record["chosen"]["gamma"]
+    folds = StratifiedKFold(n_splits=2, shuffle=True, random_state=0)
+    scores, counts = [], []
+    for train, test in folds.split(X, y):
+        predicted = SVC(C=C, gamma=gamma).fit(X[train], y[train]).predict(X[test])
+        scores.append(np.mean(predicted == y[test]))
+        labels, n = np.unique(predicted, return_counts=True)
+        counts.append({f"{v:g}": int(c) for v, c in zip(labels, n)})
+    assert record["fold_values"] == pytest.approx(scores)
+    assert record["predicted_folds"] == counts
+    assert np.mean(record["fold_values"]) == pytest.approx(rbf.values[0])
+    assert {"C": C, "gamma": gamma} in record["plateau"]
+
+
+def test_equal_single_values_with_equal_folds_are_identical_and_one_class_fires():
+    """australian mRBF = C2RBF = GMM2 = DPGMM2 = 0.8681 passed unremarked: one value per cell."""
+    def cell(model, folds, predicted):
+        record = part([621] * 2, [np.array([1.0] * 34 + [-1.0] * 35)] * 2)
+        record.update(fold_values=folds, predicted_folds=predicted, predicted=predicted[0])
+        return _m(model, [float(np.mean(folds))], paper="ckrbf", table="2", row="australian", parts=[record])
+
+    two = [{"1": 30, "-1": 39}, {"1": 31, "-1": 38}]
+    measured = [cell("mRBF", [0.86, 0.8762], two), cell("C2RBF", [0.86, 0.8762], two),
+                cell("RBF", [0.8762, 0.86], two)]  # the same mean from other folds: not identical
+    flags = {m.model: diagnostics.diagnose(m, measured) for m in measured}
+    assert [d["name"] for d in flags["C2RBF"]] == ["identical-to"]
+    assert flags["C2RBF"][0]["text"] == "identical-to: the same 2 per-fold scores of its single value as mRBF"
+    assert flags["RBF"] == []
+    one = cell("GMM2", [35 / 69, 35 / 69], [{"-1": 69}, {"-1": 69}])
+    assert diagnostics.blocking_verdict(diagnostics.diagnose(one, [one])) == "degenerate: predicts one class"
+
+
+# ----------------------------------------------------------------------------- plateaus
+def test_a_plateau_is_read_at_its_centre_and_a_tied_interior_cell_is_no_grid_edge():
+    """heart's RBF tied at (10, 0.01) and (10⁴, 10⁻⁵): the old rule read the corner and flagged it."""
+    scores = np.full((4, 5), 0.80)
+    scores[0, 0] = scores[1, 2] = scores[2, 2] = scores[3, 3] = 0.84  # a corner and three inside cells
+    chosen, tied = ckrbf.plateau(scores)
+    assert sorted(tied) == [(0, 0), (1, 2), (2, 2), (3, 3)]
+    centre = np.mean(tied, axis=0)
+    assert chosen == min(tied, key=lambda t: (np.sum((np.array(t) - centre) ** 2), t))
+    assert chosen == (1, 2)  # (1, 2) and (2, 2) lie equally near the centre: the smaller C
+    from kernelviz import evaluation
+
+    assert evaluation.select_cell(scores) == (0, 0)  # what the tables read before
+    grid = {"C": [0.01, 1.0, 100.0, 1e4], "gamma": [1e-5, 1e-3, 0.01, 1.0, 100.0]}
+    corner = part([243] * 10, [np.array([1.0] * 15 + [-1.0] * 12)] * 10, chosen={"C": 0.01, "gamma": 1e-5})
+    corner["plateau"] = [{"C": 0.01, "gamma": 1e-5}, {"C": 1.0, "gamma": 0.01}]
+    alone = dict(corner, plateau=[{"C": 0.01, "gamma": 1e-5}])
+    tied_m = _m("RBF", [0.84], paper="ckrbf", table="2", row="heart", parts=[corner], grid=grid)
+    alone_m = _m("RBF", [0.84], paper="ckrbf", table="2", row="heart", parts=[alone], grid=grid)
+    assert [d["name"] for d in diagnostics.diagnose(tied_m)] == ["tied-best"]
+    assert "reached by 2 grid cells: (C 0.01, gamma 1e-05), (C 1, gamma 0.01)" in diagnostics.diagnose(tied_m)[0]["text"]
+    assert [d["name"] for d in diagnostics.diagnose(alone_m)] == ["grid-edge", "grid-edge"]
+
+
+# ----------------------------------------------------------------------------- mechanisms, with numbers
+def _check_pair(ours, check, model="C2RBF"):  # the paper's Table 4 heart C2RBF: 0.815
+    main = _m(model, [ours], paper="ckrbf", table="4", row="heart")
+    unit = _m(model, [check], paper="ckrbf", table="4", row="heart", variant="unit scale")
+    return RunResult("ckrbf", Settings(), [main, unit], {}, [], 1.0)
+
+
+def test_a_check_that_changes_nothing_names_no_mechanism():
+    (cell, _) = report.compare(_check_pair(0.7, 0.7))
+    assert "changes nothing here" in cell["why"]
+    assert "factor on C" not in cell["why"] and "closes" not in cell["why"]
+    (cell, _) = report.compare(_check_pair(0.7, 0.75))
+    assert "the paper's scale moves the cell by -0.050" in cell["why"]
+    assert "That option closes 0.050 of the gap (below the paper's 0.815 by 0.115)." in cell["why"]
+
+
+def test_a_check_that_closes_nothing_visible_or_overshoots_says_so_with_signs():
+    (cell, _) = report.compare(_check_pair(0.7, 0.70004))
+    assert "closes" not in cell["why"]
+    (cell, _) = report.compare(_check_pair(0.7, 0.93))
+    assert "closes" not in cell["why"]
+    assert "That option overshoots: it lands +0.115 from the paper's 0.815, where the protocol lands -0.115." \
+        in cell["why"]
+    assert report.contradictions([cell]) == []
+
+
+# ----------------------------------------------------------------------------- paired tests
+def _pima(a, b):
+    return {"Pima": {"MCPM(RBF-PPK)": claims.Cell(np.mean(a), np.std(a, ddof=1), tuple(a)),
+                     "MPM(Kernel)": claims.Cell(np.mean(b), np.std(b, ddof=1), tuple(b))}}
+
+
+def test_level_is_decided_by_a_paired_test_whose_p_value_is_scipys():
+    """MCPM(RBF-PPK) 0.681 against the kernel MPM 0.735 on the same 10 partitions was "level" by
+    the wide sds; the paired t-test over the partitions finds the gap."""
+    claim = next(c for c in published.CLAIMS if c.paper == "mcpm" and c.table == "II" and c.test == "comparable")
+    rng = np.random.default_rng(0)
+    b = 0.735 + rng.normal(0, 0.04, 10)
+    a = b - 0.054 + rng.normal(0, 0.01, 10)
+    holds, lines, summary = claims.decide(claim, _pima(a, b))
+    expected = stats.ttest_rel(a, b).pvalue
+    assert holds is False
+    assert f"p = {expected:.3f}" in lines[0] or (expected < 0.001 and "p < 0.001" in lines[0])
+    assert "paired t-test over the 10 shared partitions" in lines[0] and "not level" in lines[0]
+    level = b + rng.normal(0, 0.004, 10)
+    holds, lines, _ = claims.decide(claim, _pima(level, b))
+    assert holds is bool(stats.ttest_rel(level, b).pvalue >= 0.05)
+    assert claims.paired_p(level, b) == pytest.approx(stats.ttest_rel(level, b).pvalue)
+
+
+def test_better_than_needs_a_one_sided_paired_test_at_the_papers_precision():
+    claim = next(c for c in published.CLAIMS if c.paper == "cksvmnda")
+    rng = np.random.default_rng(1)
+    base = 0.77 + rng.normal(0, 0.02, 25)
+    noisy = base + 0.002 + rng.normal(0, 0.02, 25)  # CKSVMNDA's 0.001–0.002 leads
+    table = {"Heart": {"CKSVMNDA": claims.Cell(noisy.mean(), None, tuple(noisy)),
+                       **{o: claims.Cell(base.mean(), None, tuple(base)) for o in ("KSVM", "KNDA", "KFD")}}}
+    holds, lines, summary = claims.decide(claim, table)
+    p = stats.ttest_rel(noisy, base, alternative="greater").pvalue
+    assert claims.paired_p(noisy, base, "greater") == pytest.approx(p)
+    assert holds is bool(p < 0.05) and f"p = {p:.3f}" in lines[0]
+    assert "one-sided paired t-test over the 25 shared partitions" in lines[0]
+    # a constant lead smaller than the paper's printed precision (0.001) is no lead
+    tiny_lead = base + 0.0004
+    table["Heart"]["CKSVMNDA"] = claims.Cell(tiny_lead.mean(), None, tuple(tiny_lead))
+    assert claims.decide(claim, table)[0] is False
+    assert claims.paired_p(tiny_lead, base, "greater") == 0.0  # no spread: decided outright
+
+
+def test_a_row_on_other_data_than_the_papers_decides_no_claim(tmp_path):
+    """CKSVMNDA's Breast-Cancer runs the Wisconsin set (683 × 10); the paper's is Ljubljana (277 × 9)."""
+    measured = []
+    for row, lead in (("Breast-Cancer", 0.03), ("Heart", -0.01)):
+        for model in ("CKSVMNDA", "KSVM", "KNDA", "KFD"):
+            values = [0.9 + (lead if model == "CKSVMNDA" else 0) + 0.01 * k for k in range(3)]
+            measured.append(_m(model, values, paper="cksvmnda", table="1", row=row))
+    data = {("1", "Breast-Cancer"): {"digest": "x", "points": 683, "features": 10, "classes": {"-1": 444, "1": 239},
+                                     "source": "bundled"},
+            ("1", "Heart"): {"digest": "y", "points": 270, "features": 13, "classes": {"-1": 150, "1": 120},
+                             "source": "bundled"}}
+    result = RunResult("cksvmnda", Settings(), measured, {}, [], 1.0, data=data)
+    md, js = report.write_report(result, tmp_path)
+    (claim,) = json.loads(js.read_text())["runs"][0]["claims"]
+    assert all(not line.startswith("Breast-Cancer") for line in claim["cells"])
+    assert claim["excluded"] and claim["excluded"][0].startswith("Breast-Cancer (its data are not the paper's: "
+                                                                 "683 points here, 277 in the paper's source")
+    assert "does not decide" in md.read_text()
+
+
+# ----------------------------------------------------------------------------- code version
+def test_a_cell_of_other_code_is_computed_again_and_the_report_names_the_version(tmp_path, monkeypatch):
+    from kernelviz.reproduce.papers import _selection
+
+    result = run("cksvmnda", rows=["Heart"], out=tmp_path, settings=tiny())
+    assert result.code == version.code_version("kernelviz.reproduce.papers.cksvmnda") and len(result.code) == 16
+    real, computed = _selection._fit_and_score, []
+    monkeypatch.setattr(_selection, "_fit_and_score", lambda *a, **k: computed.append(1) or real(*a, **k))
+    run("cksvmnda", rows=["Heart"], out=tmp_path, settings=tiny())
+    assert computed == []  # same code: read
+    monkeypatch.setattr(runner._version, "code_version", lambda module: "0" * 16)
+    again = run("cksvmnda", rows=["Heart"], out=tmp_path, settings=tiny())
+    assert len(computed) == 4 and again.code != "0" * 16 or len(computed) == 4
+    md, _ = report.write_report(result, tmp_path / "r")
+    assert f"Code version `{result.code}`" in md.read_text()
+
+
+def test_the_code_version_covers_the_modules_a_cell_runs_through(tmp_path, monkeypatch):
+    modules = version.modules("kernelviz.reproduce.papers.mcpm")
+    for needed in ("kernelviz.models.minimax", "kernelviz.kernels", "kernelviz._svm", "kernelviz.data.scaling",
+                   "kernelviz.reproduce.papers._selection", "kernelviz.reproduce.papers.mcpm"):
+        assert needed in modules
+    for left_out in ("kernelviz.reproduce.report", "kernelviz.data.io", "kernelviz.views", "kernelviz.pipeline"):
+        assert left_out not in modules
+    before = version.code_version("kernelviz.reproduce.papers.mcpm")
+    real = version._path
+
+    def edited(module):
+        path = real(module)
+        if module == "kernelviz.models.minimax":
+            copy = tmp_path / "minimax.py"
+            copy.write_bytes(path.read_bytes() + b"\n# an edit\n")
+            return copy
+        return path
+
+    monkeypatch.setattr(version, "_path", edited)
+    assert version.code_version("kernelviz.reproduce.papers.mcpm") != before
+
+
+# ----------------------------------------------------------------------------- MCPM's time claim
+def test_mcpm_cells_time_training_and_testing_and_the_time_claim_is_decided(tmp_path):
+    result = run("mcpm", tables=["II"], out=tmp_path, settings=tiny(repetitions=2, max_points=80))
+    times = {(m.model, m.metric): m for m in result.measurements if m.metric in diagnostics.TIMES}
+    assert {model for model, _ in times} == {"SCM(LPPK)", "SCM(RBF-PPK)", "MPM(Linear)", "MPM(Kernel)",
+                                              "MCPM(LPPK)", "MCPM(RBF-PPK)"}
+    assert all(len(m.values) == 2 and all(v >= 0 for v in m.values) for m in times.values())
+    cells = report.compare(result)
+    found = {r["claim"]: r for r in claims.evaluate("mcpm", cells) if r["table"] == "II"}
+    train = found["MCPM with RBF-PPK trains much faster than the kernel MPM (the paper's title claim)"]
+    assert train["status"] in ("reproduced", "not reproduced")
+    assert "the paper: 7.77e+04 ×" in train["cells"][0] and "one-sided paired t-test" in train["cells"][0]
+    timed = next(c for c in cells if c["metric"] == "train_seconds" and c["model"] == "MPM(Kernel)")
+    assert timed["verdict"].startswith("timed: ")
+
+
+def test_earlier_code_cells_are_found_under_another_numpys_float_text_and_never_computed(tmp_path):
+    """The committed full reports are re-judged from cells stored before cells carried a code version;
+    their keys spell γ = 10⁻⁵ as another numpy printed it."""
+    from kernelviz.reproduce.store import CellKey, ResultStore
+
+    stored = CellKey("ckrbf", "grid", "heart", "cv10-seed0", "RBF", "C=[0.01, 1.0]|gamma=[9.999999999999999e-06, 0.1]",
+                     data="d", protocol="p")
+    store = ResultStore(tmp_path)
+    store.put(stored, {"scores": [[0.5]]})
+    today = CellKey("ckrbf", "grid", "heart", "cv10-seed0", "RBF", "C=[0.01, 1.0]|gamma=[1e-05, 0.1]", data="d",
+                    protocol="p")
+    assert store.get(today) is None and store.get_close(today) == {"scores": [[0.5]]}
+    other = CellKey("ckrbf", "grid", "heart", "cv10-seed0", "RBF", "C=[0.01, 1.0]|gamma=[2e-05, 0.1]", data="d",
+                    protocol="p")
+    assert store.get_close(other) is None
+    tracker = runner._Tracker(None, "ckrbf", "2", "heart", 1, earlier_code=True)
+    assert tracker.cell(store, today, lambda: pytest.fail("computed")) == {"scores": [[0.5]]}
+    with pytest.raises(runner.EarlierCodeMissing):
+        tracker.cell(store, other, lambda: pytest.fail("computed"))
+    assert Settings(earlier_code=True).fingerprint() == Settings().fingerprint().replace('"results":3', '"results":2')
