@@ -141,8 +141,8 @@ def test_every_model_gets_a_boundary_panel():
     titles = " ".join(a["text"] for a in charts(at)[0]["layout"]["annotations"])
     for name in tuple(registry.MODELS):
         assert name in titles
-    assert "bounds each class, for its training moments" in titles  # MPM
-    assert "bounds the cluster units, not the points" in titles  # MCPM
+    assert "per class (training moments)" in titles  # MPM
+    assert "for cluster units, not points" in titles  # MCPM
 
 
 def test_every_model_draws_a_multiclass_boundary_on_three_classes():
@@ -723,7 +723,7 @@ def test_the_mcpm_preset_compares_cluster_models_with_rbf():
     (fig,) = charts(at)
     titles = _titles(fig)
     assert [t.split("</b>")[0] for t in titles] == ["<b>RBF", "<b>SCM", "<b>MCPM"]
-    assert "bounds the cluster units, not the points; training accuracy per class" in titles[2]
+    assert "for cluster units, not points" in titles[2] and "train per class" in titles[2]
 
 
 # ----------------------------------------------------------------------------- downloads and caches

@@ -72,8 +72,18 @@ def test_the_panel_says_what_alpha_bounds_and_shows_each_classs_training_accurac
     mpm = pipeline.model_panel("MPM", prep, grid, np.log10(0.5), 0.0, 0)
     accuracies = mpm.class_train_accuracy
     assert set(accuracies) == set(np.unique(y).astype(float)) and min(accuracies.values()) >= mpm.alpha
-    assert "each class, for its training moments" in mpm.note
-    assert all(f"{100 * a:.0f} %" in mpm.note for a in accuracies.values())
+    assert "per class (training moments)" in mpm.note
+    per_class_line = mpm.note.split("train per class ")[1]
+    assert per_class_line == " / ".join(f"{100 * a:.0f}" for a in accuracies.values()) + " %"
     mcpm = pipeline.model_panel("MCPM", prep, grid, 1.0, 0.0, 0)  # γ = 10
-    assert "bounds the cluster units, not the points" in mcpm.note
+    assert "for cluster units, not points" in mcpm.note
     assert min(mcpm.class_train_accuracy.values()) < mcpm.alpha  # shown side by side, the gap is visible
+
+
+@pytest.mark.parametrize("name", ["MPM", "MCPM"])
+@pytest.mark.parametrize("pairwise", [False, True])
+def test_the_alpha_lines_fit_a_panels_title_block(name, pairwise):
+    from kernelviz import figures as fg
+
+    note = pipeline.alpha_sentence(name, 0.8123, {0.0: 1.0, 1.0: 0.07, 2.0: 1.0}, pairwise=pairwise)
+    assert all(len(line) <= 48 for line in fg._wrap_note(note)), fg._wrap_note(note)

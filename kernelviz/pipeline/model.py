@@ -341,11 +341,12 @@ def alpha_sentence(name: str, alpha: float, per_class: dict, pairwise: bool = Fa
     covariance, so the training points meet it. MCPM's α is MPM's on the cluster units: it bounds
     the units, not the points, and at a γ past the units' scale the points can fall far below it.
     """
-    bound = f"α {'≥' if pairwise else '='} {alpha:.2f}"
-    covers = ("bounds the cluster units, not the points" if name == "MCPM"
-              else "bounds each class, for its training moments")
-    accuracies = " / ".join(f"{100 * a:.0f} %" for a in per_class.values())
-    return f"{bound}{' (pairwise)' if pairwise else ''} {covers}; training accuracy per class {accuracies}"
+    # two short lines of the panel's title block (notes are joined by " · ", one line each)
+    # within figures._wrap_note's 48 characters a line, so that no title block spills over its neighbour's
+    bound = f"α ≥ {alpha:.2f} pairwise," if pairwise else f"α = {alpha:.2f}"
+    covers = "for cluster units, not points" if name == "MCPM" else "per class (training moments)"
+    accuracies = " / ".join(f"{100 * a:.0f}" for a in per_class.values())
+    return f"{bound} {covers} · train per class {accuracies} %"
 
 
 def one_class_note(panel: fg.BoundaryPanel, map_share: float = 0.98, train_accuracy: float = 0.9) -> str:
