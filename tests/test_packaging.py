@@ -85,6 +85,9 @@ def test_the_wheel_ships_every_sample_and_an_installed_wheel_loads_one(tmp_path)
     front_end = {path.relative_to(ROOT).as_posix() for path in (ROOT / "kernelviz" / "components").rglob("*")
                  if path.suffix in (".js", ".css")}
     assert "kernelviz/components/points.js" in front_end and front_end <= listed, front_end - listed
+    # the lessons' shipped grid searches (disk-cache entries read behind the user's folder)
+    shipped = {path.relative_to(ROOT).as_posix() for path in (ROOT / "kernelviz" / "shipped_cache").glob("*.entry")}
+    assert shipped and shipped <= listed, shipped - listed
 
     # A fresh venv sees this interpreter's packages (numpy, pandas …) through a .pth file, so
     # --no-deps and --no-index need no network; its own site-packages comes first, so the
