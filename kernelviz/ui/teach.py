@@ -252,7 +252,7 @@ def lesson_panel(apply: Apply):
             st.markdown(f":orange-background[**Look at: {step.look_at.label}**] — {step.look_at.sentence}",
                         width="stretch")
             # the step's narrative and its source, one click away: the panel keeps to three lines
-            with st.popover("Why?", help="The idea behind this step, and its source."):
+            with st.popover("Why?", type="tertiary", help="The idea behind this step, and its source."):
                 st.markdown(step.narrative)
                 if lesson.citation():
                     st.caption(f"Source: {lesson.citation()}")

@@ -108,8 +108,8 @@ test("a field's fine picture interpolates its values between grid points, not a 
       assert.ok(Math.abs(read(u, v) - (gx - gy)) < 0.05 + 1 / 20, `${u},${v}: ${read(u, v)} vs ${gx - gy}`);
     }
   }
-  // one picture pixel per grid point for a small panel, up to four for a large one
-  assert.deepEqual([fineness(60, 70), fineness(150, 70), fineness(2000, 70)], [1, 3, 4]);
+  // one picture pixel per grid point for a small panel, two for a large one (smoothed when drawn)
+  assert.deepEqual([fineness(60, 70), fineness(100, 70), fineness(2000, 70)], [1, 2, 2]);
 });
 
 test("a missing value leaves its fine pixels to the nearest corner's, or empty", () => {
