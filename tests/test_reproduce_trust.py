@@ -107,7 +107,13 @@ def test_ckrbf_records_the_folds_majority_rate_and_the_best_gamma_at_C_1(tmp_pat
     scores = [cross_val_score(SVC(C=1.0, gamma=g), kv.data.scale(X, "minmax"), y, cv=folds).mean()
               for g in (0.01, 0.1, 1.0)]
     assert record["chosen"] == {"gamma": [0.01, 0.1, 1.0][int(np.argmax(scores))]}
-    assert rbf.grid == {"gamma": [0.01, 0.1, 1.0]} and "predicted" not in record  # the grid engine keeps scores
+    assert rbf.grid == {"gamma": [0.01, 0.1, 1.0]}
+    # the grid engine keeps scores only; the chosen cell is refitted fold by fold for its predictions (issue 32)
+    gamma = record["chosen"]["gamma"]
+    counts = [np.unique(SVC(C=1.0, gamma=gamma).fit(kv.data.scale(X, "minmax")[train], y[train])
+                        .predict(kv.data.scale(X, "minmax")[test]), return_counts=True)[1].sum()
+              for train, test in folds.split(X, y)]
+    assert [sum(c.values()) for c in record["predicted_folds"]] == counts == [len(t) for t in test_parts]
 
 
 def test_cells_stored_in_the_former_result_format_are_computed_again(tmp_path, monkeypatch):

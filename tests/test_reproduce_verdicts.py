@@ -301,3 +301,12 @@ def test_earlier_code_cells_are_found_under_another_numpys_float_text_and_never_
     with pytest.raises(runner.EarlierCodeMissing):
         tracker.cell(store, other, lambda: pytest.fail("computed"))
     assert Settings(earlier_code=True).fingerprint() == Settings().fingerprint().replace('"results":3', '"results":2')
+
+
+def test_the_report_header_gives_each_tables_computing_time(tmp_path):
+    measured = [_m("RWM", [0.8, 0.82], paper="rwm", table="2", row="Heart")]
+    result = RunResult("rwm", Settings(), measured, {}, [], 1.0, table_seconds={"2": (600.0, 10, 10),
+                                                                              "3": (90.0, 4, 5)})
+    md, _ = report.write_report(result, tmp_path)
+    assert ("Computing time per table (a cell read by several tables counts in each): Table 2 10.0 min, Table 3 "
+            "1.5 min (4 of its 5 cells timed).") in md.read_text()

@@ -4,9 +4,11 @@ measure what the paper's number measures.
 A cell that agrees with the paper can still be empty: a model that predicts the majority class
 on every test part scores the class balance, and lands "within" the paper's spread on a data
 set whose paper value is near that balance (the MCPM paper's Pima). Each diagnostic here is
-decided by numbers the report prints beside it; three of them (:data:`BLOCKING`) mean the cell's
-number does not measure the model the paper's column names, and such a cell never gets a verdict
-"matches" or "within" (:func:`kernelviz.reproduce.report.compare`): its verdict says what happened instead.
+decided by numbers the report prints beside it; those in :data:`BLOCKING` mean the cell's number does
+not measure the model the paper's column names (one class, the majority rate, a tenth or more of its
+fits stopped at the iteration cap, the continuous attributes unused, another column's very values),
+and such a cell never gets a verdict "matches" or "within" (:func:`kernelviz.reproduce.report.compare`):
+its verdict says what happened instead.
 
 The records come from :func:`kernelviz.reproduce.runner.part`: per value of a measurement, its
 training and test sizes, the test parts' majority rate, the predicted class counts (where the

@@ -106,10 +106,16 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
         data_used = {(c.table, row): {**info, "source": c.source(row)}
                      for c in contexts for row, info in c.data.items()}
         timed = {digest: s for c in contexts for digest, s in c.tally.seconds.items()}
+        per_table = {}
+        for c in contexts:
+            done, seconds = per_table.setdefault(c.table, (set(), {}))
+            done |= c.tally.done
+            seconds.update(c.tally.seconds)
+        table_seconds = {t: (sum(seconds.values()), len(seconds), len(done)) for t, (done, seconds) in per_table.items()}
         return RunResult(paper, settings, measurements, not_run, store.problems, time.perf_counter() - started,
                          data=data_used, cells=len(set().union(*(c.tally.done for c in contexts))),
                          computed=len(set().union(*(c.tally.computed for c in contexts))),
-                         cell_seconds=sum(timed.values()), cells_timed=len(timed),
+                         cell_seconds=sum(timed.values()), cells_timed=len(timed), table_seconds=table_seconds,
                          code="" if settings.earlier_code else
                          _version.code_version(f"kernelviz.reproduce.papers.{paper}"), **extra)
 

@@ -269,6 +269,17 @@ def _computing_time(result):
             "others were stored before cells kept their computing time)")
 
 
+def _table_times(result):
+    """Each table's computing time, summed over the cells its rows read (" " when none was timed)."""
+    parts = []
+    for table_id, (seconds, timed, cells) in result.table_seconds.items():
+        if timed:
+            parts.append(f"Table {table_id} {seconds / 60:.1f} min" + ("" if timed == cells else
+                                                                     f" ({timed} of its {cells} cells timed)"))
+    return f"Computing time per table (a cell read by several tables counts in each): {', '.join(parts)}. " \
+        if parts else ""
+
+
 def _code_line(result):
     """Which code computed the cells: every cell a run reads is keyed by that version, so a
     report's cells are all of one code ("" for a result built without one, as in tests)."""
@@ -484,7 +495,7 @@ def write_report(results, out):
         lines += [f"## {paper.citation()}", "",
                   f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
                   "stored by an earlier run of the same command on the same data are read, not recomputed)"
-                  + _computing_time(result) + ". " + _code_line(result) +
+                  + _computing_time(result) + ". " + _table_times(result) + _code_line(result) +
                   "Verdicts: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none yet") + ".", ""]
         if result.interrupted:
             lines += _interrupted_lines(result)

@@ -339,6 +339,9 @@ class RunResult:
     cell_seconds: float = 0.0  # the computing time of those cells, whichever invocation computed them
     cells_timed: int = 0  # the cells that recorded it (cells stored before they did have none)
     code: str = ""  # the code version every cell of this run was computed by (version.code_version)
+    #: table -> (computing seconds of the cells its rows read, cells that recorded them, cells); a cell
+    #: read by several tables (CkRBF's grids) counts in each
+    table_seconds: dict = field(default_factory=dict)
 
 
 class Interrupted(KeyboardInterrupt):

@@ -130,12 +130,15 @@ def _read_cells(Cs, scores):
 
 def _fold_predictions(kernel, X, y, C, gamma, splits, max_iter):
     """Each fold's predicted class counts of the precomputed-kernel SVM at (C, γ), as the grid engine
-    fits it (the same Gram, folds and iteration cap)."""
-    K = copy.copy(kernel).set_params(gamma=float(gamma))(X)
+    fits it (the same kernel, folds and iteration cap). Each fold's block (its training and test
+    rows against its training columns) is computed alone, as the engine does: the whole Gram holds
+    test-against-test values whose normaliser can exceed what libsvm holds where no block does."""
+    kernel = copy.copy(kernel).set_params(gamma=float(gamma))
     counts = []
     for train, test in splits:
-        svc = _svm.fit_svm(K[np.ix_(train, train)], y[train], C=float(C), max_iter=max_iter)
-        counts.append(class_counts(svc.predict(K[np.ix_(test, train)])))
+        K = kernel(X[np.concatenate((train, test))], X[train])
+        svc = _svm.fit_svm(K[:len(train)], y[train], C=float(C), max_iter=max_iter)
+        counts.append(class_counts(svc.predict(K[len(train):])))
     return counts
 
 
