@@ -191,9 +191,10 @@ def panel_pixels(page) -> list[int]:
 #: Per field the canvas paints of the figure (``_kvFields``), the share of its cells (every third
 #: row and column, inside the plot area) whose centre on the field canvas has the figure's own
 #: colour there (each channel within 2): 1 where the canvas shows the figure's values. The canvas
-#: paints a field finer than its grid, its values interpolated between grid points (plot.js,
-#: ``finePicture``): the colour expected at a canvas pixel is that of the figure's values
-#: interpolated at the pixel's centre (a field with a stepped colour scale, classes, keeps its cells).
+#: paints a field ``picture.factor`` times finer than its grid, each fine pixel the colour of the
+#: figure's values interpolated at its centre (plot.js, ``finePicture``), and draws it smoothed: the
+#: colour expected at a canvas pixel is the blend of the four fine pixels around its centre (a
+#: field with a stepped colour scale, classes, keeps its cells).
 SHOWS_FIGURE = """(root) => {
   const full = root._fullLayout, canvas = root.querySelector('.kv-plot-field');
   const ratio = canvas.width / full.width, context = canvas.getContext('2d');
@@ -212,13 +213,21 @@ SHOWS_FIGURE = """(root) => {
     const dx = (field.xs[field.nx - 1] - field.xs[0]) / (field.nx - 1), dy = (field.ys[field.ny - 1] - field.ys[0]) / (field.ny - 1);
     const expected = (X, Y, i, j) => {
       if (stepped) { const at = ((field.ny - 1 - j) * field.nx + i) * 4; return [0, 1, 2].map((c) => field.pixels[at + c]); }
-      const x = xa.p2l((X + 0.5) / ratio - xa._offset), y = ya.p2l((Y + 0.5) / ratio - ya._offset);
-      const gx = Math.min(Math.max((x - field.xs[0]) / dx, 0), field.nx - 1), gy = Math.min(Math.max((y - field.ys[0]) / dy, 0), field.ny - 1);
-      const i0 = Math.min(Math.floor(gx), field.nx - 2), j0 = Math.min(Math.floor(gy), field.ny - 2), tx = gx - i0, ty = gy - j0;
-      const z = (a, b) => field.z[b * field.nx + a];
-      const v = (z(i0, j0) * (1 - tx) + z(i0 + 1, j0) * tx) * (1 - ty) + (z(i0, j0 + 1) * (1 - tx) + z(i0 + 1, j0 + 1) * tx) * ty;
+      const f = field.picture.factor, x = xa.p2l((X + 0.5) / ratio - xa._offset), y = ya.p2l((Y + 0.5) / ratio - ya._offset);
       const span = field.zmax > field.zmin ? field.zmax - field.zmin : 1;
-      return colourAt(field.colorscale, Math.min(Math.max((v - field.zmin) / span, 0), 1));
+      const z = (a, b) => field.z[b * field.nx + a];
+      const fine = (u, v) => {  // fine pixel (u, v), v from the bottom: its value's colour
+        const clamp = (g, n) => Math.min(Math.max(g, 0), n - 1);
+        const gx = clamp(Math.min(Math.max(u, 0), field.nx * f - 1) / f + 0.5 / f - 0.5, field.nx);
+        const gy = clamp(Math.min(Math.max(v, 0), field.ny * f - 1) / f + 0.5 / f - 0.5, field.ny);
+        const i0 = Math.min(Math.floor(gx), field.nx - 2), j0 = Math.min(Math.floor(gy), field.ny - 2), tx = gx - i0, ty = gy - j0;
+        const value = (z(i0, j0) * (1 - tx) + z(i0 + 1, j0) * tx) * (1 - ty) + (z(i0, j0 + 1) * (1 - tx) + z(i0 + 1, j0 + 1) * tx) * ty;
+        return colourAt(field.colorscale, Math.min(Math.max((value - field.zmin) / span, 0), 1)).map(Math.round);
+      };
+      const fu = (x - (field.xs[0] - dx / 2)) / (dx / f) - 0.5, fv = (y - (field.ys[0] - dy / 2)) / (dy / f) - 0.5;
+      const u0 = Math.floor(fu), v0 = Math.floor(fv), wu = fu - u0, wv = fv - v0;
+      const [a, b, c, d] = [fine(u0, v0), fine(u0 + 1, v0), fine(u0, v0 + 1), fine(u0 + 1, v0 + 1)];
+      return [0, 1, 2].map((k) => (a[k] * (1 - wu) + b[k] * wu) * (1 - wv) + (c[k] * (1 - wu) + d[k] * wu) * wv);
     };
     let same = 0, seen = 0;
     for (let j = 1; j < field.ny - 1; j += 3) {
