@@ -88,6 +88,9 @@ def test_an_export_whose_browser_cannot_start_is_said_in_words_and_keeps_the_pag
     fake.write_text("#!/bin/sh\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("BROWSER_PATH", str(fake))
+    from kernelviz import export
+
+    export._EXPORTER.close()  # an export browser an earlier test left warm would draw the figure
     at = open_app(dict(view="data", generator="blobs", gen_params="n_samples:40", data_seed="7"))
     assert_clean(at)
     before = figures(at)
