@@ -34,3 +34,18 @@ def unescaped(text: str) -> str:
     """What a person reads: Markdown's backslash escapes removed, the invisible word joiners
     that keep addresses from becoming links (kernelviz.outside) too."""
     return re.sub(r"\\(.)", r"\1", text).replace(WORD_JOINER, "")
+
+
+def cancel_at_ckrbf(monkeypatch) -> None:
+    """The Cancel click lands while CkRBF's kernel is being fitted: RBF finished, no CkRBF column did."""
+    from kernelviz.ui import grid_jobs
+
+    search = grid_jobs.GridJob._search
+
+    def cancelled_while_ckrbf_is_fitted(job, name):
+        if name == "ckrbf":
+            job.cancel()
+            return
+        search(job, name)
+
+    monkeypatch.setattr(grid_jobs.GridJob, "_search", cancelled_while_ckrbf_is_fitted)

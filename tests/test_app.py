@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from _charts import click, figures
-from apptest import APP, assert_clean, open_app, unescaped
+from apptest import APP, assert_clean, cancel_at_ckrbf, open_app, unescaped
 
 import kernelviz as kv
 from kernelviz import registry
@@ -637,18 +637,7 @@ def test_grid_search_then_pf_with_the_scale_switch():
 
 
 def test_a_search_cancelled_between_two_kernels_shows_what_finished_marked_incomplete(monkeypatch):
-    from kernelviz.ui import grid_jobs
-
-    search = grid_jobs.GridJob._search
-
-    def cancelled_while_ckrbf_is_fitted(job, name):
-        # the Cancel click lands while CkRBF's kernel is being fitted: no CkRBF column is done
-        if name == "ckrbf":
-            job.cancel()
-            return
-        search(job, name)
-
-    monkeypatch.setattr(grid_jobs.GridJob, "_search", cancelled_while_ckrbf_is_fitted)
+    cancel_at_ckrbf(monkeypatch)  # the Cancel click lands while CkRBF's kernel is fitted: no CkRBF column is done
     at = open_app(dict(view="grid", **SMALL))
     run_grid_search(at)
     assert_clean(at)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from _charts import figures
-from apptest import assert_clean, open_app, unescaped
+from apptest import cancel_at_ckrbf, assert_clean, open_app, unescaped
 
 pytestmark = pytest.mark.app
 
@@ -21,21 +21,6 @@ def small(seed: int) -> dict:
 
 def infos(at) -> list[str]:
     return [unescaped(i.value) for i in at.info]
-
-
-def cancel_at_ckrbf(monkeypatch):
-    """The Cancel click lands while CkRBF's kernel is being fitted: RBF finished, no CkRBF column did."""
-    from kernelviz.ui import grid_jobs
-
-    search = grid_jobs.GridJob._search
-
-    def cancelled_while_ckrbf_is_fitted(job, name):
-        if name == "ckrbf":
-            job.cancel()
-            return
-        search(job, name)
-
-    monkeypatch.setattr(grid_jobs.GridJob, "_search", cancelled_while_ckrbf_is_fitted)
 
 
 def run_search(at, label: str = "Run grid search"):
