@@ -10,6 +10,7 @@ Run it with ``streamlit run app.py`` (or ``kernelviz app``).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import traceback
 
@@ -52,7 +53,7 @@ st.markdown(PAGE_STYLE, unsafe_allow_html=True)
 from kernelviz import pipeline, registry  # noqa: E402
 from kernelviz.outside import plain  # noqa: E402
 from kernelviz.session import remember_outside  # noqa: E402
-from kernelviz.ui import live, page, pollers, server, session_end, sidebar, stages, takeaway, teach  # noqa: E402
+from kernelviz.ui import caches, edits, live, page, pollers, server, session_end, sidebar, stages, takeaway, teach  # noqa: E402
 from kernelviz.ui.views import data, theory  # noqa: E402
 from kernelviz.ui.widgets import choice  # noqa: E402
 from kernelviz.pipeline import NoDataYet  # noqa: E402
@@ -63,22 +64,33 @@ VIEWS = {view: importlib.import_module(f"kernelviz.ui.views.{facts.module}") for
 
 
 def run_view(view: str, values: dict) -> None:
-    """Draw the open view. The scrub views' bodies are a fragment (``page.scrub_view_body``): a
-    committed γ / C, a click on their figure or their own controls rerun the body alone, not the
-    page (the sidebar leaves γ and C to the body's scrub there)."""
+    """Draw the open view. The scrub views' and the editable views' bodies are a fragment
+    (``page.scrub_view_body``): a committed γ / C, a click or a drag on their figure or their own
+    controls rerun the body alone, not the page (the sidebar leaves γ and C to the body's scrub there)."""
     live.LiveLattices(session_end.store()).leave(live.VIEW_KINDS.get(view))
-    if view in live.VIEW_KINDS:
+    if view in live.VIEW_KINDS or view in edits.EDITABLE_VIEWS:
         page.scrub_view_body(view, view_body)
     else:
         view_body(view, values)
 
 
 def view_body(view: str, values: dict) -> None:
-    """The error boundary: a ValueError → its message (and the failing stage's settings set back);
-    anything else → a short error with the details folded away. The page never shows a traceback."""
+    """The open view: on the settings, or on the data with a dragged point where it is now."""
     st.session_state[live.SCRUB_SHOWN_KEY] = False
     st.session_state[live.WATCH_KEY] = None  # a scrub view's run says what the watcher waits for
     st.session_state.pop(live.COMMITTED_KEY, None)  # a commit, if any, has reached the view
+    if edits.rerun_wanted() and not st.session_state.get(page.PAGE_RUN):
+        page.rerun_page()  # an edit made the data drawn: the sidebar says so too
+    # a point on its way under the pointer: every stage runs on the data with it there, uncached and coarser
+    moving = edits.moving_settings(values) if view in edits.EDITABLE_VIEWS else None
+    with caches.transient() if moving is not None else contextlib.nullcontext():
+        draw_view(view, moving or values)
+
+
+def draw_view(view: str, values: dict) -> None:
+    """The open view on the settings ``values``, inside the error boundary: a ValueError → its message
+    (and the failing stage's settings set back, unless a point is on its way: the release decides);
+    anything else → a short error with the details folded away. The page never shows a traceback."""
     try:
         if view == "theory":
             theory.show()
@@ -96,9 +108,11 @@ def view_body(view: str, values: dict) -> None:
         try:
             VIEWS[view].show(prep, values, fitted)
         except ValueError as err:
-            if stage is not None:
+            if stage is not None and not caches.previewing():
                 page.fail_and_restore(*stage, err)
             raise
+        if caches.previewing():
+            return  # a point on its way: the code follows its release
         if stage is not None and stage[0] == "model":
             page.session().remember_good(*stage)
         takeaway.code_box(values, prep)

@@ -147,6 +147,12 @@ class Partition(BaseEstimator):
         VI only; None means 0.01.
     max_iter, n_init : int, optional
         GMM and VI (VI's max_iter defaults to 500).
+    init : array-like of shape (n_components, d), or a fitted Partition, optional
+        k-means and GMM: start from these means (for GMM given a Partition, from its weights and
+        covariances too), in one run, instead of k-means++ seeding and restarts. Component c then
+        grows from the start's c-th: a refit on slightly changed data (a point dragged in the app)
+        starts from the previous fit, moves smoothly and keeps each component's identity. VI has
+        no initial means and refuses it.
 
     Attributes
     ----------
@@ -170,7 +176,7 @@ class Partition(BaseEstimator):
 
     def __init__(self, *, method="kmeans", n_components=2, random_state=0, weight_concentration_prior=None,
                  mean_precision_prior=None, degrees_of_freedom_prior=None, covariance_prior=None,
-                 weight_concentration_prior_type=None, prune_threshold=None, max_iter=None, n_init=None):
+                 weight_concentration_prior_type=None, prune_threshold=None, max_iter=None, n_init=None, init=None):
         self.method = method
         self.n_components = n_components
         self.random_state = random_state
@@ -182,6 +188,22 @@ class Partition(BaseEstimator):
         self.prune_threshold = prune_threshold
         self.max_iter = max_iter
         self.n_init = n_init
+        self.init = init
+
+    def _initial_means(self, k, d):
+        """``init`` checked against the fit's k and d: (means or None, GMM's further start parameters)."""
+        if self.init is None:
+            return None, {}
+        if self.method == "vi":
+            raise ValueError("A variational mixture (vi) starts from its own initialisation: it takes no init means.")
+        previous = self.init if isinstance(self.init, Partition) else None
+        init = np.asarray(previous.means_ if previous is not None else self.init, dtype=np.float64)
+        if init.shape != (k, d) or not np.all(np.isfinite(init)):
+            raise ValueError(f"init must be {k} finite means of {d} features (shape ({k}, {d})); got shape {init.shape}.")
+        if previous is None or self.method != "gmm":
+            return init, {}
+        return init, {"weights_init": previous.weights_ / previous.weights_.sum(),
+                      "precisions_init": np.linalg.inv(previous.covariances_)}
 
     def _method_params(self):
         """The method's extra parameters that were set (not None)."""
@@ -240,11 +262,13 @@ class Partition(BaseEstimator):
                 f"Only {n_distinct} distinct points: cannot make {k} different clusters. "
                 f"Ask for at most {n_distinct} components."
             )
+        init, start = self._initial_means(k, d)
         notes = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             if self.method == "kmeans":
-                est = KMeans(n_clusters=k, init="k-means++", n_init=10, random_state=self.random_state).fit(X)
+                est = KMeans(n_clusters=k, init="k-means++" if init is None else init, n_init=10 if init is None else 1,
+                             random_state=self.random_state).fit(X)
                 labels = est.labels_
                 means = est.cluster_centers_
                 counts = np.bincount(labels, minlength=k)
@@ -253,7 +277,7 @@ class Partition(BaseEstimator):
                 keep = np.arange(k)
             elif self.method == "gmm":
                 est = GaussianMixture(n_components=k, covariance_type="full", random_state=self.random_state,
-                                      reg_covar=_reg_covar(X), **params).fit(X)
+                                      reg_covar=_reg_covar(X), means_init=init, **start, **params).fit(X)
                 keep = np.arange(k)
                 means, covs, weights = est.means_, est.covariances_, est.weights_
                 labels = est.predict(X)
@@ -368,7 +392,7 @@ def _vi_estimator(n_components, random_state, params, d, reg_covar):
                                    reg_covar=reg_covar, **kwargs)
 
 
-def fit(method, X, n_components=2, random_state=0, **params):
+def fit(method, X, n_components=2, random_state=0, init=None, **params):
     """Fit a partition of ``X`` (no labels needed): ``Partition(method=method, ...).fit(X)``.
 
     Parameters
@@ -380,6 +404,8 @@ def fit(method, X, n_components=2, random_state=0, **params):
     **params
         The method's extra parameters (see :class:`Partition`): for ``"vi"`` the priors,
         ``prune_threshold``, ``max_iter``, ``n_init``; for ``"gmm"`` ``max_iter``, ``n_init``.
+    init : array-like of shape (n_components, d), optional
+        Initial means for k-means and GMM (see :class:`Partition`).
 
     Returns
     -------
@@ -387,7 +413,8 @@ def fit(method, X, n_components=2, random_state=0, **params):
         Fitted.
     """
     _check_method_params(method, params)
-    return Partition(method=method, n_components=n_components, random_state=random_state, **params).fit(X)
+    return Partition(method=method, n_components=n_components, random_state=random_state, init=init,
+                     **params).fit(X)
 
 
 def fit_per_class(method, X, y, n_components=2, random_state=0, **params):

@@ -97,6 +97,22 @@ class LivePreview(TypedDict):
     locked: list[str]
 
 
+class EditInfo(TypedDict):
+    """What lets a figure's points be edited (:func:`kernelviz.ui.edits.browser_edit`), read by edit.js.
+
+    ``points``: every point as drawn data, ``[x, y, label]`` in the plot's coordinates, in the order
+    the edits' indices count; ``applied``: ``{token: number}`` of the last of a page's edits Python
+    has applied; ``moved``: the number of the latest move this figure shows (the browser sends the
+    next one only then); ``label``: what a click on empty space adds; ``off``: why editing is off,
+    or None."""
+
+    points: list[list[float]]
+    applied: dict[str, int]
+    moved: int
+    label: float
+    off: str | None
+
+
 class PlotHeader(TypedDict):
     """The JSON header of a plot payload (:func:`kernelviz.components.plot.payload`): plot.js's
     ``decode`` reads it and its default export draws it (``plotly``: the chunk it imports; ``drawing``:
@@ -110,6 +126,7 @@ class PlotHeader(TypedDict):
     canvas: bool
     drawing: str
     live: LivePreview | None
+    edit: EditInfo | None
 
 
 class DrawStyle(TypedDict):

@@ -46,11 +46,27 @@ def test_the_text_streamlit_receives_is_a_valid_module(path, tmp_path):
     assert checked.returncode == 0, checked.stderr
 
 
-def test_a_module_that_imports_a_missing_or_nested_module_is_refused(tmp_path):
+def test_nested_imports_are_put_in_place_once_each_before_their_importer(tmp_path):
+    """main imports a and b, both import c (a diamond), c imports nothing: c once, before a."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "c.js").write_text("export const c = 1;\n", encoding="utf-8")
+    (tmp_path / "a.js").write_text('import { c } from "./lib/c.js";\nexport const a = c + 1;\n', encoding="utf-8")
+    (tmp_path / "lib" / "b.js").write_text('import { c } from "./c.js";\nexport function b() { return c; }\n',
+                                           encoding="utf-8")
+    (tmp_path / "main.js").write_text('import { a } from "./a.js";\nimport { b } from "./lib/b.js";\n'
+                                      "export default function () { return a + b(); }\n", encoding="utf-8")
+    text = module_text(tmp_path / "main.js")
+    assert text.count("const c = 1;") == 1 and not re.search(r"^\s*import\b", text, re.MULTILINE)
+    assert text.index("const c = 1;") < text.index("const a = c + 1;") < text.index("function b()")
+    assert re.findall(r"^export \w+", text, re.MULTILINE) == ["export default"]
+
+
+def test_a_module_that_imports_a_missing_module_or_one_importing_it_is_refused(tmp_path):
     (tmp_path / "a.js").write_text('import { b } from "./b.js";\nexport const a = 1;\n', encoding="utf-8")
+    (tmp_path / "b.js").write_text('import { a } from "./a.js";\nexport const b = 2;\n', encoding="utf-8")
     (tmp_path / "main.js").write_text('import { a } from "./a.js";\nexport default function () {}\n',
                                       encoding="utf-8")
-    with pytest.raises(ValueError, match="only one level"):
+    with pytest.raises(ValueError, match="import each other"):
         module_text(tmp_path / "main.js")
     (tmp_path / "other.js").write_text('import x from "somewhere";\nexport default function () {}\n',
                                        encoding="utf-8")

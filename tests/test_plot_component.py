@@ -56,7 +56,7 @@ def test_the_payload_carries_the_figure_its_revision_and_plotly_js():
     sent = plot.unpack(plot.payload(FIGURE, config={"displaylogo": False}, selectable=True))
     drawing = sent.pop("drawing")
     assert sent == {"figure": FIGURE, "config": {"displaylogo": False}, "plotly": plot.plotly_chunk(),
-                    "selectable": True, "revision": "abc", "canvas": False, "live": None}
+                    "selectable": True, "revision": "abc", "canvas": False, "live": None, "edit": None}
     assert isinstance(drawing, str) and len(drawing) == 16
 
 

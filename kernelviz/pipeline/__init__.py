@@ -12,6 +12,7 @@ parameterise a kernel or fit an SVM differently. Nothing here imports Streamlit.
 | :mod:`.fit` | the unsupervised stages: partition and fitted kernels (γ = 1) |
 | :mod:`.model` | the one SVM fit at (γ, C) and the panels drawn from it |
 | :mod:`.search` | grid searches (column by column), Keerthi–Lin, P_f |
+| :mod:`.edit` | the data edited on a figure: moved, added and removed points |
 
 >>> values = kernelviz.state.defaults()                                   # doctest: +SKIP
 >>> prep = prepare(DataSpec.from_settings(values))                       # doctest: +SKIP
@@ -25,3 +26,4 @@ from kernelviz.pipeline.data import *  # noqa: F401,F403
 from kernelviz.pipeline.fit import *  # noqa: F401,F403
 from kernelviz.pipeline.model import *  # noqa: F401,F403
 from kernelviz.pipeline.search import *  # noqa: F401,F403
+from kernelviz.pipeline.edit import *  # noqa: F401,F403

@@ -13,7 +13,7 @@ from kernelviz import registry
 from kernelviz.pipeline.data import Prepared
 from kernelviz.pipeline.specs import KernelSpec, PartitionSpec
 
-__all__ = ['each_or_reason', 'partition_points', 'kernel_params', 'kernel_on_points', 'at_gamma',
+__all__ = ['each_or_reason', 'partition_points', 'matched', 'kernel_params', 'kernel_on_points', 'at_gamma',
            'fit_partition', 'partition_of', 'fit_kernel']
 
 
@@ -47,7 +47,8 @@ def each_or_reason(names: Sequence[str], compute: Callable[[str], object]) -> tu
 
 # ============================================================================ partition and kernels
 
-def partition_points(X: np.ndarray, method: str, n_components: int, seed: int, params: Sequence[tuple]):
+def partition_points(X: np.ndarray, method: str, n_components: int, seed: int, params: Sequence[tuple],
+                     start=None):
     """The partition of ``X`` (labels are never used).
 
     Parameters
@@ -58,6 +59,11 @@ def partition_points(X: np.ndarray, method: str, n_components: int, seed: int, p
     seed : int
     params : sequence of (name, value)
         Further keyword arguments of ``kv.partitions.fit``.
+    start : fitted partition, optional
+        An earlier fit on nearly the same points (the previous frame of a dragged point): k-means
+        and GMM start from its means and keep its components' order; a variational mixture, which
+        takes no initial means, is fitted afresh and its components put in the order of the
+        earlier fit's nearest ones (:func:`matched`). None, or a start of another size: a fresh fit.
 
     Returns
     -------
@@ -70,7 +76,34 @@ def partition_points(X: np.ndarray, method: str, n_components: int, seed: int, p
     """
     if n_components > len(X):
         raise ValueError(f"More clusters ({n_components}) than points ({len(X)}): choose at most {len(X)} clusters.")
-    return kv.partitions.fit(method, X, n_components=n_components, random_state=seed, **dict(params))
+    warm = start is not None and start.means_.shape == (n_components, X.shape[1])
+    init = start if warm and method != "vi" else None
+    part = kv.partitions.fit(method, X, n_components=n_components, random_state=seed, init=init, **dict(params))
+    return matched(part, start) if warm and method == "vi" else part
+
+
+def matched(partition, previous):
+    """``partition`` with its components reordered to follow ``previous``'s (each to the nearest of
+    the previous means, by the assignment of least total distance), so that a component keeps its
+    colour and number from one fit to the next; itself when the sizes differ."""
+    from scipy.optimize import linear_sum_assignment
+
+    if partition.means_.shape != previous.means_.shape:
+        return partition
+    distance = np.linalg.norm(previous.means_[:, None, :] - partition.means_[None, :, :], axis=2)
+    _, order = linear_sum_assignment(distance)
+    if np.array_equal(order, np.arange(len(order))):
+        return partition
+    out = copy.copy(partition)
+    inverse = np.argsort(order)
+    estimator = partition.estimator_
+    if hasattr(estimator, "cluster_centers_"):  # k-means predicts with its centres: reordered with the means
+        estimator = copy.copy(estimator)
+        estimator.cluster_centers_ = estimator.cluster_centers_[order]
+    out._set_fitted(estimator, partition.means_[order], partition.covariances_[order],
+                    partition.weights_[order], None if partition.labels_ is None else inverse[partition.labels_],
+                    partition.epsilons_[order], list(partition.notes_))
+    return out
 
 
 def kernel_params(name: str, partition, normalize: str) -> dict:
@@ -97,9 +130,9 @@ def at_gamma(kernel, gamma: float):
 
 # ============================================================================ the stages, from their specs
 
-def fit_partition(spec: PartitionSpec, prep: Prepared):
-    """The partition of ``spec`` on every point of ``prep``."""
-    return partition_points(prep.X_model, spec.method, spec.n_components, spec.seed, spec.params)
+def fit_partition(spec: PartitionSpec, prep: Prepared, start=None):
+    """The partition of ``spec`` on every point of ``prep`` (``start``: see :func:`partition_points`)."""
+    return partition_points(prep.X_model, spec.method, spec.n_components, spec.seed, spec.params, start)
 
 
 def partition_of(values, prep: Prepared):

@@ -12,7 +12,7 @@ import streamlit as st
 import kernelviz as kv
 from kernelviz import pipeline
 from kernelviz.outside import message
-from kernelviz.ui import caches
+from kernelviz.ui import caches, edits
 from kernelviz.ui.page import busy, data_settings, fail_and_restore, session
 from kernelviz.pipeline import NoDataYet, Prepared
 
@@ -82,15 +82,17 @@ def load_prepared(values: dict) -> Prepared:
                         name=previous.name))
         return previous
     except ValueError as err:
-        fail_and_restore("data", data_settings(values), err)
+        if not caches.previewing():
+            fail_and_restore("data", data_settings(values), err)
         previous = session().last_good_data
         if previous is None:
             raise
         st.error(message("{err} Showing the last data that worked ({name}).", err=err,
                          name=previous.name))
         return previous
-    session().remember_good_data(prep)
-    session().remember_good("data", data_settings(values))
+    if not caches.previewing():  # data on their way under the pointer are not the data that worked
+        session().remember_good_data(prep)
+        session().remember_good("data", data_settings(values))
     return prep
 
 
@@ -102,12 +104,16 @@ def sample_note(prep: Prepared) -> str:
 
 
 def current_partition(prep: Prepared, values: dict):
+    """The partition of the settings on ``prep``; while a point is dragged, refitted from the previous
+    frame's, and after its release in the order of the last frame's components (``kernelviz.ui.edits``)."""
+    spec = pipeline.PartitionSpec.from_settings(values)
     try:
         with busy("Fitting the partition …"):
-            part = caches.fit_partition(prep.key, pipeline.PartitionSpec.from_settings(values), caches.backend_key(),
-                                        prep)
+            part = caches.fit_partition(prep.key, spec, caches.backend_key(), prep, edits.partition_start(spec))
+            part = edits.keep_partition(spec, part)
     except ValueError as err:
-        fail_and_restore("partition", pipeline.STAGES["partition"], err)
+        if not caches.previewing():
+            fail_and_restore("partition", pipeline.STAGES["partition"], err)
         raise
     session().remember_good("partition", pipeline.STAGES["partition"])
     return part

@@ -44,7 +44,7 @@ def shown(fig: go.Figure) -> dict:
 
 
 def chart(fig: go.Figure, *, key: str, selectable: bool = False, data_on_canvas: bool = False,
-          live: dict | None = None, on_commit=None):
+          live: dict | None = None, on_commit=None, edit: dict | None = None, on_edit=None):
     """Draw ``fig`` on the page (:func:`shown`, :func:`drawn_once`); with ``selectable`` a click
     on a point reruns the page, and the selection is returned. ``data_on_canvas``: the browser
     paints the markers, level lines and fields on a canvas (figures redrawn on every committed
@@ -54,7 +54,8 @@ def chart(fig: go.Figure, *, key: str, selectable: bool = False, data_on_canvas:
     run draws a new one under the same key; Streamlit's Plotly element only where that
     component cannot load plotly.js. ``live`` and ``on_commit``: the figure is its own live preview
     (:func:`kernelviz.ui.live.live_preview`; Streamlit's element has none, and the sidebar's γ and
-    C then stay)."""
+    C then stay). ``edit`` and ``on_edit``: its points can be edited where they are drawn
+    (:mod:`kernelviz.ui.edits`; not on Streamlit's element)."""
     component = plot.available()
     spec = drawn_once(shown(fig), selectable=selectable, typed=component)
     # what identifies this figure for its PNG / SVG (downloads): its data's revision and its titles,
@@ -65,7 +66,7 @@ def chart(fig: go.Figure, *, key: str, selectable: bool = False, data_on_canvas:
         spec = fonts_enlarged(spec)
     if component:
         return plot.plot(spec, key=key, config=PLOT_CONFIG, selectable=selectable, data_on_canvas=data_on_canvas,
-                         live=live, on_commit=on_commit)
+                         live=live, on_commit=on_commit, edit=edit, on_edit=on_edit)
     drawn = go.Figure(spec, _validate=False)
     drawn.layout.template = None  # not the default template either: its values are in the figure
     selection = {"on_select": "rerun", "selection_mode": "points"} if selectable else {}

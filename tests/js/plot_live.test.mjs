@@ -127,10 +127,11 @@ test("plotly.js's private fields the component reads are named when they change"
     _fullLayout: { width: 800, height: 400, xaxis: axis }, _fullData: [],
     querySelector: (s) => (s === ".svg-container" ? container : null),
   });
-  const axis = { _offset: 50, _length: 300, l2p: (v) => v * 10 };
+  const axis = { _offset: 50, _length: 300, l2p: (v) => v * 10, p2l: (p) => p / 10 };
   assert.deepEqual(plotlyChanges(root(axis)), []);
   assert.deepEqual(plotlyChanges(root({ ...axis, _offset: undefined })), ["_fullLayout.xaxis._offset / _length"]);
-  assert.deepEqual(plotlyChanges(root({ _offset: 50, _length: 300 })), ["_fullLayout.xaxis.l2p"]);
+  assert.deepEqual(plotlyChanges(root({ _offset: 50, _length: 300, p2l: axis.p2l })), ["_fullLayout.xaxis.l2p"]);
+  assert.deepEqual(plotlyChanges(root({ _offset: 50, _length: 300, l2p: axis.l2p })), ["_fullLayout.xaxis.p2l"]);
   layers.pop();
   layers.pop();
   assert.deepEqual(plotlyChanges(root(axis)), ["svg.main-svg layers"]);

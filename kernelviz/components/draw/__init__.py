@@ -4,7 +4,7 @@ A Streamlit v2 component (``st.components.v2``, no iframe). The browser paints a
 Python hears of it; the click then reaches Python in the state ``points`` =
 ``{"token": t, "clicks": [[number, x, y, label], …]}``: every click of that page's canvas (``t``)
 that Python had not applied when it was sent, numbered in the order they were made (draw.js,
-outbox.js). Python appends the clicks numbered past the last one it applied (:func:`new_clicks`)
+../outbox.js). Python appends the clicks numbered past the last one it applied (:func:`new_clicks`)
 to the points it holds and says which it has applied in the canvas's data (``applied``); the
 browser shows Python's points followed by its clicks still on their way.
 
@@ -25,6 +25,7 @@ import numpy as np
 
 from kernelviz import figures as fg
 from kernelviz.components import module_text
+from kernelviz.components.outbox import unapplied
 from kernelviz.protocol import DrawData
 
 FRONTEND = Path(__file__).resolve().parent
@@ -48,10 +49,6 @@ def _renderer():
                                       css=(FRONTEND / "draw.css").read_text(encoding="utf-8"))
 
 
-#: A token is the browser's own random name for one load of the canvas's module: short text.
-MAX_TOKEN = 64
-
-
 def browser_data(points: np.ndarray, *, value_range: tuple[float, float], label: float,
                  applied: Mapping[str, int]) -> DrawData:
     """What the canvas draws: the points, which of its clicks they hold, the square's range, the
@@ -64,31 +61,24 @@ def browser_data(points: np.ndarray, *, value_range: tuple[float, float], label:
 
 def new_clicks(state, applied: Mapping[str, int]) -> tuple[np.ndarray, dict[str, int]] | None:
     """The clicks in the browser's ``state`` that Python has not applied yet, as (x, y, label) rows
-    in the order they were made, and what is applied once they are: ``applied`` for their token
-    moved to their last number (the only token kept: one page's canvas sends at a time).
+    in the order they were made, and what is applied once they are
+    (:func:`kernelviz.components.outbox.unapplied`).
 
-    None for a state that is not well formed — a token that is not short text, or clicks that are
-    not rows of an integral number ≥ 1 and finite x, y with a label of +1, −1 or 0 (the state comes
-    from the browser, which a person can edit).
+    None for a state that is not well formed (see ``unapplied``), or clicks that are not rows of a
+    number and finite x, y with a label of +1, −1 or 0 (the state comes from the browser, which a
+    person can edit).
     """
-    if not isinstance(state, dict):
+    found = unapplied(state, applied, "clicks")
+    if found is None:
         return None
-    token = state.get("token")
-    if not isinstance(token, str) or not 0 < len(token) <= MAX_TOKEN:
-        return None
+    rows, done = found
     try:
-        clicks = np.asarray(state.get("clicks"), dtype=float).reshape(-1, 4)
+        clicks = np.asarray(rows, dtype=float).reshape(-1, 4)
     except (TypeError, ValueError):
         return None
-    numbers = clicks[:, 0]
-    if (not np.isfinite(clicks).all() or (numbers < 1).any() or (numbers != np.round(numbers)).any()
-            or not np.isin(clicks[:, 3], (-1.0, 0.0, 1.0)).all()):
+    if not np.isfinite(clicks).all() or not np.isin(clicks[:, 3], (-1.0, 0.0, 1.0)).all():
         return None
-    done = int(applied.get(token, 0))
-    fresh = clicks[numbers > done]
-    fresh = fresh[np.argsort(fresh[:, 0], kind="stable")]
-    last = int(fresh[-1, 0]) if len(fresh) else done
-    return fresh[:, 1:], {token: last}
+    return clicks[:, 1:], done
 
 
 def draw_canvas(points: np.ndarray, *, value_range: tuple[float, float], label: float,

@@ -2,7 +2,7 @@
 //
 // The point is painted by the browser at once; the click then goes to Python as the state
 // "points" = {token, clicks: [[number, x, y, label]…]} — every click Python has not applied yet
-// (./outbox.js) — and the page catches up in its own time.
+// (../outbox.js) — and the page catches up in its own time.
 //
 // data (from kernelviz.components.draw.draw_canvas):
 //   points     — [[x, y, label]…] as Python holds them (label +1, −1 or 0 = unlabeled), every click
@@ -17,7 +17,7 @@
 
 import { mount } from "../lifecycle.js";
 import { paintMarker } from "../points.js";
-import { acknowledge, addClick, createOutbox, shownPoints } from "./outbox.js";
+import { acknowledge, createOutbox, pending, post, shownPoints } from "../outbox.js";
 
 const VIEWS = new WeakMap();
 // The clicks on their way, numbered under one token drawn once per load of this module. Kept by
@@ -52,7 +52,8 @@ function createView(parent) {
     const box = canvas.getBoundingClientRect();
     // anywhere, the axes' margins too: Python's range then grows to take the point in
     const [x, y] = toData(view, event.clientX - box.left, event.clientY - box.top);
-    const state = addClick(view.outbox, round2(x), round2(y), view.data.label);
+    post(view.outbox, [round2(x), round2(y), view.data.label]);
+    const state = { token: view.outbox.token, clicks: pending(view.outbox) };
     view.points = shownPoints(view.outbox, view.data.points);
     paint(view);
     if (view.setStateValue) view.setStateValue("points", state);

@@ -49,7 +49,7 @@ import numpy as np
 import orjson
 
 from kernelviz.components import module_text
-from kernelviz.protocol import LivePreview, PlotHeader
+from kernelviz.protocol import EditInfo, LivePreview, PlotHeader
 
 FRONTEND = Path(__file__).resolve().parent
 COMPONENT_NAME = "kernelviz.plot"
@@ -115,7 +115,8 @@ _LENGTH = struct.Struct("<I")
 
 
 def payload(figure: dict, *, config: dict, selectable: bool, data_on_canvas: bool = False,
-            live: LivePreview | None = None, lattice_sent: bool = False, chunk: str | None = None) -> bytes:
+            live: LivePreview | None = None, lattice_sent: bool = False, chunk: str | None = None,
+            edit: EditInfo | None = None) -> bytes:
     """What the browser receives: the figure (``{"data", "layout"}``), its config, plotly.js's chunk
     and, with ``live``, the lattice its panels are repainted from while a slider moves.
 
@@ -131,6 +132,8 @@ def payload(figure: dict, *, config: dict, selectable: bool, data_on_canvas: boo
 
     ``chunk``: the plotly.js chunk's file name, this Streamlit's by default (the JS tests' fixture
     names a fixed one, so that it does not change with Streamlit's version).
+
+    ``edit``: the figure's points can be moved, added and removed (edit.js), these being its data.
     """
     revision = str((figure.get("layout") or {}).get("datarevision", ""))
     if data_on_canvas:
@@ -142,7 +145,7 @@ def payload(figure: dict, *, config: dict, selectable: bool, data_on_canvas: boo
     drawing = hashlib.blake2b(orjson.dumps([figure, config, data_on_canvas], option=orjson.OPT_SERIALIZE_NUMPY),
                               digest_size=8).hexdigest()
     header: PlotHeader = {"figure": figure, "config": config, "plotly": chunk or plotly_chunk(), "selectable": selectable,
-                          "revision": revision, "canvas": data_on_canvas, "drawing": drawing, "live": None}
+                          "revision": revision, "canvas": data_on_canvas, "drawing": drawing, "live": None, "edit": edit}
     body: list[bytes] = []
     if live is not None and lattice_sent:
         kernels = [{**kernel, "fields": None} for kernel in live["lattice"]["kernels"]]
@@ -212,13 +215,18 @@ def unpack(data: bytes) -> dict:
 
 def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool = False,
          data_on_canvas: bool = False, live: LivePreview | None = None,
-         on_commit: Callable[[dict], None] | None = None) -> dict:
+         on_commit: Callable[[dict], None] | None = None, edit: EditInfo | None = None,
+         on_edit: Callable[[object], None] | None = None) -> dict:
     """Draw ``figure`` (a Plotly figure as a dict) under ``key``; return ``{"selection": {"points": …}}``,
     the points clicked on this very figure (none before a click).
 
     ``live`` (:func:`kernelviz.ui.live.live_preview`) adds γ / C sliders above the figure: while
     one moves, the browser repaints the panels' fields from the lattice; a release calls
     ``on_commit({"axis", "log_gamma", "log_C"})`` before the script reruns.
+
+    ``edit`` (:func:`kernelviz.ui.edits.browser_edit`): the points can be dragged, added and removed
+    on the figure; each change of the browser's state ``edit`` (edits not yet applied, and the
+    point being moved) calls ``on_edit(state)`` before the script reruns.
     """
     import streamlit as st
 
@@ -227,7 +235,7 @@ def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool
     sent = st.session_state.setdefault(LATTICES_SENT_KEY, {})
     lattice_id = live["lattice"]["id"] if live else None
     data = payload(figure, config=config or {}, selectable=selectable, data_on_canvas=data_on_canvas, live=live,
-                   lattice_sent=lattice_id is not None and sent.get(key) == lattice_id)
+                   lattice_sent=lattice_id is not None and sent.get(key) == lattice_id, edit=edit)
     sent[key] = lattice_id
 
     def committed() -> None:
@@ -235,12 +243,16 @@ def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool
         if value is not None and on_commit is not None:
             on_commit(value)
 
+    def edited() -> None:
+        if on_edit is not None:
+            on_edit((st.session_state.get(key) or {}).get("edit"))
+
     def missing() -> None:  # the browser did not have it after all (a reloaded module): send it whole
         sent.pop(key, None)
 
     # a callback for "selection" makes it a state key the browser may set (its click reruns the page)
     result = _renderer()(key=key, data=data, default={"selection": None}, on_selection_change=lambda: None,
-                         on_commit_change=committed, on_lattice_missing_change=missing,
+                         on_commit_change=committed, on_lattice_missing_change=missing, on_edit_change=edited,
                          on_lattice_finished_change=lambda: None)  # its rerun of the view brings the lattice
     return {"selection": {"points": current_points(result.get("selection"), figure)}}
 

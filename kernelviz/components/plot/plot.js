@@ -42,6 +42,7 @@ import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
 import { paintMarker } from "../points.js";
 import { arrangePanels } from "./arrange.js";
+import { editArrived, editDrawn, editing, listenForEdits } from "./edit.js";
 
 const VIEWS = new WeakMap();
 const SAME_Z = "kv_same_z_as";
@@ -104,7 +105,8 @@ const PLOTLY = {
     const axis = full && full[`${ref[0]}axis${ref.slice(1)}`];
     // a panel hidden while another is shown alone (arrange.js) has nowhere to paint
     if (!axis || typeof axis.l2p !== "function" || axis.visible === false) return null;
-    return { offset: axis._offset, length: axis._length, toPixel: (value) => axis._offset + axis.l2p(value) };
+    return { offset: axis._offset, length: axis._length, toPixel: (value) => axis._offset + axis.l2p(value),
+             toValue: (pixel) => axis.p2l(pixel - axis._offset) };
   },
   // Plotly's SVGs in their container: the drawing first, the hover layer last
   layers(root) {
@@ -121,6 +123,7 @@ function plotlyChanges(root) {
   if (!Array.isArray(PLOTLY.traces(root))) changes.push("_fullData");
   const axis = full && full.xaxis;
   if (!axis || typeof axis.l2p !== "function") changes.push("_fullLayout.xaxis.l2p");
+  if (!axis || typeof axis.p2l !== "function") changes.push("_fullLayout.xaxis.p2l");
   if (!axis || !Number.isFinite(axis._offset) || !(axis._length > 0)) changes.push("_fullLayout.xaxis._offset / _length");
   const { container, drawing, hover } = PLOTLY.layers(root);
   if (!container) changes.push(".svg-container");
@@ -513,6 +516,13 @@ function drawPoints(view) {
     }
     context.restore();
   }
+  // points a click added, on their way to Python: an outlined ring in every panel until they come back
+  for (const point of view.added || []) {
+    for (const area of plotAreas(view)) {
+      paintMarker(context, { symbol: "circle-open", size: 10, color: "#262730", opacity: 1, line: { width: 2, color: "#262730" } },
+                  area.xa.toPixel(point.x), area.ya.toPixel(point.y), 1);
+    }
+  }
 }
 
 // The canvas point under (clientX, clientY), within its marker or a few pixels of its centre:
@@ -662,6 +672,38 @@ function listenForPoints(view) {
     showHover(view, null);
     view.root.classList.remove("kv-plot-point-hover");
   });
+}
+
+// What edit.js needs of the painter.
+const EDIT_HOOKS = {
+  pointAt,
+  plotAreas,
+  redraw: drawPoints,
+  // a click on a point that was pressed for a drag that did not move: the click's selection
+  select(view, event) {
+    const points = view.payload.selectable && canvasSelection(view, { event });
+    if (points) view.setStateValue("selection", { revision: view.payload.revision, points });
+  },
+  // a point added by a click, painted at once in every panel until the figure with it comes
+  addMarker(view, where, label) {
+    view.added.push({ x: where.x, y: where.y, label });
+    drawPoints(view);
+  },
+};
+
+// Each panel's plot area and its axes (the subplots the figure's points and fields are drawn on).
+function plotAreas(view) {
+  const full = PLOTLY.layout(view.root);
+  const seen = new Set();
+  const areas = [];
+  for (const ref of [...view.layers, ...view.fields]) {
+    const name = `${ref.xaxis}/${ref.yaxis}`;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const area = plotArea(full, ref);
+    if (area) areas.push({ ...area, xaxis: ref.xaxis, yaxis: ref.yaxis });
+  }
+  return areas;
 }
 
 function canvasSelection(view, event) {
@@ -1435,7 +1477,8 @@ function createView(parent) {
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
                  live: null, controls: null, fieldCanvas: null, fields: [], pointHovered: false, dimmed: false, frame: 0,
                  drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set(),
-                 split: null, solo: null, box: null, onKey: null, onWindow: null, runEnd: null };
+                 split: null, solo: null, box: null, onKey: null, onWindow: null, runEnd: null, edit: null,
+                 added: [] };
   // The figure follows the column's width, and small multiples the screen's height too
   // (arrange.js). Hidden (no width) there is nothing to fit, and Plotly refuses; back at the size
   // it was drawn for, a resize would only draw it all again.
@@ -1567,6 +1610,7 @@ export default function (component) {
   view.setTriggerValue = setTriggerValue;
   view.payload = payload;
   view.body = body;
+  editArrived(view);
   try {
     updateLive(view, payload.live, payload.figure);
   } catch (error) {
@@ -1592,7 +1636,9 @@ export default function (component) {
     view.root.dataset.solo = view.solo === null ? "" : String(view.solo);
     const figure = arranged(view);
     view.root.style.minHeight = `${figure.layout.height || 450}px`;
+    editDrawn(view, layers);  // a point being dragged stays under the pointer
     view.layers = layers;
+    view.added = [];
     view.levels = levels;
     view.fields = fields;
     view.root._kvFields = fields;  // for tests: the fields the canvas paints
@@ -1605,9 +1651,11 @@ export default function (component) {
         listenForTitles(view);
         view.root.on("plotly_click", (event) => {
           if (!view.payload.selectable) return;
-          const points = canvasSelection(view, event) || selectedPoints(event);
-          view.setStateValue("selection", { revision: view.payload.revision, points });
+          // where points can be edited, a click on empty space adds one: it selects nothing
+          const points = canvasSelection(view, event) || (editing(view) ? null : selectedPoints(event));
+          if (points) view.setStateValue("selection", { revision: view.payload.revision, points });
         });
+        listenForEdits(view, EDIT_HOOKS);
         drawPoints(view);  // the first afterplot came before the listener
         const changes = plotlyChanges(view.root);
         view.root._kvPlotlyChanges = changes;  // for tests: what of plotly.js's internals is not as expected

@@ -35,7 +35,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
         return
     if not require_two_classes(prep):
         return
-    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    grid = fg.grid_over(prep.X_view, caches.resolution(BOUNDARY_RESOLUTION))
     gkey = caches.evaluation_grid_key(grid)
 
     def kernel_panel(name):
@@ -59,7 +59,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
                                    f"C = {10 ** values['log_C']:.3g}",
                              support_vectors=values["show_support"], margins=values["show_margins"],
                              test_points=values["show_test"], class_names=prep.class_names)
-    fig, event = scrub_chart(fig, panels, preview, key="boundary_chart")
+    fig, event = scrub_chart(fig, panels, preview, key="boundary_chart", prep=prep)
     reference_from_click(event)
     teach.report(lessons.boundary_results(panels))
     explain_regularised(panels)
@@ -71,6 +71,8 @@ def show(prep: Prepared, values: dict, partition) -> None:
                "the kernels' unsupervised parts see them; they are tinted faintly by their hidden class when "
                "the data have one, and *accuracy on hidden labels* is the accuracy on them — the semi-supervised score. "
                "Fit time: Gram matrix plus libsvm.")
+    if caches.previewing():
+        return  # the figure's files and the anatomy wait for the point's release
     takeaway.downloads(fig, "boundaries")
     drawn = [n for n in names if n in {p.name for p in panels}]
     anatomy.section(prep, values, {n: caches.get_kernel(n, prep, values, partition) for n in drawn},

@@ -8,7 +8,8 @@ import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import registry
-from kernelviz.ui import takeaway
+from kernelviz.ui import caches, takeaway
+from kernelviz.ui.views.shared import editable_chart
 from kernelviz.pipeline import Prepared
 
 #: Cells along the longer side of the responsibilities' grid.
@@ -18,7 +19,7 @@ PARTITION_RESOLUTION = 90
 def show(prep: Prepared, values: dict, partition) -> None:
     import pandas as pd
 
-    grid = fg.grid_over(prep.X_view, PARTITION_RESOLUTION)
+    grid = fg.grid_over(prep.X_view, caches.resolution(PARTITION_RESOLUTION))
     means, covs = prep.view_gaussians(partition.means_, partition.covariances_)
     R_grid = partition.predict_proba(prep.to_model(grid.points))
     R_points = partition.predict_proba(prep.X_model)
@@ -27,7 +28,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
                               classes=prep.legend_classes,
                               title=f"{method}: {k} component{'s' if k > 1 else ''} "
                                     "— ellipses at 1, 2 and 3 Mahalanobis units")
-    takeaway.chart(fig, key="partition_chart")
+    editable_chart(fig, "partition_chart", prep)
     table = pd.DataFrame({
         "component": np.arange(partition.n_components_),
         "weight": np.round(partition.weights_, 3),
@@ -42,5 +43,6 @@ def show(prep: Prepared, values: dict, partition) -> None:
                    "every point. k-means gives hard (0/1) responsibilities.")
         for note in partition.notes_:
             st.info(note)
-    takeaway.downloads(fig, "partition")
+    if not caches.previewing():  # the figure's files wait for the point's release
+        takeaway.downloads(fig, "partition")
 

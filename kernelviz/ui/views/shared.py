@@ -9,7 +9,7 @@ import streamlit as st
 from kernelviz import figures as fg
 from kernelviz import pipeline
 from kernelviz.outside import message
-from kernelviz.ui import caches, live, takeaway, teach
+from kernelviz.ui import caches, edits, live, takeaway, teach
 from kernelviz.ui.page import rerun_page
 from kernelviz.pipeline import Prepared
 
@@ -45,12 +45,27 @@ def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     return list(panels.values())
 
 
+#: Per chart, the live preview its last settled run sent: a figure whose point is being dragged keeps it.
+LAST_PREVIEW_KEY = "_live_last_preview"
+
+
 def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, grid: fg.Grid,
                  reference=None) -> live.Preview | None:
     """What makes the view's figure its own live preview: the lattice of the kernels and models that
     drew a panel, on the figure's own grid (kernelviz.ui.live); a model previews from its own panel
-    function with the settings it was drawn with (kernelviz.lattice.Model)."""
+    function with the settings it was drawn with (kernelviz.lattice.Model).
+
+    While a point is dragged (``caches.previewing``) no lattice is asked for — the data change at
+    every frame — and the figure keeps the sliders of its last settled run (the pointer is busy: they
+    do not move meanwhile), so that the figure does not jump under it."""
     from kernelviz.lattice import Model  # the lattice imports scikit-learn: first needed here
+
+    if caches.previewing():
+        kept = st.session_state.get(LAST_PREVIEW_KEY, {}).get(kind)
+        if kept is None:
+            return None
+        st.session_state[live.SCRUB_SHOWN_KEY] = True
+        return live.Preview({**kept, "waiting": False}, lambda: None)
 
     names = [p.name for p in panels if p.name in values["kernels"]]
     kernels = {name: caches.get_kernel(name, prep, values, partition) for name in names}
@@ -62,21 +77,30 @@ def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, gri
                caches.evaluation_grid_key(grid), reference)
     # each panel's subplot, and whether its f = ±1 are margins (an SVM's): its tints saturate otherwise
     axes = {p.name: {**fg.panel_axes(i), "margins": getattr(p, "margins", True)} for i, p in enumerate(panels)}
-    return live.live_preview(kind, prep=prep, kernels=kernels, grid=grid, context=context,
-                             log_gamma=values["log_gamma"], log_C=values["log_C"] if kind == "decision" else None,
-                             reference=reference, axes=axes, locked=st.session_state.get("hide") or ())
+    preview = live.live_preview(kind, prep=prep, kernels=kernels, grid=grid, context=context,
+                                log_gamma=values["log_gamma"], log_C=values["log_C"] if kind == "decision" else None,
+                                reference=reference, axes=axes, locked=st.session_state.get("hide") or ())
+    st.session_state.setdefault(LAST_PREVIEW_KEY, {})[kind] = preview.payload if preview else None
+    return preview
 
 
-def scrub_chart(fig, panels, preview: live.Preview | None, key: str):
+def scrub_chart(fig, panels, preview: live.Preview | None, key: str, prep: Prepared):
     """A scrub view's figure, drawn as its own live preview (its sliders commit through
-    :func:`commit_live`), the open lesson's panels highlighted, with the preview's status line
-    under it: (the figure drawn, the chart's click event)."""
+    :func:`commit_live`) whose points can be edited (kernelviz.ui.edits), the open lesson's panels
+    highlighted, with the preview's status line under it: (the figure drawn, the chart's click event)."""
     fig = teach.highlighted(fig, [p.name for p in panels])
-    event = takeaway.chart(fig, key=key, selectable=True, data_on_canvas=True,
-                           live=preview and preview.payload, on_commit=commit_live)
+    event = editable_chart(fig, key, prep, live=preview and preview.payload, on_commit=commit_live)
     if preview:
         preview.status()
     return fig, event
+
+
+def editable_chart(fig, key: str, prep: Prepared, **live_args):
+    """A figure whose points can be dragged, added and removed (kernelviz.ui.edits), the controls
+    for that above it: the chart's click event."""
+    edits.controls(prep)
+    return takeaway.chart(fig, key=key, selectable=True, data_on_canvas=True, edit=edits.browser_edit(prep),
+                          on_edit=edits.received, **live_args)
 
 
 def commit_live(value: dict) -> None:

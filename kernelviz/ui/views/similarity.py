@@ -32,7 +32,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
         return
     names = values["kernels"]
     reference = (float(st.session_state["ref_x"]), float(st.session_state["ref_y"]))
-    grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION, extra=np.array([reference]))
+    grid = fg.grid_over(prep.X_view, caches.resolution(SIMILARITY_RESOLUTION), extra=np.array([reference]))
     gkey = caches.evaluation_grid_key(grid)
 
     def panel(name):
@@ -45,7 +45,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
     preview = live_preview("similarity", prep, values, partition, panels, grid, reference=reference)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
                                classes=prep.legend_classes)
-    fig, event = scrub_chart(fig, panels, preview, key="similarity_chart")
+    fig, event = scrub_chart(fig, panels, preview, key="similarity_chart", prep=prep)
     controls(prep)
     explain_regularised(panels)
     clicked = selected_points(event)
@@ -59,7 +59,8 @@ def show(prep: Prepared, values: dict, partition) -> None:
         "Δ for GMM and RWM; CkRBF's includes its normaliser. Kernels measure in different units, so each panel "
         "spaces its curves for its own range (labels give the values); grey ellipses are the Gaussians "
         "(1 Mahalanobis unit) the kernel uses.")
-    takeaway.downloads(fig, "similarity")
+    if not caches.previewing():  # the figure's files wait for the point's release
+        takeaway.downloads(fig, "similarity")
 
 
 def controls(prep: Prepared) -> None:

@@ -1,0 +1,140 @@
+"""Editing the data on a figure (kernelviz.pipeline.edit, kernelviz.ui.edits): the first edit copies
+the data as drawn, points where the figure shows them; edits apply once and in order; a moved
+point's run is the pipeline's stages on the moved data, past the caches; Undo and Redo."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kernelviz as kv
+from kernelviz import figures as fg
+from kernelviz import pipeline, state
+from kernelviz.components.outbox import unapplied
+
+pytestmark = pytest.mark.unit
+
+
+def prepared(**settings):
+    return pipeline.prepared({**state.defaults(), **settings})
+
+
+def drawn(points, identity: str, **settings):
+    """Drawn ``points`` prepared as the app prepares them (kernelviz.ui.stages.handed_in)."""
+    return pipeline.prepared({**state.defaults(), "source": "drawn", "points": points, **settings},
+                             pipeline.drawn_dataset(points), identity)
+
+
+def test_the_copy_is_the_data_as_the_figure_shows_them_and_prepares_to_the_same_points():
+    prep = prepared()  # moons, z-scored, 30 % held out
+    points = pipeline.editable_points(prep, drawn=False)
+    assert np.array_equal(points[:, :2], prep.X_view)
+    # moons' classes 0 and 1 become the canvas's −1 and +1 (0 is "unlabeled" in drawn data)
+    assert set(np.unique(points[:, 2])) == {-1.0, 1.0}
+    assert np.array_equal(points[:, 2] == 1.0, prep.y_true == 1.0)
+    copy = drawn(points, "copy", scaling="none")
+    # unscaled, the drawn copy is the very plane the figure drew, and the same points train and test
+    assert np.array_equal(copy.X_view, prep.X_view)
+    assert np.array_equal(copy.train, prep.train) and np.array_equal(copy.test, prep.test)
+
+
+def test_a_third_class_gets_label_two_and_hidden_labels_are_kept_for_the_sidebars_choice():
+    classes = [0.0, 1.0, 2.0]
+    assert [pipeline.drawn_label(classes, c) for c in classes] == [-1.0, 1.0, 2.0]
+    prep = prepared(label_how="per_class", label_per_class=2)
+    points = pipeline.editable_points(prep, drawn=False)
+    assert prep.unlabeled.sum() > 0 and (points[:, 2] != 0).all()  # hidden, not unknown: the class stays
+
+
+def test_drawn_data_keep_their_labels():
+    raw = np.array([[0, 0, 1], [1, 1, 2], [2, 0, 0], [0.5, 1, 2]], dtype=float)
+    prep = drawn(raw, "drawn", scaling="none", test_fraction=0.0)
+    assert np.array_equal(pipeline.editable_points(prep, drawn=True), raw)
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"source": "sample", "sample": "heart"}, "principal components"),
+    ({"gen_params": {"n_samples": 1500}}, "more than the 1,000"),
+])
+def test_data_that_cannot_be_edited_say_why(settings, words):
+    prep = prepared(**settings)
+    assert words in pipeline.edit_refusal(prep)
+    with pytest.raises(ValueError, match=words):
+        pipeline.editable_points(prep, drawn=False)
+
+
+def test_edits_apply_in_order_and_an_edit_of_a_point_that_is_gone_is_skipped():
+    points = np.array([[0.0, 0.0, 1.0], [1.0, 1.0, -1.0]])
+    out = pipeline.apply_edits(points, [["remove", 0, 0, 0, 0], ["move", 0, 5.0, 5.0, 0], ["move", 1, 9, 9, 0],
+                                        ["add", -1, 2.0, 3.0, 0]])
+    assert out.tolist() == [[5.0, 5.0, -1.0], [2.0, 3.0, 0.0]]
+    assert points.tolist() == [[0.0, 0.0, 1.0], [1.0, 1.0, -1.0]]  # the input is not changed
+
+
+@pytest.mark.parametrize("row", [["jump", 0, 0, 0, 0], ["move", 0, float("nan"), 0, 0], ["add", 0, 0, 0, 0.5],
+                                 ["move", "a", 0, 0, 0], ["move", 0, 0, 0], "move"])
+def test_a_malformed_edit_is_refused_in_words(row):
+    with pytest.raises(ValueError, match="edit"):
+        pipeline.apply_edits(np.zeros((1, 3)), [row])
+
+
+def test_the_outbox_gives_each_edit_once_in_order_and_refuses_a_malformed_state():
+    state_ = {"token": "page", "edits": [[2, "add", -1, 1, 1, 1], [1, "move", 0, 0, 0, 0], [3, "remove", 0, 0, 0, 0]]}
+    rows, applied = unapplied(state_, {}, "edits")
+    assert [row[0] for row in rows] == [1, 2, 3] and applied == {"page": 3}
+    rows, applied = unapplied(state_, {"page": 2}, "edits")
+    assert [row[0] for row in rows] == [3]
+    assert unapplied(state_, {"page": 3}, "edits") == ([], {"page": 3})
+    for bad in ({"token": "", "edits": []}, {"token": "p", "edits": [[0, "add"]]}, {"token": "p", "edits": "x"},
+                {"token": "p", "edits": [[True, "add"]]}, {"token": "p" * 65, "edits": []}, None):
+        assert unapplied(bad, {}, "edits") is None
+
+
+def test_a_moved_point_changes_every_stage_after_the_data():
+    """The run of a moving point is the pipeline's own stages on other data: the partition's
+    means and the SVM's decision values differ from those of the unmoved data."""
+    prep = prepared()
+    points = pipeline.editable_points(prep, drawn=False)
+    moved = pipeline.apply_edits(points, [["move", 0, 2.5, 2.5, 0]])
+    values = {**state.defaults(), "source": "drawn", "scaling": "none"}
+    before, after = drawn(points, "a", scaling="none"), drawn(moved, "b", scaling="none")
+    spec = pipeline.PartitionSpec.from_settings(values)
+    part_before, part_after = pipeline.fit_partition(spec, before), pipeline.fit_partition(spec, after)
+    assert not np.allclose(np.sort(part_before.means_, axis=0), np.sort(part_after.means_, axis=0))
+    grid = fg.grid_over(before.X_view, 20)
+    kernel = pipeline.fit_kernel(pipeline.KernelSpec.from_settings("ckrbf", values), after, part_after)
+    panel_after = pipeline.boundary_panel("ckrbf", kernel, after, grid, 0.0, 0.0)
+    kernel = pipeline.fit_kernel(pipeline.KernelSpec.from_settings("ckrbf", values), before, part_before)
+    panel_before = pipeline.boundary_panel("ckrbf", kernel, before, grid, 0.0, 0.0)
+    assert not np.allclose(panel_before.values, panel_after.values)
+
+
+@pytest.mark.parametrize("method", ["kmeans", "gmm", "vi"])
+def test_a_refit_from_the_previous_fit_keeps_each_components_identity(method):
+    """Components follow their previous means: given the previous fit in another order, the refit on
+    slightly moved data comes out in that order, each mean near its previous one."""
+    prep = prepared(partition=method, n_components=3)
+    spec = pipeline.PartitionSpec.from_settings({**state.defaults(), "partition": method, "n_components": 3})
+    cold = pipeline.fit_partition(spec, prep)
+    flipped = pipeline.matched(cold, type("Previous", (), {"means_": cold.means_[::-1]})())
+    assert np.allclose(flipped.means_, cold.means_[::-1])
+    if method != "gmm":  # a point's component follows its mean (kmeans through its estimator's centres)
+        assert np.array_equal(flipped.predict(prep.X_model), 2 - cold.predict(prep.X_model))
+    moved = pipeline.apply_edits(pipeline.editable_points(prep, drawn=False), [["move", 0, 0.3, 0.2, 0]])
+    after = drawn(moved, "moved", scaling="none", partition=method, n_components=3)
+    warm = pipeline.fit_partition(spec, after, start=flipped)
+    nearest = np.argmin(np.linalg.norm(flipped.means_[:, None] - warm.means_[None], axis=2), axis=1)
+    assert np.array_equal(nearest, np.arange(3))
+    assert np.abs(warm.means_ - flipped.means_).max() < 0.3
+
+
+def test_initial_means_are_checked_in_words():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match="init must be 2 finite means of 2 features"):
+        kv.partitions.fit("kmeans", X, n_components=2, init=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="takes no init means"):
+        kv.partitions.fit("vi", X, n_components=2, init=np.zeros((2, 2)))
+    # the same data from a cold fit's means: the same partition
+    cold = kv.partitions.fit("kmeans", X, n_components=2)
+    warm = kv.partitions.fit("kmeans", X, n_components=2, init=cold.means_)
+    assert np.allclose(warm.means_, cold.means_) and np.array_equal(warm.labels_, cold.labels_)
