@@ -6,6 +6,11 @@ cells in the order the real runner does (column by column), each cell taking a s
 seconds on a clock the test moves. The cells' costs follow the real protocols' work: a whole
 (C, γ) grid against one grid point, grids of 240 and of 4 candidates, rows of very different sizes
 in either order. The truth of a line is the computing time of the cells still to come.
+
+A table's first row is held to 2× only where its order allows (CkRBF's: the cheap column under way
+is the rest of the row). Where a column still to come costs more or less than the one under way
+(CKSVMNDA's KSVM after its 240-candidate column: 4.8× at a tenth; RWM's LAP: 3× just before it
+starts), nothing tells the estimate that cost before a row has run the column.
 """
 from __future__ import annotations
 
