@@ -509,6 +509,27 @@ def test_the_report_opens_with_the_claims_decided_on_its_cells(tmp_path, no_figu
            "four kernels. Average ranks over 4 rows: RWM 3.12" in text
 
 
+# ----------------------------------------------------------------------------- rows the protocol cannot run
+@pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
+def test_ecoli_is_listed_as_not_run_with_the_classes_too_small_for_the_protocol(tmp_path, no_figures, quick):
+    """Issue 32: Ecoli's data are here but two of its classes cannot be folded as the RWM protocol
+    needs; the report must list the row and say why, in every table the paper prints it in, rather
+    than drop it. The reason's facts are checked against the file, so the sentence cannot drift
+    from the data."""
+    labels = [line.rsplit(",", 1)[1].strip() for line in
+              (SEEDS.parent / "datasets" / "ecoli.csv").read_text(encoding="utf-8-sig").splitlines()[1:]]
+    too_small = sorted(name for name in set(labels) if labels.count(name) < 5)  # the protocol's 5 outer folds
+    assert too_small == ["imL", "imS"] and {labels.count(name) for name in too_small} == {2}
+
+    result = run("rwm", rows=["Ecoli"], out=tmp_path / "cells", settings=Settings(quick=quick))
+    assert result.measurements == [] and set(result.not_run) == {(t, "Ecoli") for t in ("2", "3", "4")}
+    reason = result.not_run["2", "Ecoli"]
+    assert "(imL, imS) have 2 points each, fewer than the 5 outer folds" in reason
+    md, js = report.write_report(result, tmp_path)
+    assert f"- Ecoli (tables 2, 3, 4): {reason}" in md.read_text()
+    assert {(r["table"], r["row"]) for r in json.loads(js.read_text())["runs"][0]["not_run"]} == set(result.not_run)
+
+
 # ----------------------------------------------------------------------------- the committed reports
 @pytest.mark.parametrize("settings", ["quick", "full"])
 @pytest.mark.parametrize("paper", ["ckrbf", "rwm", "mcpm", "cksvmnda"])

@@ -100,7 +100,7 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
         _check_dimensions(paper, plan, overrides, settings)
     _validation.check_output_path(out, "out", folder=True, purpose="keep its result store in")
     store = ResultStore(out, on_problem=on_problem)
-    contexts, finished = [], set()
+    contexts, finished, paces = [], set(), {}
 
     def result(**extra):
         data_used = {(c.table, row): {**info, "source": c.source(row)}
@@ -124,7 +124,7 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
             if not sources:  # nothing to run, but the table's own checks of the settings still apply
                 runners.tables[table_id](Context(paper, table_id, {}, settings, store, progress))
             for row, source in sources.items():
-                context = Context(paper, table_id, {row: source}, settings, store, progress)
+                context = Context(paper, table_id, {row: source}, settings, store, progress, paces=paces)
                 contexts.append(context)
                 try:
                     found = runners.tables[table_id](context)

@@ -188,30 +188,82 @@ class RunningClock:
 CLOCK = RunningClock()
 
 
-class _Tracker:
-    """Counts cells of one table on one data set; the estimate uses computed cells only (stored
-    ones cost nothing)."""
+@dataclass
+class _Column:
+    """One column's cells in a tracker (a model, or a model's grid points)."""
 
-    def __init__(self, callback, paper, table, dataset, total, tally=None, earlier_code=False):
+    cells: int = 0  # finished: computed, or read from the store
+    computed: int = 0
+    computing: float = 0.0  # seconds the computed ones took now
+    timed: int = 0  # cells that recorded their computing time, whenever it was
+    recorded: float = 0.0  # the sum of those times
+
+
+class _Tracker:
+    """Counts cells of one table on one data set and estimates the time left.
+
+    Why not every cell's mean time × the cells left: runners compute column by column, and
+    columns differ by up to two orders of magnitude (CkRBF's whole-grid cells against m_kRBF's
+    one-point cells, CKSVMNDA's 240 candidates against KFD's 4), so the mean over the columns
+    done said 45× the time left (issue 32). The estimate is therefore
+
+    * when an earlier row of the same paper and table laid out the same columns (``paces``, shared
+      by a run's contexts): each column's cells still to come at that row's time per cell, scaled
+      by this row's pace on the columns it has computed (rows differ in size, their columns less
+      in proportion);
+    * else the pace of the column under way for every cell left: right once a column's cells
+      outnumber the ones before, off where a column still to come costs more or less than it
+      (nothing here knows that column's cost before a row has run it).
+
+    Only computed cells set the pace (stored ones cost nothing now); a row's profile uses every
+    cell's recorded computing time, so a row read from the store still guides the next.
+    """
+
+    def __init__(self, callback, paper, table, dataset, total, tally=None, earlier_code=False, paces=None):
         self.callback, self.paper, self.table, self.dataset, self.total = callback, paper, table, dataset, total
         self.earlier_code = earlier_code
         self.tally = _Tally() if tally is None else tally
+        self.paces = {} if paces is None else paces
         self.start, self.done, self.computed, self.compute_seconds = time.perf_counter(), 0, 0, 0.0
+        self.columns = {}  # model -> _Column, in the order the runner reached them
         self._emit()
+
+    def _profile(self):
+        """The earlier row's [(model, cells, seconds per cell)] when this row follows its layout so far."""
+        profile = self.paces.get((self.paper, self.table, self.total))
+        if profile is None or len(self.columns) > len(profile) or not all(seconds for _, _, seconds in profile):
+            return None
+        follows = all(model == seen and column.cells <= cells
+                      for (model, cells, _), (seen, column) in zip(profile, self.columns.items()))
+        return profile if follows else None
+
+    def remaining(self):
+        """Estimated computing seconds left; None before the first computed cell."""
+        if self.done == self.total:
+            return 0.0
+        if not self.computed:
+            return None
+        profile = self._profile()
+        if profile is not None:
+            per_cell = {model: seconds for model, _, seconds in profile}
+            expected = sum(per_cell[m] * c.computed for m, c in self.columns.items())
+            scale = self.compute_seconds / expected
+            return scale * sum(seconds * (cells - (self.columns[m].cells if m in self.columns else 0))
+                               for m, cells, seconds in profile)
+        current = next(reversed(self.columns.values()))
+        pace = current.computing / current.computed if current.computed else self.compute_seconds / self.computed
+        return pace * (self.total - self.done)
 
     def _emit(self):
         if self.callback is None:
             return
         elapsed = time.perf_counter() - self.start
-        remaining = None
-        if self.computed:
-            remaining = self.compute_seconds / self.computed * (self.total - self.done)
-        elif self.done == self.total:
-            remaining = 0.0
-        self.callback(Progress(self.paper, self.table, self.dataset, self.done, self.total, elapsed, remaining))
+        self.callback(Progress(self.paper, self.table, self.dataset, self.done, self.total, elapsed,
+                               self.remaining()))
 
     def cell(self, store, key, compute):
         """``store.get_or_compute`` that also reports progress."""
+        column = self.columns.setdefault(key.model, _Column())
         result = store.get(key)
         if result is None and self.earlier_code:
             result = store.get_close(key)
@@ -230,13 +282,22 @@ class _Tracker:
                 if store.written > written:
                     self.tally.computed.add(key.digest())
                     self.tally.done.add(key.digest())
+            spent = CLOCK.now() - started
             self.computed += 1
-            self.compute_seconds += CLOCK.now() - started
+            self.compute_seconds += spent
+            column.computed += 1
+            column.computing += spent
         else:
             self.tally.done.add(key.digest())
         if "seconds" in result:
             self.tally.seconds[key.digest()] = result["seconds"]
+            column.timed += 1
+            column.recorded += result["seconds"]
+        column.cells += 1
         self.done += 1
+        if self.done == self.total and all(c.timed == c.cells for c in self.columns.values()):
+            self.paces[self.paper, self.table, self.total] = [(model, c.cells, c.recorded / c.cells)
+                                                              for model, c in self.columns.items()]
         self._emit()
         return result
 
@@ -375,6 +436,9 @@ class Context:
     progress: object  # callable(Progress) or None
     data: dict = field(default_factory=dict)  # row -> {"digest", "points", "features", "classes"}, filled by load
     tally: _Tally = field(default_factory=_Tally)
+    #: (paper, table, cells) -> the last finished row's columns and time per cell, shared by a run's
+    #: contexts so that each row's time left is estimated from the rows before it (see _Tracker)
+    paces: dict = field(default_factory=dict)
     code: str = ""  # the code version of the paper's cells (version.code_version), set on first use
 
     def code_version(self) -> str:
@@ -387,7 +451,8 @@ class Context:
         return self.code
 
     def tracker(self, row, total):
-        return _Tracker(self.progress, self.paper, self.table, row, total, self.tally, self.settings.earlier_code)
+        return _Tracker(self.progress, self.paper, self.table, row, total, self.tally, self.settings.earlier_code,
+                        self.paces)
 
     def load(self, row, n_samples=None):
         """The row's points, at most ``settings.max_points`` of them (stratified subset).
