@@ -83,6 +83,8 @@ def view_body(view: str, values: dict) -> None:
         page.rerun_page()  # an edit made the data drawn: the sidebar says so too
     # a point on its way under the pointer: every stage runs on the data with it there, uncached and coarser
     moving = edits.moving_settings(values) if view in edits.EDITABLE_VIEWS else None
+    if moving is not None:  # the lattices being prepared are of data about to change: the CPU goes to the frames
+        live.LiveLattices(session_end.store()).leave(None)
     with caches.transient() if moving is not None else contextlib.nullcontext():
         draw_view(view, moving or values)
 

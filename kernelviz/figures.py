@@ -501,7 +501,7 @@ class SimilarityPanel:
 def similarity_figure(panels: Sequence[SimilarityPanel], grid: Grid, reference: Sequence[float],
                       X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray | None,
                       mode: str = "dissimilarity", classes: Sequence | None = None,
-                      title: str = "") -> go.Figure:
+                      title: str = "", level_labels: bool = True) -> go.Figure:
     """Small multiples (shared axes) of each kernel's level curves around one point.
 
     Dissimilarity curves sit at round values (the RWM paper's Δ ∈ {0.5, 1, 1.5, …}),
@@ -509,6 +509,8 @@ def similarity_figure(panels: Sequence[SimilarityPanel], grid: Grid, reference: 
     Mahalanobis, …), so each panel gets its own spacing and labels its curves.
     Similarity is shaded from 0 to 1 with curves every 0.1.
     The Gaussians a kernel uses sit underneath as grey ellipses (1 Mahalanobis unit).
+    ``level_labels``: the curves carry their values (placing them is most of plotly.js's drawing of
+    the figure: a frame of a dragged point leaves them out).
     """
     titles = [kernel_label(p.name) + (f" <span style='font-size:12px'>({p.note})</span>" if p.note else "")
               for p in panels]
@@ -525,7 +527,7 @@ def similarity_figure(panels: Sequence[SimilarityPanel], grid: Grid, reference: 
             step = float(levels[1] - levels[0]) if len(levels) > 1 else 1.0
             panel.append({
                 "type": "contour", "x": grid.xs, "y": grid.ys, "z": grid.reshape(p.dissimilarity), "showscale": False,
-                "contours": {"start": step, "end": step * 12, "size": step, "coloring": "lines", "showlabels": True,
+                "contours": {"start": step, "end": step * 12, "size": step, "coloring": "lines", "showlabels": level_labels,
                              "labelfont": {"size": 10, "color": "#333333"}},
                 "colorscale": [[0, "#1b3a6b"], [1, "#7aa6d6"]], "line": {"width": 1.4},
                 "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>dissimilarity %{z:.3f}<extra></extra>",
@@ -534,7 +536,7 @@ def similarity_figure(panels: Sequence[SimilarityPanel], grid: Grid, reference: 
             panel.append({
                 "type": "contour", "x": grid.xs, "y": grid.ys, "z": grid.reshape(p.similarity), "zmin": 0, "zmax": 1,
                 "showscale": i == 0, "colorscale": _named_colorscale("Blues"),
-                "contours": {"start": 0.1, "end": 0.9, "size": 0.1, "showlabels": True,
+                "contours": {"start": 0.1, "end": 0.9, "size": 0.1, "showlabels": level_labels,
                              "labelfont": {"size": 10, "color": "#333333"}},
                 "line": {"width": 0.8, "color": "rgba(40,40,40,0.5)"},
                 "colorbar": {"title": {"text": "similarity"}, "len": 0.6, "thickness": 12},

@@ -161,9 +161,10 @@ DISPLAY_SETTINGS = ("view", "projector", "show_support", "show_margins", "show_t
 
 def hideable() -> tuple[str, ...]:
     """Everything a teacher's ``hide=`` link may name (TensorFlow Playground's ``*_hide``, in one list):
-    the sidebar or one of its sections, the view switcher or one view, or any setting's control."""
+    the sidebar or one of its sections, the view switcher or one view, editing the data on the figures
+    (``edit``), or any setting's control."""
     return (("sidebar",) + tuple(f"sidebar.{name}" for name in registry.SIDEBAR_SECTIONS)
-            + ("views",) + tuple(f"view.{name}" for name in registry.VIEWS)
+            + ("views",) + tuple(f"view.{name}" for name in registry.VIEWS) + ("edit",)
             + tuple(s.name for s in SETTINGS if s.name not in DISPLAY_SETTINGS and s.kind != "points"))
 
 

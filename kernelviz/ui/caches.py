@@ -28,8 +28,8 @@ from kernelviz.pipeline import Prepared
 
 #: Set while a view's run draws data being edited (a point on its way under the pointer).
 _TRANSIENT = contextvars.ContextVar("kernelviz_transient", default=False)
-#: Share of a grid's resolution a transient run evaluates on: a quarter of the cells, four times the frames.
-PREVIEW_SHARE = 0.5
+#: Share of a grid's resolution a transient run evaluates on: a sixth of the cells (the panels stay smooth at it).
+PREVIEW_SHARE = 0.4
 
 
 @contextmanager

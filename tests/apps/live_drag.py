@@ -517,3 +517,81 @@ def busy_cpu(processes: int = 2):
         for loop in loops:
             loop.kill()
             loop.wait()
+
+
+# Times every move of a dragged point sent to Python (data-edit-sent) and every refitted figure drawn
+# (data-edit-painted) on the figure `root` (kernelviz/components/plot/edit.js).
+EDIT_PROBES = """(root) => {
+  const probe = {sent: {}, painted: {}, settled: {}, runs: 0, states: []};
+  // what the figure said before this probe: a value set again is not a new one
+  const before = {'data-edit-sent': root.dataset.editSent, 'data-edit-painted': root.dataset.editPainted,
+                  'data-edit-settled': root.dataset.editSettled};
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => {
+    const state = app.getAttribute('data-test-script-state');
+    probe.states.push([state, performance.now()]);
+    if (state === 'running') probe.runs += 1;
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  new MutationObserver((records) => {
+    for (const r of records) {
+      const value = root.getAttribute(r.attributeName);
+      const book = {'data-edit-sent': probe.sent, 'data-edit-painted': probe.painted,
+                    'data-edit-settled': probe.settled}[r.attributeName];
+      if (value && value !== before[r.attributeName] && !(value in book)) book[value] = performance.now();
+    }
+  }).observe(root, {attributes: true, attributeFilter: ['data-edit-sent', 'data-edit-painted', 'data-edit-settled']});
+  window.__kvEdit = probe;
+}"""
+
+
+def data_point(page, index: int = 3, chart: str = ".kv-plot") -> dict:
+    """Where a figure draws a data point: page coordinates ``x``, ``y`` of the ``index``-th marker of its
+    first layer of many points, and its data coordinates ``dx``, ``dy``."""
+    return page.locator(chart).first.evaluate("""(root, index) => {
+        const box = root.getBoundingClientRect();
+        const layer = root._kvLayers.find((l) => l.px && l.px.length > index && Number.isFinite(l.px[index]));
+        return {x: box.left + layer.px[index], y: box.top + layer.py[index], dx: Number(layer.x[index]),
+                dy: Number(layer.y[index]), name: layer.name};
+    }""", index)
+
+
+def drag_point(page, seconds: float = 4.0, radius: float = 60.0, index: int = 3, release: bool = True) -> dict:
+    """Press a data point of the page's first figure and move it round a circle of ``radius`` px for
+    ``seconds``, a move every ~30 ms, then release it (unless ``release`` is False).
+
+    Returns
+    -------
+    dict
+        ``refits``: refitted figures drawn during the drag; ``seconds``: the drag's length;
+        ``latencies``: per answered move, seconds from the move's dispatch to its figure drawn;
+        ``start`` and ``end``: the point's page coordinates; ``runs``: script runs during the drag;
+        ``release``: seconds from the release to the committed figure drawn (None without one).
+    """
+    import math
+
+    root = page.locator(".kv-plot").first
+    root.evaluate(EDIT_PROBES)
+    point = data_point(page, index)
+    page.mouse.move(point["x"], point["y"])
+    page.mouse.down()
+    start = time.perf_counter()
+    x, y, step = point["x"], point["y"], 0
+    while time.perf_counter() - start < seconds:
+        step += 1
+        angle = step * 0.15
+        x = point["x"] + radius * math.sin(angle)
+        y = point["y"] + radius * (1 - math.cos(angle)) / 2
+        page.mouse.move(x, y)
+        page.wait_for_timeout(30)
+    elapsed = time.perf_counter() - start
+    probe = page.evaluate("() => window.__kvEdit")
+    released = None
+    if release:
+        up = page.evaluate("() => performance.now()")
+        page.mouse.up()
+        page.wait_for_function("() => Object.keys(window.__kvEdit.settled).length > 0")
+        settled = page.evaluate("() => window.__kvEdit.settled")
+        released = (max(settled.values()) - up) / 1000
+    latencies = [(probe["painted"][seq] - sent) / 1000 for seq, sent in probe["sent"].items() if seq in probe["painted"]]
+    return {"refits": len(probe["painted"]), "seconds": elapsed, "latencies": latencies, "release": released,
+            "start": (point["x"], point["y"]), "end": (x, y), "point": point, "runs": probe["runs"]}

@@ -86,7 +86,10 @@ export function editArrived(view) {
   acknowledge(OUTBOX, info.applied);
   const edit = view.edit || (view.edit = { drag: null, released: null, seq: 0, press: null, points: [] });
   edit.points = applyEdits(info.points, pending(OUTBOX));
-  if (edit.released && !OUTBOX.entries.some(([number]) => number === edit.released.number)) edit.released = null;
+  if (edit.released && !OUTBOX.entries.some(([number]) => number === edit.released.number)) {
+    edit.settled = edit.released.number;  // plot.js marks it drawn (data-edit-settled): the release is committed
+    edit.released = null;
+  }
 }
 
 // A new figure's markers (`layers`, before they are painted): a drag under way keeps its point under
@@ -103,7 +106,7 @@ export function editDrawn(view, layers) {
   if (answered) {
     drag.answeredAt = drag.sentAt;
     drag.inFlight = false;
-    view.root.dataset.editAnswered = String(drag.sentSeq);  // for tests: the moves answered
+    view.edit.answered = drag.sentSeq;  // plot.js marks it painted (data-edit-painted) once Plotly has drawn it
   }
   moveMarkers(layers, drawnAt, drag.at);
   drag.shown = drag.at;
@@ -183,6 +186,7 @@ export function listenForEdits(view, hooks) {
                          sentAt: null, answeredAt: null, sentTime: 0,
                          panel: where && { xaxis: where.xaxis, yaxis: where.yaxis } };
       root.dataset.editing = "drag";
+      hooks.hideHover(view);  // the point's label would stay where the point was
       if (root.setPointerCapture && event.pointerId !== undefined) root.setPointerCapture(event.pointerId);
     } else {
       view.edit.press = [event.clientX, event.clientY];

@@ -44,7 +44,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
         panels = show_panels(names, panel)
     preview = live_preview("similarity", prep, values, partition, panels, grid, reference=reference)
     fig = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled, mode=values["sim_mode"],
-                               classes=prep.legend_classes)
+                               classes=prep.legend_classes, level_labels=not caches.previewing())
     fig, event = scrub_chart(fig, panels, preview, key="similarity_chart", prep=prep)
     controls(prep)
     explain_regularised(panels)

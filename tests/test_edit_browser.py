@@ -1,0 +1,108 @@
+"""Editing the data on a figure, in the real app and headless Chromium (issue 31): a dragged point
+follows the pointer and every panel refits during the drag; the point stays where it is dropped and
+the link holds it; a click adds a point, a right-click removes one, Undo puts the data back."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
+import live_drag  # noqa: E402  (a helper beside the test apps, shared with benchmarks/bench_live.py)
+
+pytestmark = pytest.mark.browser
+
+#: Two kernels on few points: the frames come quickly on a loaded machine too.
+SMALL = "gen_params=n_samples:80&kernels=rbf,ckrbf"
+
+
+def figure_state(page) -> dict:
+    """What the figure draws now: every field's codes digest, the panels' titles, the canvas points."""
+    return page.locator(".kv-plot").first.evaluate("""(root) => ({
+        fields: root._kvFields.map((f) => { let h = 0; const z = f.z || f.values || [];
+                                            for (const row of z) for (const v of (row.length ? row : [row])) h = (h * 31 + Math.round(1000 * Number(v))) | 0;
+                                            return h; }),
+        titles: [...root.querySelectorAll('.annotation-text')].map((t) => t.textContent).join('|'),
+        points: root._kvLayers.reduce((n, l) => n + (l.px ? [...l.px].filter(Number.isFinite).length : 0), 0),
+    })""")
+
+
+def points_in_link(page) -> list[tuple[float, float, float]]:
+    return [tuple(map(float, p.split("_"))) for p in parse_qs(urlparse(page.url).query)["points"][0].split("~")]
+
+
+def test_a_dragged_point_refits_every_panel_during_the_drag_and_stays_where_it_is_dropped(server, page):
+    page.goto(f"{server}/?view=boundaries&{SMALL}")
+    page.wait_for_selector(live_drag.IDLE)
+    page.locator(".kv-plot[data-drawing=done]").wait_for()
+    before = figure_state(page)
+    result = live_drag.drag_point(page, seconds=3.0, radius=50, release=False)
+    # refitted figures came while the point moved, and the panels changed with them
+    page.wait_for_function("() => Object.keys(window.__kvEdit.painted).length >= 2")
+    during = figure_state(page)
+    assert during["fields"] != before["fields"]
+    # the point is under the pointer mid-drag, drawn by the browser (every panel's marker of it)
+    shown = page.locator(".kv-plot").first.evaluate("""(root, [x, y]) => {
+        const box = root.getBoundingClientRect();
+        return root._kvLayers.some((l) => l.px && [...l.px].some((px, i) =>
+            Math.hypot(box.left + px - x, box.top + l.py[i] - y) < 3)); }""", list(result["end"]))
+    assert shown
+    page.mouse.up()
+    page.wait_for_function("() => Object.keys(window.__kvEdit.settled).length > 0")
+    page.wait_for_selector(live_drag.IDLE)
+    # committed: the data are drawn now, and the link holds the point where it was dropped
+    assert "source=drawn" in page.url
+    moved = page.locator(".kv-plot").first.evaluate("""(root, [x, y]) => {
+        const box = root.getBoundingClientRect();
+        for (const l of root._kvLayers) for (let i = 0; i < (l.px || []).length; i += 1)
+            if (Math.hypot(box.left + l.px[i] - x, box.top + l.py[i] - y) < 3) return [Number(l.x[i]), Number(l.y[i])];
+        return null; }""", list(result["end"]))
+    assert moved is not None
+    assert any(abs(x - moved[0]) < 0.002 and abs(y - moved[1]) < 0.002 for x, y, _ in points_in_link(page))
+    after = figure_state(page)
+    assert after["fields"] != before["fields"] and after["titles"]
+
+
+def test_a_click_adds_a_point_a_right_click_removes_one_and_undo_puts_the_data_back(server, page):
+    page.goto(f"{server}/?view=partition&{SMALL}")
+    page.wait_for_selector(live_drag.IDLE)
+    page.locator(".kv-plot[data-drawing=done]").wait_for()
+    count = figure_state(page)["points"]
+    # a click on empty space (the panel's corner holds no point) adds one of the kind chosen
+    page.get_by_role("button", name="unlabeled").click()
+    page.wait_for_selector(live_drag.IDLE)
+    box = page.locator(".kv-plot .nsewdrag").first.bounding_box()
+    page.mouse.click(box["x"] + 8, box["y"] + 8)
+    page.wait_for_function("(n) => { const r = document.querySelector('.kv-plot');"
+                           " return r._kvLayers.reduce((k, l) => k + (l.px ? [...l.px].filter(Number.isFinite).length : 0), 0)"
+                           " === n + 1; }", arg=count)
+    page.wait_for_selector(live_drag.IDLE)
+    link = points_in_link(page)
+    assert len(link) == 81 and link[-1][2] == 0.0  # appended, unlabeled
+    # a right-click on a point removes it
+    point = live_drag.data_point(page, 5)
+    page.mouse.click(point["x"], point["y"], button="right")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('points').split('~').length === 80")
+    page.wait_for_selector(live_drag.IDLE)
+    assert not any(abs(x - point["dx"]) < 1e-3 and abs(y - point["dy"]) < 1e-3 for x, y, _ in points_in_link(page))
+    # Undo twice: the point comes back, then the added one goes (the data were generated: they are again)
+    page.get_by_role("button", name="Undo").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('points').split('~').length === 81")
+    page.get_by_role("button", name="Undo").click()
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('points')")
+    page.wait_for_selector(live_drag.IDLE)
+    assert "source=drawn" not in page.url
+    page.get_by_role("button", name="Redo").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('points')?.split('~').length === 81")
+
+
+def test_editing_is_off_with_a_reason_where_the_figure_cannot_hold_an_edit(server, page):
+    page.goto(f"{server}/?view=boundaries&source=sample&sample=heart&kernels=rbf")
+    page.wait_for_selector(live_drag.IDLE)
+    page.get_by_text("principal components: a point moved").wait_for()
+    page.goto(f"{server}/?view=boundaries&{SMALL}&hide=edit")
+    page.wait_for_selector(live_drag.IDLE)
+    page.get_by_text("switched off by this page's link").wait_for()
