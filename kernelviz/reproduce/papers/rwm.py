@@ -198,7 +198,11 @@ def _run_row(context, table_id, row, X, y, variant, categorical=(), weight_grid=
     require_folds(y, 1, PAPER, table_id, row)
     splits = _splits(y, opts["folds"], seed)
     small_class_notes = _small_class_notes(y, splits, opts["folds"], table_id in ("2", "3"))
-    tracker = context.tracker(row + (f" ({variant})" if variant else ""), len(splits) * len(COLUMNS))
+    # each cell's work is its candidates: (C, γ) × LAP's ratios × the (α, β) pairs, for the progress estimate
+    candidates = len(opts["Cs"]) * len(opts["gammas"]) * (len(_weight_pairs(weight_grid)) if len(categorical) else 1)
+    costs = {column: (len(splits), candidates * (len(opts["ratios"]) if COLUMNS[column] == "lap" else 1))
+             for column in COLUMNS}
+    tracker = context.tracker(row + (f" ({variant})" if variant else ""), len(splits) * len(COLUMNS), costs)
     out = []
     for column in COLUMNS:
         cells = []
