@@ -33,6 +33,7 @@ import copy
 import os
 import tempfile
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 
 import joblib
@@ -1100,7 +1101,10 @@ def validation_ratings(kernel, X, y, labeled, hidden, Cs, gammas, inner_cv=4, ra
         Rows of the labeled subset and of the hidden-label points.
     Cs, gammas : ndarray of positive floats
     inner_cv : int, default=4
-        Inner folds; at most the labeled points of the smallest class (fewer are used then).
+        Inner folds; at most the labeled points of the smallest class that has two or more
+        (fewer are used then). A class with a single labeled point goes to one validation
+        fold and is missing from that fold's training; at least two classes must have two
+        or more.
     random_state : int or None, default=0
     n_jobs : int or None, default=1
     max_iter : int, default=DEFAULT_MAX_ITER
@@ -1114,13 +1118,21 @@ def validation_ratings(kernel, X, y, labeled, hidden, Cs, gammas, inner_cv=4, ra
     n_fits : int
         Rating fits made.
     """
-    smallest = int(np.unique(y[labeled], return_counts=True)[1].min())
-    if smallest < 2:
-        raise ValueError("Choosing (C, γ) on training data needs at least 2 labeled points in every class of the "
-                         f"training part; one class has {smallest}. Use a protocol with more labeled points.")
-    splitter = StratifiedKFold(n_splits=min(inner_cv, smallest), shuffle=True, random_state=random_state)
-    folds = [(labeled[tr], np.concatenate((labeled[va], hidden)))
-             for tr, va in splitter.split(np.zeros(len(labeled)), y[labeled])]
+    counts = np.unique(y[labeled], return_counts=True)[1]
+    # two classes of 2 or more labeled points leave two classes in every inner training fold
+    if (counts >= 2).sum() < 2:
+        raise ValueError("Choosing (C, γ) on training data needs at least 2 classes with 2 or more labeled points "
+                         f"each; the labeled points per class are {counts.tolist()}. Use a protocol with more "
+                         "labeled points.")
+    # a class of one labeled point cannot be split, so it does not lower the folds: StratifiedKFold
+    # puts it in one validation fold (and warns that it is smaller than the folds, which is meant)
+    splitter = StratifiedKFold(n_splits=min(inner_cv, int(counts[counts >= 2].min())), shuffle=True,
+                               random_state=random_state)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The least populated class in y has only 1 member",
+                                category=UserWarning)
+        splits = list(splitter.split(np.zeros(len(labeled)), y[labeled]))
+    folds = [(labeled[tr], np.concatenate((labeled[va], hidden))) for tr, va in splits]
     all_cells = np.ones((len(Cs), len(gammas)), dtype=bool)
     measured = _cross_validate(kernel, X, y, folds, Cs, gammas, all_cells, n_jobs, None, max_iter)
     return measured.fold_scores.mean(axis=-1), int(measured.capped.sum()), int(measured.capped.size)

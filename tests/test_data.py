@@ -703,6 +703,27 @@ def test_dense_picks_are_the_peaks_of_each_cluster_of_a_mixture():
     assert np.array_equal(mask, data.select_labeled(y, "dense_per_class", 3, X=X, random_state=4))
 
 
+def test_dense_total_gives_a_small_class_all_it_has_and_makes_up_the_rest_with_the_densest_points():
+    """The RWM paper asks for 4 × the number of classes in high-density regions; a class with
+    fewer points (Ecoli's imL, imS) gives all it has, and the densest other points fill the total."""
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.standard_normal((60, 2)), 6 + rng.standard_normal((60, 2)), [[3.0, 3.0]]])
+    y = np.repeat([0.0, 1.0, 2.0], [60, 60, 1])
+    per_class = data.select_labeled(y, "dense_per_class", 4, X=X, random_state=0)
+    topped = data.select_labeled(y, "dense_per_class", 4, X=X, random_state=0, total=12)
+    assert per_class.sum() == 9 and topped.sum() == 12 and topped[-1]
+    assert np.all(topped[per_class])  # the per-class picks stay; three points are added
+    # the added points are the densest of the rest under the same mixture as the picks
+    from kernelviz.data.selection import _mixture_log_density
+
+    log_density = _mixture_log_density(data.scale(X, "zscore"), 0)
+    added, rest = topped & ~per_class, ~topped
+    assert log_density[added].min() >= log_density[rest].max()
+    # without a shortfall, a total changes nothing
+    assert np.array_equal(data.select_labeled(y[:120], "dense_per_class", 4, X=X[:120], total=8),
+                          data.select_labeled(y[:120], "dense_per_class", 4, X=X[:120]))
+
+
 def test_dense_picks_stay_in_their_own_class_territory():
     X, y = data.make("concentric", n_samples=800, random_state=0)
     mask = data.select_labeled(y, "dense_per_class", 4, X=X)

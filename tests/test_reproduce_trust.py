@@ -4,6 +4,7 @@ measured cells. Runs use a few dozen points (as tests/test_reproduce.py's); the 
 build their measurements by hand, with numbers taken from the committed quick reports."""
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -14,8 +15,9 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, StratifiedShu
 from sklearn.svm import SVC
 
 import kernelviz as kv
-from kernelviz.reproduce import claims, diagnostics, published, report, runner, store
+from kernelviz.reproduce import claims, datasets, diagnostics, published, report, runner, store
 from kernelviz.reproduce.driver import run
+from kernelviz.reproduce.papers import rwm
 from kernelviz.reproduce.runner import Measurement, RunResult, Settings, part
 
 pytestmark = pytest.mark.unit
@@ -509,25 +511,74 @@ def test_the_report_opens_with_the_claims_decided_on_its_cells(tmp_path, no_figu
            "four kernels. Average ranks over 4 rows: RWM 3.12" in text
 
 
-# ----------------------------------------------------------------------------- rows the protocol cannot run
-@pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
-def test_ecoli_is_listed_as_not_run_with_the_classes_too_small_for_the_protocol(tmp_path, no_figures, quick):
-    """Issue 32: Ecoli's data are here but two of its classes cannot be folded as the RWM protocol
-    needs; the report must list the row and say why, in every table the paper prints it in, rather
-    than drop it. The reason's facts are checked against the file, so the sentence cannot drift
-    from the data."""
+# ----------------------------------------------------------------------------- rows with classes too small
+def test_ecoli_runs_with_its_small_classes_spread_and_the_choices_noted_beside_its_cells(tmp_path, no_figures):
+    """Issue 32: two of Ecoli's eight classes (imL, imS) have 2 points each, fewer than the 5 outer
+    folds and the 4 labeled points per class. The row runs: those classes are spread one point per
+    fold, the paper's 32 dense labeled points (4 × 8 classes) are reached with the densest other
+    points, and a class of one labeled point goes to one inner validation fold. Each cell carries
+    those choices as notes. The facts are checked against the file, so the notes cannot drift from
+    the data."""
     labels = [line.rsplit(",", 1)[1].strip() for line in
               (SEEDS.parent / "datasets" / "ecoli.csv").read_text(encoding="utf-8-sig").splitlines()[1:]]
     too_small = sorted(name for name in set(labels) if labels.count(name) < 5)  # the protocol's 5 outer folds
     assert too_small == ["imL", "imS"] and {labels.count(name) for name in too_small} == {2}
 
-    result = run("rwm", rows=["Ecoli"], out=tmp_path / "cells", settings=Settings(quick=quick))
-    assert result.measurements == [] and set(result.not_run) == {(t, "Ecoli") for t in ("2", "3", "4")}
-    reason = result.not_run["2", "Ecoli"]
-    assert "(imL, imS) have 2 points each, fewer than the 5 outer folds" in reason
+    settings = Settings(quick=True, grids={"C": [1.0], "gamma": [0.1], "lap_ratio": [1.0]})
+    result = run("rwm", rows=["Ecoli"], out=tmp_path / "cells", settings=settings)
+    assert result.not_run == {}
+    assert {(m.table, m.model) for m in result.measurements} == {(t, c) for t in "234" for c in rwm.COLUMNS}
+    spread = "classes smaller than the 5 outer folds (2, 2 points) are spread one point per fold by the stratified split"
+    topped = ("a class with fewer than 4 points in the training part gives all it has, and the densest remaining "
+              "points (mixture density) make up the paper's total of 4 × 8 = 32 dense labeled points")
+    for m in result.measurements:
+        assert spread in m.notes and any(n.startswith("a class with a single labeled point") for n in m.notes)
+        assert (topped in m.notes) == (m.table != "4")
+        if m.table in ("2", "3"):  # 10 % of |L| is 27: Table 3 keeps the 32 dense points, as in the paper
+            assert "labeled points per fold: 32, 32, 32, 32, 32" in m.notes
     md, js = report.write_report(result, tmp_path)
-    assert f"- Ecoli (tables 2, 3, 4): {reason}" in md.read_text()
-    assert {(r["table"], r["row"]) for r in json.loads(js.read_text())["runs"][0]["not_run"]} == set(result.not_run)
+    assert f"5-fold outer CV; C ∈ {{1}}, γ ∈ {{0.1}}; {spread}; {topped}; a class with a single" in md.read_text()
+    written = json.loads(js.read_text())["runs"][0]
+    assert written["not_run"] == []
+    assert all(spread in c["notes"] for c in written["cells"])
+
+
+def test_a_normal_rows_folds_and_labeled_points_are_unchanged_by_the_small_class_rules():
+    """The rules for Ecoli's small classes must not move any other row's cells: Seeds' outer folds
+    and Tables 2 and 3's labeled subsets, as computed before those rules, digested here."""
+    X, y, _ = datasets.resolve(rwm.RUNNERS.sources["Seeds"], random_state=0)
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    digest = hashlib.sha256()
+    for f, (train, test) in enumerate(rwm._splits(y, 5, 0)):
+        Xs = kv.data.scale(X, "zscore", fit_on=X[train])
+        digest.update(np.asarray(test, dtype=np.int64).tobytes())
+        for table in "23":
+            labeled = train[rwm._labeled(table, Xs[train], y[train], 0)]
+            digest.update(np.asarray(labeled, dtype=np.int64).tobytes())
+            if f == 0:
+                assert labeled.tolist() == {
+                    "2": [11, 21, 49, 58, 91, 104, 107, 131, 147, 163, 182, 208],
+                    "3": [11, 21, 49, 54, 58, 65, 91, 104, 105, 107, 127, 131, 147, 163, 175, 182, 208]}[table]
+    assert digest.hexdigest() == "63f5722573cae3c608e19a6c94784846c6990b8463c35a44a03e08107388d054"
+
+
+def test_the_inner_cv_keeps_its_folds_and_sends_a_class_of_one_labeled_point_to_one_validation_fold():
+    """validation_ratings: with every class at 2 or more labeled points the folds are as before
+    (at most the smallest class's count); a class of one labeled point does not lower them."""
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(n_samples=60, centers=3, random_state=0)
+    kernel = kv.kernels.make("rbf").fit(X)
+    hidden = np.arange(30, 60)
+    first = np.flatnonzero(y[:30] != 2)
+    assert np.unique(y[first], return_counts=True)[1].min() >= 4
+    for labeled in (np.arange(30), np.append(first, np.flatnonzero(y == 2)[0])):
+        ratings, _, n_fits = kv.evaluation.validation_ratings(kernel, X, y, labeled, hidden, np.array([1.0]),
+                                                              np.array([0.1]), inner_cv=4)
+        assert ratings.shape == (1, 1) and n_fits == 4
+    one_each = np.array([np.flatnonzero(y == c)[0] for c in range(3)] + [np.flatnonzero(y == 0)[1]])
+    with pytest.raises(ValueError, match="at least 2 classes with 2 or more labeled points each"):
+        kv.evaluation.validation_ratings(kernel, X, y, one_each, hidden, np.array([1.0]), np.array([0.1]))
 
 
 # ----------------------------------------------------------------------------- the committed reports

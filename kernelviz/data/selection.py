@@ -19,7 +19,7 @@ _NEIGHBOURS = 10  # neighbours that vote on a point's class / set its neighbourh
 _HILL_POINTS = 2000  # only a class's densest points are sorted into hills; the picks come from them
 
 
-def select_labeled(y, how, value=None, X=None, random_state=0):
+def select_labeled(y, how, value=None, X=None, random_state=0, total=None):
     """Choose which labeled points keep their labels (the rest act as unlabeled).
 
     Parameters
@@ -40,6 +40,10 @@ def select_labeled(y, how, value=None, X=None, random_state=0):
         The points; required for ``"dense_per_class"``.
     random_state : int, default=0
         Seed; the same seed gives the same selection.
+    total : int, optional
+        ``"dense_per_class"`` only: at least this many points. A class with fewer than k
+        points gives all it has; the shortfall is made up by the densest points not yet
+        chosen, of any class (the RWM paper asks for 4 × the number of classes in total).
 
     Returns
     -------
@@ -115,6 +119,10 @@ def select_labeled(y, how, value=None, X=None, random_state=0):
         for label in classes:
             order = _dense_spread_order(Z, y, label, log_density)
             mask[order[:value]] = True
+        if total is not None and mask.sum() < total:
+            rest = np.flatnonzero(labeled & ~mask)
+            rest = rest[np.argsort(-log_density[rest], kind="stable")]
+            mask[rest[: total - int(mask.sum())]] = True
         return mask
 
     for label in classes:

@@ -211,16 +211,24 @@ class _Tracker:
       by a run's contexts): each column's cells still to come at that row's time per cell, scaled
       by this row's pace on the columns it has computed (rows differ in size, their columns less
       in proportion);
+    * else, when the runner declared each column's planned cells and relative cost per cell
+      (``costs``, e.g. candidates searched per cell): the pace of the column under way per unit
+      of its cost, times the cost of every cell left (a table's first row, whose columns still to
+      come nothing here has measured);
     * else the pace of the column under way for every cell left: right once a column's cells
-      outnumber the ones before, off where a column still to come costs more or less than it
-      (nothing here knows that column's cost before a row has run it).
+      outnumber the ones before, off where a column still to come costs more or less than it.
 
     Only computed cells set the pace (stored ones cost nothing now); a row's profile uses every
     cell's recorded computing time, so a row read from the store still guides the next.
     """
 
-    def __init__(self, callback, paper, table, dataset, total, tally=None, earlier_code=False, paces=None):
+    def __init__(self, callback, paper, table, dataset, total, tally=None, earlier_code=False, paces=None,
+                 costs=None):
         self.callback, self.paper, self.table, self.dataset, self.total = callback, paper, table, dataset, total
+        self.costs = costs or {}  # model -> (planned cells, relative cost per cell), as the runner declared
+        if self.costs and sum(cells for cells, _ in self.costs.values()) != total:
+            raise ValueError(f"{paper} table {table}, {dataset}: the declared costs plan "
+                             f"{sum(cells for cells, _ in self.costs.values())} cells, not {total}.")
         self.earlier_code = earlier_code
         self.tally = _Tally() if tally is None else tally
         self.paces = {} if paces is None else paces
@@ -250,8 +258,12 @@ class _Tracker:
             scale = self.compute_seconds / expected
             return scale * sum(seconds * (cells - (self.columns[m].cells if m in self.columns else 0))
                                for m, cells, seconds in profile)
-        current = next(reversed(self.columns.values()))
+        model, current = next(reversed(self.columns.items()))
         pace = current.computing / current.computed if current.computed else self.compute_seconds / self.computed
+        if model in self.costs:
+            return pace / self.costs[model][1] * sum(
+                cost * (cells - (self.columns[m].cells if m in self.columns else 0))
+                for m, (cells, cost) in self.costs.items())
         return pace * (self.total - self.done)
 
     def _emit(self):
@@ -450,9 +462,11 @@ class Context:
             self.code = _version.code_version(f"kernelviz.reproduce.papers.{self.paper}")
         return self.code
 
-    def tracker(self, row, total):
+    def tracker(self, row, total, costs=None):
+        """The progress of ``total`` cells of ``row``; ``costs``: {model: (planned cells, relative cost
+        per cell)}, for the estimate of the columns still to come (see :class:`_Tracker`)."""
         return _Tracker(self.progress, self.paper, self.table, row, total, self.tally, self.settings.earlier_code,
-                        self.paces)
+                        self.paces, costs)
 
     def load(self, row, n_samples=None):
         """The row's points, at most ``settings.max_points`` of them (stratified subset).

@@ -93,7 +93,9 @@ def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_f
     experiment when ``variant`` names one). ``times``: also each column's training and test CPU
     seconds per partition (metrics ``train_seconds``, ``test_seconds``; :data:`TIME_METRICS`)."""
     require_folds(y[splits[0][0]], inner_folds, paper, table_id, row, "inner CV folds (in the training part)")
-    tracker = context.tracker(row + (f" ({variant})" if variant else ""), len(splits) * len(columns))
+    # each cell's work is the candidates its column searches, for the progress estimate
+    costs = {name: (len(splits), len(ParameterGrid(column.grid))) for name, column in columns.items()}
+    tracker = context.tracker(row + (f" ({variant})" if variant else ""), len(splits) * len(columns), costs)
     seed = context.settings.seed
     out = []
     for name, column in columns.items():
