@@ -181,7 +181,8 @@ class ViewFacts(Choice):
     ``needs_partition``: it is drawn with the fitted partition; ``fails_on``: the pipeline stage
     (``kernelviz.pipeline.STAGES``) whose settings go back to their last good values when the view's
     own body fails, or "" when none; ``live``: the kind of live lattice its figure previews while γ
-    or C is dragged ("decision", "similarity"), or ""; ``code``: ``kernelviz.codegen`` writes a
+    or C is dragged ("decision", "similarity"), or ""; ``editable``: its figure's points can be
+    dragged, added and removed (``kernelviz.ui.edits``); ``code``: ``kernelviz.codegen`` writes a
     script that redraws it.
     """
 
@@ -189,6 +190,7 @@ class ViewFacts(Choice):
     needs_partition: bool = False
     fails_on: str = ""
     live: str = ""
+    editable: bool = False
     code: bool = True
 
 
@@ -197,11 +199,12 @@ VIEWS: dict[str, ViewFacts] = {
                         module="theory", code=False),
     "data": ViewFacts("Data", "The data as the models see them.", module="data"),
     "partition": ViewFacts("Partition", "The clusters or mixture components the data-dependent kernels use.",
-                           module="partition", needs_partition=True),
+                           module="partition", needs_partition=True, editable=True),
     "similarity": ViewFacts("Similarity", "Each kernel's similarity to one reference point.", module="similarity",
-                            needs_partition=True, fails_on="model", live="similarity"),
+                            needs_partition=True, fails_on="model", live="similarity", editable=True),
     "boundaries": ViewFacts("Decision boundaries", "One SVM per kernel (and the other models) at the sidebar's γ and C.",
-                            module="boundaries", needs_partition=True, fails_on="model", live="decision"),
+                            module="boundaries", needs_partition=True, fails_on="model", live="decision",
+                            editable=True),
     "kernel": ViewFacts("Kernel matrix", "Gram matrices and their spectra.", module="kernel_matrix",
                         needs_partition=True, fails_on="model"),
     "grid": ViewFacts("Grid search", "Cross-validated accuracy over a (γ, C) grid.", module="grid",

@@ -22,17 +22,15 @@ import streamlit as st
 
 import kernelviz as kv
 from kernelviz import figures as fg
-from kernelviz import pipeline
+from kernelviz import pipeline, registry
 from kernelviz.components.outbox import unapplied
 from kernelviz.outside import plain
 from kernelviz.protocol import EditInfo
 from kernelviz.session import write_settings
 from kernelviz.ui import caches
 
-#: The views whose figures' points can be edited. (A fact of the views' table, ``registry.VIEWS``, by
-#: rights; it waits there while the reproduction's cells, versioned by a digest of the modules their
-#: computation imports — registry among them — are computed by hours-long runs.)
-EDITABLE_VIEWS = ("boundaries", "similarity", "partition")
+#: The views whose figures' points can be edited (their rows in ``registry.VIEWS``).
+EDITABLE_VIEWS = tuple(view for view, facts in registry.VIEWS.items() if facts.editable)
 #: Which of the page's edits the data hold: {token: number of the last one applied}.
 APPLIED_KEY = "_edit_applied"
 #: The points the last editable figure showed, as drawn data (what the edits' indices count).
