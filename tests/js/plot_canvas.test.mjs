@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { along, splitCanvas } from "../../kernelviz/components/plot/plot.js";
+import { along, splitCanvas } from "../../kernelviz/components/plot/split.js";
 
 // f(x, y) = x − 0.25 on a 5 × 3 grid over x ∈ [−1, 1], y ∈ [0, 1]: f = 0 is the line x = 0.25, and the
 // margins f = ±1 cross no cell but x = −0.75 (f = −1); f = +1 would be x = 1.25, outside.

@@ -4,7 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { fieldLines, fieldPixels, finePicture, fineness, splitCanvas } from "../../kernelviz/components/plot/plot.js";
+import { fieldLines } from "../../kernelviz/components/plot/hover.js";
+import { fieldPixels, finePicture, fineness } from "../../kernelviz/components/plot/pictures.js";
+import { splitCanvas } from "../../kernelviz/components/plot/split.js";
 
 const SCALE = [[0, "#0000ff"], [0.5, "#ffffff"], [1, "rgb(255, 0, 0)"]];
 const xs = [-1, 0, 1, 2];

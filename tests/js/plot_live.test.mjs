@@ -4,9 +4,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, parseColour, plotlyChanges, quantile, colourScale,
-         similarityLook }
-  from "../../kernelviz/components/plot/plot.js";
+import { colourScale, parseColour } from "../../kernelviz/components/plot/colours.js";
+import { contourPaths, dashOf } from "../../kernelviz/components/plot/contours.js";
+import { classLook, codeHistogram, decisionLook, niceStep, quantile, similarityLook } from "../../kernelviz/components/plot/looks.js";
+import { plotlyChanges } from "../../kernelviz/components/plot/plotly_access.js";
 
 const DECISION = { lo: -3, hi: 3, top: 253, undefined: 255 };
 const UNIT = { lo: 0, hi: 1, top: 253, undefined: 255 };
