@@ -59,7 +59,7 @@ export function paintFields(view) {
     const area = plotArea(full, field);
     const drawn = fullData[field.index];
     if (!area || !drawn || drawn.visible !== true || covered.has(`${field.xaxis}/${field.yaxis}`)) continue;
-    paintField(view, context, area, field);
+    paintField(context, area, field);
   }
   if (moved) {  // over the figure's own picture: the panels that cannot follow say so
     for (const panel of live.panels) {

@@ -111,7 +111,7 @@ export function fieldPicture(field, factor) {
 }
 
 // A field of the figure in its plot area: each value fills the cell around its grid point.
-export function paintField(view, context, area, field) {
+export function paintField(context, area, field) {
   const { xs, ys, nx, ny } = field;
   const dx = (xs[nx - 1] - xs[0]) / (nx - 1);
   const dy = (ys[ny - 1] - ys[0]) / (ny - 1);
