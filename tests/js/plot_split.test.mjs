@@ -124,3 +124,19 @@ test("a marker trace's legend entry is Plotly's: mean size within [2, 16], mean 
   const { marker } = figure.data[0];
   assert.deepEqual([marker.size, marker.opacity, marker.color], [6, 0.2, "red"]);
 });
+
+test("a marker trace's points go to the canvas, decoded; Plotly keeps one empty point of it", () => {
+  const x = { dtype: "f8", bdata: Buffer.from(new Float64Array([0.5, 1]).buffer).toString("base64") };
+  const trace = { type: "scatter", mode: "markers", name: "class +1", x, y: [2, 3], customdata: [["a"], ["b"]],
+                  hovertemplate: "%{customdata[0]}", marker: { size: [10, 20], color: "#D55E00", line: { width: 1, color: "white" } } };
+  const line = { ...trace, mode: "lines" };
+  const { figure, layers } = splitCanvas({ data: [trace, line], layout: {} });
+  const [layer] = layers;
+  assert.equal(layers.length, 1);
+  assert.deepEqual([layer.index, layer.name, [...layer.x], layer.y, layer.customdata, layer.xaxis, layer.yaxis],
+                   [0, "class +1", [0.5, 1], [2, 3], [["a"], ["b"]], "x", "y"]);
+  assert.equal(layer.opacity, 0.7);  // Plotly's default for markers sized one by one
+  assert.deepEqual([figure.data[0].x, figure.data[0].y, figure.data[0].customdata], [[null], [null], undefined]);
+  assert.deepEqual(figure.data[0].marker.line, { width: 1, color: "white" });
+  assert.equal(figure.data[1], line);  // a line trace stays Plotly's, as it is
+});
