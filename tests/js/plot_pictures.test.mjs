@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { fieldPixels, finePicture, fineness } from "../../kernelviz/components/plot/pictures.js";
+import { fieldPicture, fieldPixels, finePicture, fineness, paintField, stepped } from "../../kernelviz/components/plot/pictures.js";
+import { install, recordingContext, uninstall } from "./fake_dom.mjs";
 
 const SCALE = [[0, "#0000ff"], [0.5, "#ffffff"], [1, "rgb(255, 0, 0)"]];
 
@@ -52,4 +53,54 @@ test("a missing value leaves its fine pixels to the nearest corner's, or empty",
   const alpha = Array.from({ length: 16 }, (_, k) => picture[k * 4 + 3]);
   assert.deepEqual(alpha, [255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 255, 255, 0, 0]);
   assert.ok(Array.from({ length: 16 }, (_, k) => picture[k * 4]).every((r, k) => alpha[k] === 0 || r === 10));
+});
+
+test("a scale with steps (two stops at one place, as classes are tinted) is told from a smooth one", () => {
+  assert.equal(stepped([[0, "red"], [0.5, "red"], [0.5, "blue"], [1, "blue"]]), true);
+  assert.equal(stepped(SCALE), false);
+  assert.equal(stepped(undefined), false);
+});
+
+// A committed field as splitCanvas keeps it: 3 × 2 values over x ∈ {0, 1, 2}, y ∈ {0, 1}.
+const field = (z, colorscale = [[0, "#000000"], [1, "#ffffff"]]) => ({
+  xs: [0, 1, 2], ys: [0, 1], nx: 3, ny: 2, z: new Float64Array(z), zmin: 0, zmax: 1, colorscale, picture: null,
+});
+
+test("a field's picture canvas: factor times the grid, each value's colour on the scale, nothing where none", () => {
+  install();
+  try {
+    const picture = fieldPicture(field([0, 0.5, 1, NaN, 1, 0]), 1);
+    assert.deepEqual([picture.width, picture.height], [3, 2]);
+    const [[name, image, x, y]] = picture.context.calls;
+    assert.deepEqual([name, x, y, image.width, image.height], ["putImageData", 0, 0, 3, 2]);
+    const pixel = (k) => [...image.data.subarray(4 * k, 4 * k + 4)];
+    // the top row is the grid's last: [NaN, 1, 0]
+    assert.deepEqual([pixel(0), pixel(1), pixel(2)], [[0, 0, 0, 0], [255, 255, 255, 255], [0, 0, 0, 255]]);
+    assert.deepEqual([pixel(3), pixel(4), pixel(5)], [[0, 0, 0, 255], [128, 128, 128, 255], [255, 255, 255, 255]]);
+    const fine = fieldPicture(field([0, 0.5, 1, 0, 0.5, 1]), 2);
+    assert.deepEqual([fine.width, fine.height], [6, 4]);
+  } finally { uninstall(); }
+});
+
+test("a field fills the cells around its grid points in its plot area, smoothed and finer unless its scale has steps", () => {
+  install({ devicePixelRatio: 1 });
+  try {
+    const area = { left: 40, top: 20, width: 400, height: 300,
+                   xa: { toPixel: (v) => 100 + 100 * v }, ya: { toPixel: (v) => 300 - 100 * v } };
+    const smooth = field([0, 0.5, 1, 0, 0.5, 1]);
+    const context = recordingContext();
+    paintField(context, area, smooth);
+    // cells from x = −0.5 to 2.5 and y = −0.5 to 1.5: 300 × 200 px, clipped to the plot area
+    assert.deepEqual(context.calls, [["save"], ["beginPath"], ["rect", 40, 20, 400, 300], ["clip"], ["imageSmoothingEnabled=", true],
+                                     ["drawImage", smooth.picture.canvas, 50, 150, 300, 200], ["restore"]]);
+    assert.equal(smooth.picture.factor, 2);  // 100 px a cell: twice finer (no more)
+    const picture = smooth.picture;
+    paintField(context, area, smooth);
+    assert.equal(smooth.picture, picture);  // made once, painted at every redraw
+    const classes = field([0, 1, 2, 0, 1, 2], [[0, "red"], [0.5, "red"], [0.5, "blue"], [1, "blue"]]);
+    const cells = recordingContext();
+    paintField(cells, area, classes);
+    assert.equal(classes.picture.factor, 1);
+    assert.deepEqual(cells.calls.find(([name]) => name === "imageSmoothingEnabled="), ["imageSmoothingEnabled=", false]);
+  } finally { uninstall(); }
 });
