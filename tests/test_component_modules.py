@@ -1,6 +1,7 @@
 """The components' JavaScript as Streamlit receives it: each component one text, the modules it
 imports (its own, and those the components share: the points painter, kernelviz/components/points.js,
-the lifecycle, lifecycle.js) put in place of their imports, nested ones included."""
+the lifecycle, lifecycle.js) put in place of their imports, nested ones included. Every module of
+the front end stays at most 500 lines and is imported by a node test (tests/js)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,28 @@ def test_the_text_streamlit_receives_is_a_valid_module(path, tmp_path):
     module.write_text(module_text(path), encoding="utf-8")
     checked = subprocess.run(["node", "--check", str(module)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+#: Every module of the components' front end, and the node tests (tests/js, ``node --test``).
+FRONT_END = sorted(COMPONENTS.rglob("*.js"))
+NODE_TESTS = COMPONENTS.parent.parent / "tests" / "js"
+#: A module longer than this is split by concern (issue 30: plot.js had grown to 1,637 lines).
+MOST_LINES = 500
+
+
+@pytest.mark.parametrize("path", FRONT_END, ids=lambda p: p.relative_to(COMPONENTS).as_posix())
+def test_a_front_end_module_is_at_most_500_lines(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MOST_LINES, f"{path.name} has {lines} lines: split it by concern"
+
+
+def test_every_front_end_module_is_imported_by_a_node_test():
+    imported = set()
+    for test in NODE_TESTS.glob("*.test.mjs"):
+        for module in re.findall(r'from\s*"(\.{1,2}/[^"]+\.js)"', test.read_text(encoding="utf-8")):
+            imported.add((test.parent / module).resolve())
+    untested = [path.relative_to(COMPONENTS).as_posix() for path in FRONT_END if path.resolve() not in imported]
+    assert FRONT_END and not untested, f"no node test in tests/js imports {untested}"
 
 
 def write_modules(folder: Path, modules: dict[str, str]) -> Path:
