@@ -2,7 +2,7 @@
 
 The plot component's payload (:func:`kernelviz.components.plot.payload`) and the drawing
 component's data (:func:`kernelviz.components.draw.browser_data`) are plain dicts read by
-``plot.js`` and ``draw.js``; a key renamed on one side only would fail in the browser, silently
+the plot component's modules (``components/plot/``) and ``draw.js``; a key renamed on one side only would fail in the browser, silently
 (an ``undefined`` where a number was expected). Each payload is declared here as a TypedDict,
 its producer returns that type, and :func:`schema` lists each type's keys.
 ``python tests/js/write_fixtures.py --write tests/js/fixtures`` writes the
@@ -23,8 +23,9 @@ import numpy as np
 
 
 class BrowserCodec(TypedDict):
-    """How a lattice's uint8 codes decode (:class:`kernelviz.lattice.Codec`): read by plot.js's
-    painters (``decisionLook``, ``similarityLook``) and its contours, which skip ``undefined``."""
+    """How a lattice's uint8 codes decode (:class:`kernelviz.lattice.Codec`): read by the plot
+    component's painters (``looks.js``: ``decisionLook``, ``similarityLook``) and its contours
+    (``contours.js``), which skip ``undefined``."""
 
     lo: float
     hi: float
@@ -33,11 +34,11 @@ class BrowserCodec(TypedDict):
 
 
 class BrowserKernel(TypedDict):
-    """One kernel of a lattice: plot.js's ``paintLive`` paints its fields, or says why not (``failed``).
+    """One kernel of a lattice: ``paint.js`` (plot component) paints its fields, or says why not (``failed``).
 
     ``fields`` is, per lattice axis, the codes of shape ``(len(axis), ny, nx)`` as
     :meth:`kernelviz.lattice.Lattice.to_browser` gives them; in the plot payload an
-    ``[offset, size]`` span into the payload's body, which plot.js's ``unpackLattice`` turns into a
+    ``[offset, size]`` span into the payload's body, which ``payload.js``'s ``unpackLattice`` turns into a
     view of the body. None while the kernel is not ready, when it failed, and when the browser has
     the lattice already (``sent``). ``scales`` (per axis, one per lattice value) is None likewise,
     except for a lattice sent already, which keeps them.
@@ -51,9 +52,9 @@ class BrowserKernel(TypedDict):
 
 
 class BrowserLattice(TypedDict):
-    """A lattice (:meth:`kernelviz.lattice.Lattice.to_browser`): plot.js keeps it by ``id`` and paints
-    the previewing panels from it while a slider moves. ``sent``: only in a plot payload whose browser
-    has this lattice already (its fields are then None, and plot.js takes its own copy)."""
+    """A lattice (:meth:`kernelviz.lattice.Lattice.to_browser`): the plot component keeps it by ``id``
+    (``sliders.js``) and paints the previewing panels from it while a slider moves. ``sent``: only in a plot payload whose browser
+    has this lattice already (its fields are then None, and ``sliders.js`` takes the copy it kept)."""
 
     id: str
     kind: str
@@ -73,7 +74,7 @@ class BrowserLattice(TypedDict):
 
 
 class Panel(TypedDict):
-    """A panel of the figure and its subplot: plot.js paints the field over that subplot (``panels``)
+    """A panel of the figure and its subplot: ``paint.js`` paints the field over that subplot (``panels``)
     or a badge on it (``held``). ``margins``: whether its f = ±1 are an SVM's margins (its tints
     saturate otherwise, ``decisionLook``); the views always say, a bare caller need not."""
 
@@ -84,8 +85,8 @@ class Panel(TypedDict):
 
 
 class LivePreview(TypedDict):
-    """The live preview of a figure (:func:`kernelviz.ui.live.preview_payload`): plot.js's
-    ``updateLive`` sets its sliders from it, ``paintLive`` repaints the ``panels``; ``waiting``: the
+    """The live preview of a figure (:func:`kernelviz.ui.live.preview_payload`): ``sliders.js``'s
+    ``updateLive`` sets its sliders from it, ``paint.js``'s ``paintFields`` repaints the ``panels``; ``waiting``: the
     lattice of these values is still being prepared (the watcher's poll ticks meanwhile)."""
 
     waiting: bool
@@ -114,8 +115,8 @@ class EditInfo(TypedDict):
 
 
 class PlotHeader(TypedDict):
-    """The JSON header of a plot payload (:func:`kernelviz.components.plot.payload`): plot.js's
-    ``decode`` reads it and its default export draws it (``plotly``: the chunk it imports; ``drawing``:
+    """The JSON header of a plot payload (:func:`kernelviz.components.plot.payload`): ``payload.js``'s
+    ``decode`` reads it and ``plot.js``'s default export draws it (``plotly``: the chunk it imports; ``drawing``:
     a figure drawn already is not handed to Plotly again)."""
 
     figure: dict
@@ -149,7 +150,7 @@ class DrawData(TypedDict):
 
 class Finished(TypedDict):
     """What a poll's wait was for, once it is over (:func:`kernelviz.ui.live.finished`): the kind of
-    lattice, and a value of its own per lattice and outcome (plot.js acts once on each)."""
+    lattice, and a value of its own per lattice and outcome (``sliders.js`` acts once on each)."""
 
     kind: str
     signal: str

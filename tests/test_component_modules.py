@@ -1,9 +1,11 @@
-"""The components' JavaScript as Streamlit receives it: each component one text, the modules they
-share (the points painter, kernelviz/components/points.js, and the lifecycle, lifecycle.js) put in
-place of their imports."""
+"""The components' JavaScript as Streamlit receives it: each component one text, the modules it
+imports (its own, and those the components share: the points painter, kernelviz/components/points.js,
+the lifecycle, lifecycle.js) put in place of their imports, nested ones included. Every module of
+the front end stays at most 500 lines and is imported by a node test (tests/js)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -25,16 +27,19 @@ IMPORTS = {"plot.js": ("points.js", "lifecycle.js", "events.js"), "draw.js": ("p
            "poll.js": ("lifecycle.js", "events.js")}
 
 
+def only_the_default_export(text):
+    """No import or export statement is left but the component's default export (a dynamic
+    ``import(…)``, plot.js's of plotly.js, is an expression)."""
+    statements = re.findall(r"^[ \t]*(?:import\b(?!\s*\()|export\b).*$", text, re.MULTILINE)
+    return len(statements) == 1 and statements[0].startswith("export default function")
+
+
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
 def test_a_component_is_one_text_with_the_shared_modules_once_and_no_import(path):
-    source = path.read_text(encoding="utf-8")
-    assert all(f'from "../{module}"' in source for module in IMPORTS[path.name])  # the file itself imports them
     text = module_text(path)
-    assert not re.search(r"^\s*import\b", text, re.MULTILINE)
     for module in IMPORTS[path.name]:
         assert len(re.findall("^" + re.escape(SHARED[module]), text, re.MULTILINE)) == 1, module
-    assert len(re.findall(r"^export default function", text, re.MULTILINE)) == 1
-    assert not re.search(r"^export (const|function) ", text, re.MULTILINE)  # the painter's exports are plain
+    assert only_the_default_export(text)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is installed by `make node` (make test needs it)")
@@ -46,32 +51,99 @@ def test_the_text_streamlit_receives_is_a_valid_module(path, tmp_path):
     assert checked.returncode == 0, checked.stderr
 
 
-def test_nested_imports_are_put_in_place_once_each_before_their_importer(tmp_path):
-    """main imports a and b, both import c (a diamond), c imports nothing: c once, before a."""
-    (tmp_path / "lib").mkdir()
-    (tmp_path / "lib" / "c.js").write_text("export const c = 1;\n", encoding="utf-8")
-    (tmp_path / "a.js").write_text('import { c } from "./lib/c.js";\nexport const a = c + 1;\n', encoding="utf-8")
-    (tmp_path / "lib" / "b.js").write_text('import { c } from "./c.js";\nexport function b() { return c; }\n',
-                                           encoding="utf-8")
-    (tmp_path / "main.js").write_text('import { a } from "./a.js";\nimport { b } from "./lib/b.js";\n'
-                                      "export default function () { return a + b(); }\n", encoding="utf-8")
-    text = module_text(tmp_path / "main.js")
-    assert text.count("const c = 1;") == 1 and not re.search(r"^\s*import\b", text, re.MULTILINE)
-    assert text.index("const c = 1;") < text.index("const a = c + 1;") < text.index("function b()")
-    assert re.findall(r"^export \w+", text, re.MULTILINE) == ["export default"]
+#: Every module of the components' front end, and the node tests (tests/js, ``node --test``).
+FRONT_END = sorted(COMPONENTS.rglob("*.js"))
+NODE_TESTS = COMPONENTS.parent.parent / "tests" / "js"
+#: A module longer than this is split by concern (issue 30: plot.js had grown to 1,637 lines).
+MOST_LINES = 500
 
 
-def test_a_module_that_imports_a_missing_module_or_one_importing_it_is_refused(tmp_path):
-    (tmp_path / "a.js").write_text('import { b } from "./b.js";\nexport const a = 1;\n', encoding="utf-8")
-    (tmp_path / "b.js").write_text('import { a } from "./a.js";\nexport const b = 2;\n', encoding="utf-8")
-    (tmp_path / "main.js").write_text('import { a } from "./a.js";\nexport default function () {}\n',
-                                      encoding="utf-8")
-    with pytest.raises(ValueError, match="import each other"):
-        module_text(tmp_path / "main.js")
-    (tmp_path / "other.js").write_text('import x from "somewhere";\nexport default function () {}\n',
-                                       encoding="utf-8")
-    with pytest.raises(ValueError, match="cannot be put in place"):
-        module_text(tmp_path / "other.js")
+@pytest.mark.parametrize("path", FRONT_END, ids=lambda p: p.relative_to(COMPONENTS).as_posix())
+def test_a_front_end_module_is_at_most_500_lines(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MOST_LINES, f"{path.name} has {lines} lines: split it by concern"
+
+
+def test_every_front_end_module_is_imported_by_a_node_test():
+    imported = set()
+    for test in NODE_TESTS.glob("*.test.mjs"):
+        for module in re.findall(r'from\s*"(\.{1,2}/[^"]+\.js)"', test.read_text(encoding="utf-8")):
+            imported.add((test.parent / module).resolve())
+    untested = [path.relative_to(COMPONENTS).as_posix() for path in FRONT_END if path.resolve() not in imported]
+    assert FRONT_END and not untested, f"no node test in tests/js imports {untested}"
+
+
+def write_modules(folder: Path, modules: dict[str, str]) -> Path:
+    """The modules (path → text) under folder; the first is the component's own."""
+    for name, text in modules.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder / next(iter(modules))
+
+
+def test_a_nested_import_is_put_in_place_once_before_the_module_that_imports_it(tmp_path):
+    main = write_modules(tmp_path, {
+        "plot/main.js": 'import { twice } from "./lib/twice.js";\nimport { ONE } from "../one.js";\n'
+                        "export default function () { return twice(ONE); }\n",
+        "plot/lib/twice.js": 'import { ONE } from "../../one.js";\nexport function twice(x) { return 2 * x * ONE; }\n',
+        "one.js": "export const ONE = 1;\n",
+    })
+    text = module_text(main)
+    assert text.count("const ONE = 1;") == 1
+    assert text.index("const ONE") < text.index("function twice") < text.index("export default")
+    assert only_the_default_export(text)
+
+
+def test_a_module_two_modules_import_is_put_in_place_once_before_both(tmp_path):
+    # a diamond: main imports left and right, both import base; their top-level consts need base's first
+    main = write_modules(tmp_path, {
+        "main.js": 'import { LEFT } from "./left.js";\nimport { RIGHT } from "./right.js";\n'
+                   "export default function () { return [LEFT, RIGHT]; }\n",
+        "left.js": 'import { BASE } from "./base.js";\nexport const LEFT = BASE + 1;\n',
+        "right.js": 'import { BASE, scaled } from "./base.js";\nexport const RIGHT = scaled(BASE);\n',
+        "base.js": "export const BASE = 10;\nfunction scaled(x) { return 3 * x; }\nexport { scaled };\n",
+    })
+    text = module_text(main)
+    assert text.count("const BASE = 10;") == 1 and text.count("function scaled") == 1
+    assert text.index("const BASE") < text.index("const LEFT") < text.index("const RIGHT") < text.index("export default")
+    assert only_the_default_export(text)
+    if shutil.which("node"):  # declared in order: the text runs
+        (tmp_path / "whole.mjs").write_text(text, encoding="utf-8")
+        ran = subprocess.run(["node", "--input-type=module", "-e",
+                              f"import f from {json.dumps((tmp_path / 'whole.mjs').as_uri())}; console.log(JSON.stringify(f()));"],
+                             capture_output=True, text=True)
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout) == [11, 30]
+
+
+@pytest.mark.parametrize("modules", [
+    {"main.js": 'import { a } from "./a.js";\nexport default function () {}\n',
+     "a.js": 'import { b } from "./b.js";\nexport const a = 1;\n',
+     "b.js": 'import { a } from "./a.js";\nexport const b = 2;\n'},
+    {"main.js": 'import { a } from "./a.js";\nexport default function () {}\n',
+     "a.js": 'import { x } from "./main.js";\nexport const a = 1;\n'},
+], ids=["between-modules", "back-to-the-component"])
+def test_modules_that_import_each_other_are_refused(tmp_path, modules):
+    with pytest.raises(ValueError, match="import cycle .*a.js"):
+        module_text(write_modules(tmp_path, modules))
+
+
+@pytest.mark.parametrize(("main", "others", "says"), [
+    ('import x from "somewhere";', {}, "cannot be put in place"),
+    ('import a from "./a.js";', {}, "cannot be put in place"),
+    ('import * as a from "./a.js";', {}, "cannot be put in place"),
+    ('import { a as b } from "./a.js";', {}, "renames a as b"),
+    ('import { c } from "./c.js";', {}, "c.js, which is not there"),
+    ('import { b } from "./a.js";', {}, "imports b from a.js, which does not export it"),
+    ('export { a } from "./a.js";', {}, "cannot be put in place"),
+    ('import { d } from "./d.js";', {"d.js": "export default function d() {}\n"}, "d.js has a default export"),
+], ids=["bare", "default", "namespace", "renaming", "missing-file", "missing-name", "re-export",
+        "default-of-a-module"])
+def test_an_import_that_cannot_be_put_in_place_is_refused(tmp_path, main, others, says):
+    component = write_modules(tmp_path, {"main.js": f"{main}\nexport default function () {{}}\n",
+                                         "a.js": "export const a = 1;\n", **others})
+    with pytest.raises(ValueError, match=re.escape(says)):
+        module_text(component)
 
 
 def test_a_drawn_point_looks_as_the_figures_draw_that_class():

@@ -155,7 +155,7 @@ def test_decision_lattice_in_the_figures_payload_unpacks_to_the_stored_codes(dec
 
 
 def test_the_payload_is_a_json_header_then_the_raw_codes(decision):
-    """The layout plot.js reads: the header's length (4 bytes, little-endian), the UTF-8 JSON header
+    """The layout the plot component reads (payload.js): the header's length (4 bytes, little-endian), the UTF-8 JSON header
     whose fields are [offset, size] spans of the body, then the body: no base64 anywhere."""
     import json
     import struct
@@ -279,7 +279,7 @@ def test_similarity_lattice_equals_the_similarity_panel(small, names):
             assert np.max(np.abs(decoded[defined] - panel.dissimilarity[defined])) <= scale * lattice.codec.step / 2 + 1e-9
             # the shaded similarity exp(−γ d²) from the same codes: exact to d's half step, through the slope 2γd·s
             gamma = 10.0 ** log_gamma
-            # as plot.js shades it: exp(−γ d²) of the decoded d, 0 where d is undefined
+            # as the plot component shades it (looks.js): exp(−γ d²) of the decoded d, 0 where d is undefined
             similarity = np.where(np.isnan(decoded), 0.0, np.exp(-gamma * np.nan_to_num(decoded) ** 2))
             shaded = np.nan_to_num(panel.similarity)
             slope = 2 * gamma * panel.dissimilarity[defined] * shaded[defined]

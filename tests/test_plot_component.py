@@ -202,7 +202,7 @@ def test_a_committed_step_updates_the_same_plotly_element(server, page):
     assert page.evaluate("() => document.querySelector('.js-plotly-plot').__kvFirst === true"), "a new element"
     scripts = page.evaluate("() => performance.getEntriesByType('resource').map((r) => r.name)")
     assert [s for s in scripts if "PlotlyChart." in s] == [f"{server}/static/js/{plot.plotly_chunk()}"]
-    # what plot.js reads of plotly.js's internals is where it expects it (an upgrade that moves it fails here)
+    # what the plot component reads of plotly.js's internals (plotly_access.js) is where it expects it (an upgrade that moves it fails here)
     assert page.evaluate("() => document.querySelector('.kv-plot')._kvPlotlyChanges") == []
     assert not page.locator(".kv-plot-error").count()
 

@@ -1,5 +1,5 @@
 // One painter of data points for every canvas of the app: the plot component's points layer
-// (kernelviz/components/plot/plot.js) and the drawing canvas (kernelviz/components/draw/draw.js).
+// (kernelviz/components/plot/markers.js) and the drawing canvas (kernelviz/components/draw/draw.js).
 // A point is painted from a Plotly marker — {symbol, size, color, opacity, line: {width, color}} —
 // as Plotly would draw it, so a class looks the same on the drawing canvas as in every figure.
 //

@@ -57,7 +57,7 @@ START_DELAY = 0.5
 SCRUB_SHOWN_KEY = "_live_scrub_shown"
 #: How long after each of its runs the watcher looks again whether the lattice is finished.
 POLL_SECONDS = 0.5
-#: The figures' element while its lattice is being prepared (plot.js sets ``data-waiting``): the
+#: The figures' element while its lattice is being prepared (the plot component's sliders.js sets ``data-waiting``): the
 #: watcher's poll ticks only while the page has one.
 WAITING_SELECTOR = '.kv-live[data-waiting="1"]'
 #: The kinds of lattice and the view each belongs to (the views' rows, ``registry.VIEWS``).
@@ -421,7 +421,7 @@ def _watch() -> None:
 
 def finished_signal(kind: str, job: LatticeJob) -> Finished:
     """What the watcher tells the figure when its job is finished or stopped: one signal per
-    lattice and outcome (plot.js acts once on each)."""
+    lattice and outcome (the plot component's sliders.js acts once on each)."""
     return {"kind": kind, "signal": f"{job.lattice.uid}:{'stopped' if job.cancelled else 'done'}"}
 
 

@@ -192,7 +192,7 @@ def panel_pixels(page) -> list[int]:
 #: row and column, inside the plot area) whose centre on the field canvas has the figure's own
 #: colour there (each channel within 2): 1 where the canvas shows the figure's values. The canvas
 #: paints a field ``picture.factor`` times finer than its grid, each fine pixel the colour of the
-#: figure's values interpolated at its centre (plot.js, ``finePicture``), and draws it smoothed: the
+#: figure's values interpolated at its centre (plot/pictures.js, ``finePicture``), and draws it smoothed: the
 #: colour expected at a canvas pixel is the blend of the four fine pixels around its centre (a
 #: field with a stepped colour scale, classes, keeps its cells).
 SHOWS_FIGURE = """(root) => {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { decode, unpackLattice } from "../../kernelviz/components/plot/plot.js";
+import { decode, unpackLattice } from "../../kernelviz/components/plot/payload.js";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url);
 const SCHEMA = JSON.parse(readFileSync(new URL("schema.json", FIXTURES), "utf-8"));

@@ -176,7 +176,7 @@ def _shared_z(figure: dict) -> dict:
 
     A boundary panel's heatmap and its two contour traces (f = 0, the margins) carry the same
     field: sent once, the four-panel figure is ~0.25 MB instead of ~0.66 MB, which the server
-    writes and the browser parses and decodes on every committed step. plot.js (and
+    writes and the browser parses and decodes on every committed step. payload.js (and
     :func:`unpack`) put the same array back in each place.
     """
     data = figure.get("data")
@@ -230,7 +230,7 @@ def plot(figure: dict, *, key: str, config: dict | None = None, selectable: bool
     """
     import streamlit as st
 
-    # The lattice each chart's browser side was last sent (plot.js keeps the latest ones, across
+    # The lattice each chart's browser side was last sent (sliders.js keeps the latest ones, across
     # remounts): the same one again goes without its bytes.
     sent = st.session_state.setdefault(LATTICES_SENT_KEY, {})
     lattice_id = live["lattice"]["id"] if live else None

@@ -1,4 +1,4 @@
-// Small multiples sized from the screen (kernelviz/components/plot/plot.js hands every figure
+// Small multiples sized from the screen (kernelviz/components/plot/screen.js hands every figure
 // through here before Plotly draws it).
 //
 // kernelviz.figures lays out equal-aspect panels in paper fractions for a page ~1000 px wide, and

@@ -1,34 +1,17 @@
-// Unit tests of the live preview's painter (kernelviz/components/plot/plot.js), under node --test.
-// The numbers it must agree with are kernelviz's own: the codec of kernelviz.lattice (254 buckets,
-// 255 undefined), the tints of kernelviz.figures._binary_regions, nice_levels' steps.
+// Unit tests of what a live preview's panel looks like at a field of the lattice
+// (kernelviz/components/plot/looks.js), under node --test. The numbers it must agree with are
+// kernelviz's own: the codec of kernelviz.lattice (254 buckets, 255 undefined), the tints of
+// kernelviz.figures._binary_regions, nice_levels' steps.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { classLook, codeHistogram, contourPaths, dashOf, decisionLook, niceStep, parseColour, plotlyChanges, quantile, colourScale,
-         similarityLook }
-  from "../../kernelviz/components/plot/plot.js";
+import { contourPaths } from "../../kernelviz/components/plot/contours.js";
+import { classLook, codeHistogram, decisionLook, niceStep, quantile, similarityLook } from "../../kernelviz/components/plot/looks.js";
 
 const DECISION = { lo: -3, hi: 3, top: 253, undefined: 255 };
 const UNIT = { lo: 0, hi: 1, top: 253, undefined: 255 };
 const step = (codec) => (codec.hi - codec.lo) / (codec.top + 1);
 const encode = (codec, v) => Math.min(Math.max(Math.floor((v - (codec.lo + codec.hi) / 2) / step(codec)) + 127, 0), codec.top);
-
-test("a closed level curve is one path, not a segment per cell", () => {
-  // a 7 × 7 field, high in the middle: the level around it crosses 12 cells
-  const nx = 7, ny = 7, codes = new Uint8Array(nx * ny);
-  for (let j = 0; j < ny; j += 1) for (let i = 0; i < nx; i += 1) codes[j * nx + i] = Math.max(0, 100 - 30 * Math.hypot(i - 3, j - 3));
-  const paths = contourPaths(codes, nx, ny, 50, 255);
-  assert.equal(paths.length, 1);
-  const path = paths[0];
-  assert.ok(path.length > 8);
-  assert.deepEqual([path[0].x, path[0].y], [path.at(-1).x, path.at(-1).y]);  // closed
-  for (const p of path) assert.ok(Math.abs(Math.hypot(p.x - 3, p.y - 3) - 50 / 30) < 0.5, JSON.stringify(p));
-});
-
-test("cells touching an undefined value draw nothing", () => {
-  const codes = new Uint8Array([0, 255, 0, 200]);
-  assert.deepEqual(contourPaths(codes, 2, 2, 100, 255), []);
-});
 
 test("the zero contour of the decision codec lies between the codes of f < 0 and f ≥ 0", () => {
   const codes = new Uint8Array([encode(DECISION, -1e-9), encode(DECISION, 1e-9)]);
@@ -96,17 +79,6 @@ test("dissimilarity levels sit every nice step, from the 70th percentile of d", 
   assert.deepEqual([...look.table.slice(0, 4)], [255, 255, 255, 255]);  // no fill: the plot's background
 });
 
-test("Plotly's dash patterns, at least 3 px", () => {
-  assert.deepEqual(dashOf("dash", 1.3), [9, 9]);
-  assert.deepEqual(dashOf("dot", 4), [4, 4]);
-  assert.deepEqual(dashOf(undefined, 2), []);
-});
-
-test("colour scales interpolate hex and rgb stops", () => {
-  assert.deepEqual(colourScale([[0, "#000000"], [1, "rgb(200, 100, 50)"]])(0.5), [100, 50, 25]);
-  assert.deepEqual(colourScale([[0, "#102030"], [1, "#ffffff"]])(-1), [16, 32, 48]);
-});
-
 test("more than two classes: each class tinted as the figure's discrete heatmap, each region outlined", () => {
   // kernelviz.figures._discrete_colorscale of three colours: flat steps at thirds
   const colorscale = [[0, "#ff0000"], [1 / 3, "#ff0000"], [1 / 3, "#00ff00"], [2 / 3, "#00ff00"], [2 / 3, "#0000ff"], [1, "#0000ff"]];
@@ -117,24 +89,6 @@ test("more than two classes: each class tinted as the figure's discrete heatmap,
   assert.deepEqual([...look.lines[1].codes], [0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0]);
   const paths = contourPaths(look.lines[1].codes, 6, 2, 0.5, 255);
   assert.deepEqual(paths.map((p) => p.map((q) => q.x)), [[1.5, 1.5], [3.5, 3.5]].map((xs) => xs));
-});
-
-test("plotly.js's private fields the component reads are named when they change", () => {
-  const svg = (hover) => ({ querySelector: (s) => (hover && s === ".hoverlayer" ? {} : null) });
-  const layers = [svg(false), svg(false), svg(true)];
-  const container = { querySelectorAll: () => layers };
-  const root = (axis) => ({
-    _fullLayout: { width: 800, height: 400, xaxis: axis }, _fullData: [],
-    querySelector: (s) => (s === ".svg-container" ? container : null),
-  });
-  const axis = { _offset: 50, _length: 300, l2p: (v) => v * 10, p2l: (p) => p / 10 };
-  assert.deepEqual(plotlyChanges(root(axis)), []);
-  assert.deepEqual(plotlyChanges(root({ ...axis, _offset: undefined })), ["_fullLayout.xaxis._offset / _length"]);
-  assert.deepEqual(plotlyChanges(root({ _offset: 50, _length: 300, p2l: axis.p2l })), ["_fullLayout.xaxis.l2p"]);
-  assert.deepEqual(plotlyChanges(root({ _offset: 50, _length: 300, l2p: axis.l2p })), ["_fullLayout.xaxis.p2l"]);
-  layers.pop();
-  layers.pop();
-  assert.deepEqual(plotlyChanges(root(axis)), ["svg.main-svg layers"]);
 });
 
 test("a model without margins: codes of f / scale, tints saturating at its own 95th percentile", () => {
@@ -163,10 +117,4 @@ test("the level curves' background is the plot's, also when the figure names it 
     const look = similarityLook(UNIT, { field: trace }, codes, 1, 1, name);
     assert.deepEqual([...look.table.slice(0, 4)], [...rgb, 255], name);
   }
-});
-
-test("a colour the painter cannot read is an error, never black", () => {
-  assert.deepEqual(parseColour("black"), [0, 0, 0]);
-  assert.throws(() => parseColour("not-a-colour"), /not-a-colour/);
-  assert.throws(() => colourScale([[0, "hsl(0, 0%, 50%)"], [1, "white"]]), /hsl/);
 });

@@ -1,0 +1,151 @@
+// The figure's points on the canvas (the layers splitCanvas took from Plotly): painted where Plotly
+// would have drawn them, and found again under the mouse for hover and click.
+
+import { paintMarker } from "../points.js";
+import { pick } from "./arrays.js";
+import { strokePaths } from "./contours.js";
+import { fitCanvas, plotArea, PLOTLY } from "./plotly_access.js";
+import { along } from "./split.js";
+
+const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
+
+export function selectedPoints(event) {
+  return (event.points || []).map((p) => {
+    const point = { x: p.x, y: p.y, curve_number: p.curveNumber, point_number: p.pointNumber,
+                    point_index: p.pointIndex };
+    if (p.customdata !== undefined) point.customdata = p.customdata;
+    return point;
+  });
+}
+
+function pointsCanvas(view) {
+  const { container, hover } = PLOTLY.layers(view.root);
+  if (!container) return null;
+  let canvas = view.canvas;
+  if (!canvas) {
+    canvas = document.createElement("canvas");
+    canvas.className = "kv-plot-points";
+    view.canvas = canvas;
+  }
+  if (canvas.parentNode !== container) {
+    container.insertBefore(canvas, hover);  // above the plot's drawing, below the hover layer
+  }
+  return canvas;
+}
+
+// Paint the level lines and every visible layer's points where Plotly would have drawn them, and
+// keep the points' pixel positions for hover and click. A panel the live preview covers (its field
+// at other values) shows that field's own lines instead.
+export function drawPoints(view) {
+  const full = PLOTLY.layout(view.root);
+  const fullData = PLOTLY.traces(view.root);
+  if (!view.layers.length && !view.levels.length) {
+    if (view.canvas) view.canvas.remove();
+    return;
+  }
+  if (!full || !fullData) return;
+  const canvas = pointsCanvas(view);
+  if (!canvas) return;
+  const context = fitCanvas(canvas, full);
+  for (const level of view.levels) {
+    const area = plotArea(full, level);
+    if (!area || view.covered.has(`${level.xaxis}/${level.yaxis}`)) continue;
+    context.save();
+    context.beginPath();
+    context.rect(area.left, area.top, area.width, area.height);
+    context.clip();
+    const toX = (g) => area.xa.toPixel(along(level.xs, g));
+    const toY = (g) => area.ya.toPixel(along(level.ys, g));
+    for (const paths of level.paths) strokePaths(context, paths, toX, toY, level.line);
+    context.restore();
+  }
+  for (const layer of view.layers) {
+    layer.px = null;
+    const trace = fullData[layer.index];
+    const xa = PLOTLY.axis(full, layer.xaxis);
+    const ya = PLOTLY.axis(full, layer.yaxis);
+    // while the live preview shows a panel at other values, its support vectors (of the figure's
+    // values) are not shown: the picture is the dragged value's, they would say otherwise
+    const stale = layer.group === SV_GROUP && view.covered.has(`${layer.xaxis}/${layer.yaxis}`);
+    if (!trace || trace.visible !== true || !xa || !ya || stale) continue;
+    const n = Math.min(layer.x.length, layer.y.length);
+    layer.px = new Float64Array(n);
+    layer.py = new Float64Array(n);
+    context.save();
+    context.beginPath();
+    context.rect(xa.offset, ya.offset, xa.length, ya.length);
+    context.clip();
+    for (let i = 0; i < n; i += 1) {
+      const x = Number(layer.x[i]);
+      const y = Number(layer.y[i]);
+      if (!Number.isFinite(x) || !Number.isFinite(y)) {
+        layer.px[i] = NaN;
+        continue;
+      }
+      const px = xa.toPixel(x);
+      const py = ya.toPixel(y);
+      layer.px[i] = px;
+      layer.py[i] = py;
+      paintMarker(context, {
+        symbol: pick(layer.symbol, i, "circle"), size: pick(layer.size, i, 6), color: pick(layer.color, i, "#444"),
+        opacity: pick(layer.opacity, i, 1), line: { width: pick(layer.lineWidth, i, 0), color: pick(layer.lineColor, i, "#444") },
+      }, px, py, 1);
+    }
+    context.restore();
+  }
+  // points a click added, on their way to Python: an outlined ring in every panel until they come back
+  for (const point of view.added || []) {
+    for (const area of plotAreas(view)) {
+      paintMarker(context, { symbol: "circle-open", size: 10, color: "#262730", opacity: 1,
+                             line: { width: 2, color: "#262730" } }, area.xa.toPixel(point.x), area.ya.toPixel(point.y), 1);
+    }
+  }
+}
+
+// Each panel's plot area and its axes (the subplots the figure's points and fields are drawn on).
+export function plotAreas(view) {
+  const full = PLOTLY.layout(view.root);
+  const seen = new Set();
+  const areas = [];
+  for (const ref of [...view.layers, ...view.fields]) {
+    const name = `${ref.xaxis}/${ref.yaxis}`;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const area = plotArea(full, ref);
+    if (area) areas.push({ ...area, xaxis: ref.xaxis, yaxis: ref.yaxis });
+  }
+  return areas;
+}
+
+// The canvas point under (clientX, clientY), within its marker or a few pixels of its centre:
+// {layer, i}, the top-most (last drawn) of equally near ones.
+export function pointAt(view, clientX, clientY) {
+  const box = view.root.getBoundingClientRect();
+  const x = clientX - box.left;
+  const y = clientY - box.top;
+  let best = null;
+  let bestDistance = Infinity;
+  for (const layer of view.layers) {
+    if (!layer.px) continue;
+    for (let i = 0; i < layer.px.length; i += 1) {
+      const d = Math.hypot(layer.px[i] - x, layer.py[i] - y);
+      if (d <= Math.max(Number(pick(layer.size, i, 6)) / 2, 5) && d <= bestDistance) {
+        best = { layer, i };
+        bestDistance = d;
+      }
+    }
+  }
+  return best;
+}
+
+export function canvasSelection(view, event) {
+  const mouse = event.event;
+  const found = mouse && view.layers.length ? pointAt(view, mouse.clientX, mouse.clientY) : null;
+  if (!found) return null;
+  const { layer, i } = found;
+  const point = { x: Number(layer.x[i]), y: Number(layer.y[i]), curve_number: layer.index, point_number: i,
+                  point_index: i };
+  const customdata = pick(layer.customdata, i, undefined);
+  if (customdata !== undefined) point.customdata = customdata;
+  return [point];
+}

@@ -1,0 +1,115 @@
+// Unit tests of the figure's points on the canvas (kernelviz/components/plot/markers.js), under node
+// --test with a fake page: painted where Plotly would have drawn them, over their subplot only while
+// it shows the figure's values, and found again under the mouse.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { canvasSelection, drawPoints, pointAt, selectedPoints } from "../../kernelviz/components/plot/markers.js";
+import { splitCanvas } from "../../kernelviz/components/plot/split.js";
+import { drawnAxis, fakePlotly, install, uninstall } from "./fake_dom.mjs";
+
+// Two panels over [0, 1]²: the first (x, y) at 80–580 × 100–400 px, the second (x2, y2) at 600–800 × 100–400.
+const PANELS = () => ({ xaxis: drawnAxis("x", 80, 500, [0, 1]), yaxis: drawnAxis("y", 100, 300, [0, 1]),
+                        xaxis2: drawnAxis("x", 600, 200, [0, 1]), yaxis2: drawnAxis("y", 100, 300, [0, 1]) });
+const FIGURE = {
+  data: [
+    { type: "scatter", mode: "markers", name: "class +1", x: [0.5, 0, NaN], y: [0.5, 1, 0], customdata: [["a"], ["b"], ["c"]],
+      marker: { size: 10, color: "#D55E00" } },
+    { type: "scatter", mode: "markers", name: "support vectors", legendgroup: "sv", x: [0.5], y: [0.5], xaxis: "x2", yaxis: "y2",
+      marker: { symbol: "circle-open", size: 14, color: "black" } },
+    { type: "contour", x: [0, 1], y: [0, 1], z: [[-1, 1], [-1, 1]], showlegend: false, contours: { start: 0, end: 0, size: 1, coloring: "none" },
+      line: { color: "#123456", width: 2 } },
+  ],
+  layout: {},
+};
+
+async function drawn({ hidden = [] } = {}) {
+  install();
+  const root = document.createElement("div");
+  const { figure, layers, levels } = splitCanvas(FIGURE);
+  await fakePlotly({ layout: PANELS }).react(root, figure.data, figure.layout, {});
+  for (const index of hidden) root._fullData[index].visible = "legendonly";  // a legend click hid it
+  return { root, layers, levels, covered: new Set(), canvas: null };
+}
+
+const arcs = (view) => view.canvas.context.calls.filter(([name]) => name === "arc").map((call) => call.slice(1, 3));
+
+test("the points are painted at their axes' pixels on a canvas between Plotly's drawing and its hover layer", async () => {
+  const view = await drawn();
+  try {
+    drawPoints(view);
+    const container = view.root.querySelector(".svg-container");
+    assert.deepEqual(container.children.map((c) => c.className), ["main-svg drawing", "main-svg info", "kv-plot-points", "main-svg hover"]);
+    const [points, svs] = view.layers;
+    assert.deepEqual([...points.px], [330, 80, NaN]);  // a point with no value is not painted
+    assert.deepEqual([...points.py.slice(0, 2)], [250, 100]);
+    assert.deepEqual([...svs.px, ...svs.py], [700, 250]);
+    assert.deepEqual(arcs(view), [[330, 250], [80, 100], [700, 250]]);
+    // the level line f = 0 of the first panel: x = 0.5, in its colour, clipped to its panel
+    const calls = view.canvas.context.calls;
+    assert.ok(calls.some((call) => call[0] === "strokeStyle=" && call[1] === "#123456"));
+    assert.deepEqual(calls.filter(([name]) => name === "moveTo" || name === "lineTo").slice(0, 2), [["moveTo", 330, 400], ["lineTo", 330, 100]]);
+    assert.deepEqual(calls.find(([name]) => name === "rect"), ["rect", 80, 100, 500, 300]);
+  } finally { uninstall(); }
+});
+
+test("a panel the live preview covers shows no support vectors and not the figure's level lines", async () => {
+  const view = await drawn();
+  try {
+    view.covered = new Set(["x2/y2", "x/y"]);
+    drawPoints(view);
+    assert.equal(view.layers[1].px, null);
+    assert.deepEqual(arcs(view), [[330, 250], [80, 100]]);  // the class's points stay: they are the data
+    assert.ok(!view.canvas.context.calls.some((call) => call[0] === "strokeStyle=" && call[1] === "#123456"));
+  } finally { uninstall(); }
+});
+
+test("a trace hidden from the legend is not painted nor found; with nothing to paint the canvas goes", async () => {
+  const view = await drawn({ hidden: [0] });
+  try {
+    drawPoints(view);
+    assert.equal(view.layers[0].px, null);
+    assert.deepEqual(arcs(view), [[700, 250]]);
+    assert.equal(pointAt(view, 330, 250), null);
+    view.layers = [];
+    view.levels = [];
+    drawPoints(view);
+    assert.equal(view.root.querySelector(".kv-plot-points"), null);
+  } finally { uninstall(); }
+});
+
+test("the point under the mouse: within its marker or 5 px of its centre, the top-most of equally near ones", async () => {
+  const view = await drawn();
+  try {
+    view.root.box = { left: 10, top: 20, width: 800, height: 450 };
+    drawPoints(view);
+    const found = pointAt(view, 340 + 3, 270 + 4);  // 5 px from the first point (size 10: radius 5)
+    assert.deepEqual([found.layer.name, found.i], ["class +1", 0]);
+    assert.equal(pointAt(view, 340 + 6, 270), null);
+    const open = pointAt(view, 710 + 7, 270);  // the support vector's ring is 14 px wide
+    assert.deepEqual([open.layer.name, open.i], ["support vectors", 0]);
+    view.layers[1].px = Float64Array.of(330);  // two points at one place: the one painted last
+    assert.equal(pointAt(view, 340, 270).layer.name, "support vectors");
+  } finally { uninstall(); }
+});
+
+test("a click selects the canvas point under it as Plotly reports a point, its customdata with it", async () => {
+  const view = await drawn();
+  try {
+    drawPoints(view);
+    assert.deepEqual(canvasSelection(view, { event: { clientX: 80, clientY: 100 } }),
+                     [{ x: 0, y: 1, curve_number: 0, point_number: 1, point_index: 1, customdata: ["b"] }]);
+    assert.equal(canvasSelection(view, { event: { clientX: 200, clientY: 300 } }), null);
+    assert.equal(canvasSelection(view, {}), null);
+  } finally { uninstall(); }
+});
+
+test("Plotly's own clicked points, in the selection's keys", () => {
+  const event = { points: [{ x: 1, y: 2, curveNumber: 3, pointNumber: 4, pointIndex: 4, customdata: [7] },
+                           { x: 5, y: 6, curveNumber: 0, pointNumber: [1, 2], pointIndex: 9 }] };
+  assert.deepEqual(selectedPoints(event), [
+    { x: 1, y: 2, curve_number: 3, point_number: 4, point_index: 4, customdata: [7] },
+    { x: 5, y: 6, curve_number: 0, point_number: [1, 2], point_index: 9 },
+  ]);
+  assert.deepEqual(selectedPoints({}), []);
+});
