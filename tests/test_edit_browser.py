@@ -72,7 +72,7 @@ def test_a_click_adds_a_point_a_right_click_removes_one_and_undo_puts_the_data_b
     page.locator(".kv-plot[data-drawing=done]").wait_for()
     count = figure_state(page)["points"]
     # a click on empty space (the panel's corner holds no point) adds one of the kind chosen
-    page.get_by_role("button", name="unlabeled").click()
+    page.locator("[data-testid=stButtonGroup] button", has_text="unlabeled").click()
     page.wait_for_selector(live_drag.IDLE)
     box = page.locator(".kv-plot .nsewdrag").first.bounding_box()
     page.mouse.click(box["x"] + 8, box["y"] + 8)

@@ -159,7 +159,7 @@ function hitPoint(view, event, hooks) {
   return index < 0 ? null : { index, layer: found.layer, x, y };
 }
 
-// Listen to the figure's pointer (once per view). `hooks`: {pointAt, plotAreas, redraw, select}
+// Listen to the figure's pointer (once per view); returns the function that stops listening. `hooks`: {pointAt, plotAreas, redraw, select}
 // from plot.js — the canvas point under a pixel, the panels' plot areas with their axes, the
 // points canvas repainted, a click's selection.
 export function listenForEdits(view, hooks) {
@@ -200,7 +200,9 @@ export function listenForEdits(view, hooks) {
   root.addEventListener("contextmenu", (event) => {
     if (editing(view) && hooks.pointAt(view, event.clientX, event.clientY)) event.preventDefault();
   });
-  root.addEventListener("pointermove", (event) => {
+  // on the window: plotly.js covers the page while it pans (its drag cover takes the pointer's events),
+  // and a dragged point may leave the figure
+  const move = (event) => {
     const drag = view.edit && view.edit.drag;
     if (!drag) return;
     if (!drag.moved && Math.hypot(event.clientX - drag.start[0], event.clientY - drag.start[1]) < CLICK_PX) return;
@@ -218,7 +220,7 @@ export function listenForEdits(view, hooks) {
     drag.at = to;
     hooks.redraw(view);
     sendMove(view);
-  });
+  };
   const release = (event) => {
     if (!view.edit) return;
     const drag = view.edit.drag;
@@ -242,13 +244,21 @@ export function listenForEdits(view, hooks) {
     sendEdit(view, ["add", -1, where.x, where.y, view.payload.edit.label]);
     hooks.addMarker(view, where, view.payload.edit.label);
   };
-  root.addEventListener("pointerup", release);
-  root.addEventListener("pointercancel", () => {
+  const cancel = () => {
     if (view.edit) {
       view.edit.drag = null;
       view.edit.press = null;
     }
-  });
+  };
+  window.addEventListener("pointermove", move);
+  window.addEventListener("pointerup", release, true);
+  window.addEventListener("pointercancel", cancel);
+  // what the view's cleanup calls when its element goes
+  return () => {
+    window.removeEventListener("pointermove", move);
+    window.removeEventListener("pointerup", release, true);
+    window.removeEventListener("pointercancel", cancel);
+  };
 }
 
 export { editing };

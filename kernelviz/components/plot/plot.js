@@ -54,7 +54,7 @@ function createView(parent) {
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
                  live: null, controls: null, fieldCanvas: null, fields: [], pointHovered: false, dimmed: false, frame: 0,
                  drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set(),
-                 split: null, solo: null, box: null, onKey: null, onWindow: null, runEnd: null, edit: null,
+                 split: null, solo: null, box: null, onKey: null, onWindow: null, runEnd: null, edit: null, stopEditing: null,
                  added: [] };
   // The figure follows the column's width, and small multiples the screen's height too
   // (arrange.js). Hidden (no width) there is nothing to fit, and Plotly refuses; back at the size
@@ -226,7 +226,7 @@ export default function (component) {
           const points = canvasSelection(view, event) || (editing(view) ? null : selectedPoints(event));
           if (points) view.setStateValue("selection", { revision: view.payload.revision, points });
         });
-        listenForEdits(view, EDIT_HOOKS);
+        view.stopEditing = listenForEdits(view, EDIT_HOOKS);
         drawPoints(view);  // the first afterplot came before the listener
         const changes = plotlyChanges(view.root);
         view.root._kvPlotlyChanges = changes;  // for tests: what of plotly.js's internals is not as expected
@@ -245,6 +245,7 @@ export default function (component) {
     document.removeEventListener("keydown", gone.onKey);
     if (gone.runEnd) gone.runEnd.disconnect();
     window.removeEventListener("resize", gone.onWindow);
+    if (gone.stopEditing) gone.stopEditing();
     if (gone.frame) cancelAnimationFrame(gone.frame);
     if (gone.controls) gone.controls.remove();
     if (window.Plotly) window.Plotly.purge(gone.root);
