@@ -4,6 +4,8 @@ point's run is the pipeline's stages on the moved data, past the caches; Undo an
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,8 +13,10 @@ import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import pipeline, state
 from kernelviz.components.outbox import unapplied
+from _charts import figures  # noqa: E402  (tests/ is on the path, as for tests/test_app.py)
 
 pytestmark = pytest.mark.unit
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def prepared(**settings):
@@ -138,3 +142,79 @@ def test_initial_means_are_checked_in_words():
     cold = kv.partitions.fit("kmeans", X, n_components=2)
     warm = kv.partitions.fit("kmeans", X, n_components=2, init=cold.means_)
     assert np.allclose(warm.means_, cold.means_) and np.array_equal(warm.labels_, cold.labels_)
+
+
+# ----------------------------------------------------------------------------- the app's side (kernelviz.ui.edits)
+
+def test_edits_from_the_browser_are_applied_once_in_order_and_undo_and_redo_walk_the_data_back(monkeypatch):
+    from kernelviz.ui import edits
+
+    base = pipeline.editable_points(prepared(), drawn=False)
+    store = {"source": "generator", "points": np.zeros((0, 3)), "scaling": "zscore", edits.BASE_KEY: base}
+    monkeypatch.setattr(edits.st, "session_state", store)
+    first = {"token": "page", "edits": [[1, "move", 0, 9.0, 9.0, 0]], "moving": None}
+    edits.received(first)
+    assert (store["source"], store["scaling"]) == ("drawn", "none") and store[edits.RERUN_KEY]
+    assert store["points"][0].tolist() == [9.0, 9.0, base[0, 2]] and np.array_equal(store["points"][1:], base[1:])
+    edits.received(first)  # the same state again (a rerun that brought nothing new): applied once only
+    assert len(store[edits.UNDO_KEY]) == 1
+    # the move went; an add not yet applied and a point on its way come with the next state
+    edits.received({"token": "page", "edits": [[1, "move", 0, 9.0, 9.0, 0], [2, "add", -1, 1.0, 1.0, 0]],
+                    "moving": {"seq": 4, "index": 5, "x": 2.0, "y": -2.0}})
+    assert len(store["points"]) == len(base) + 1 and store["points"][-1].tolist() == [1.0, 1.0, 0.0]
+    assert store[edits.MOVING_KEY] == (4, 5, 2.0, -2.0)
+    moving = edits.moving_settings({"source": "drawn", "scaling": "none"})
+    assert moving["points"][5, :2].tolist() == [2.0, -2.0] and len(moving["points"]) == len(base) + 1
+    # a move of a point that is not there, or not a number, is no move
+    edits.received({"token": "page", "edits": [], "moving": {"seq": 5, "index": 999, "x": 0, "y": 0}})
+    assert store[edits.MOVING_KEY] is None
+    edits.undo()
+    assert len(store["points"]) == len(base) and store["points"][0].tolist()[:2] == [9.0, 9.0]
+    edits.undo()  # before the first edit: the generated data again, scaled as they were
+    assert (store["source"], store["scaling"]) == ("generator", "zscore")
+    edits.redo()
+    assert store["source"] == "drawn" and store["points"][0].tolist()[:2] == [9.0, 9.0]
+
+
+def test_a_malformed_state_from_the_browser_changes_nothing(monkeypatch):
+    from kernelviz.ui import edits
+
+    base = pipeline.editable_points(prepared(), drawn=False)
+    store = {"source": "generator", "points": np.zeros((0, 3)), "scaling": "zscore", edits.BASE_KEY: base}
+    monkeypatch.setattr(edits.st, "session_state", store)
+    for state_ in (None, {"token": "p", "edits": [[1, "jump", 0, 0, 0, 0]]}, {"token": "p", "edits": [[1, "add", 0]]},
+                   {"token": "p", "edits": [[1, "move", 0, "x", 0, 0]]}):
+        edits.received(state_)
+        assert store["source"] == "generator" and edits.UNDO_KEY not in store
+
+
+@pytest.mark.app
+def test_a_frame_of_a_dragged_point_refits_past_the_caches_from_the_previous_partition(monkeypatch):
+    """The app's run of a moving point: the partition is refitted from the last one shown, and no
+    cache of the page (shared by every session) keeps the frame's data."""
+    from streamlit.testing.v1 import AppTest
+
+    from kernelviz.ui import caches, edits
+
+    starts = []
+    fit = pipeline.fit_partition
+    monkeypatch.setattr(pipeline, "fit_partition", lambda spec, prep, start=None: starts.append(start) or
+                        fit(spec, prep, start))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"view": "boundaries", "gen_params": "n_samples:60", "kernels": "rbf,ckrbf"})
+    at.run()
+    assert not at.exception and starts == [None]
+    shown = at.session_state[edits.PARTITION_KEY][1]
+    base = at.session_state[edits.BASE_KEY]
+    at.session_state[edits.MOVING_KEY] = (1, 0, float(base[0, 0]) + 0.3, float(base[0, 1]))
+    at.run()
+    assert not at.exception and not at.error
+    assert starts[-1] is shown  # refitted from the partition the figure showed
+    figure = figures(at)[0]
+    xs = {round(x, 9) for trace in figure["data"] if trace.get("mode") == "markers" for x in trace.get("x") or []}
+    assert round(float(base[0, 0]) + 0.3, 9) in xs  # the figure draws the point where it is now
+    assert "source" not in at.query_params  # nothing committed: a move is not an edit
+    before = len(starts)
+    at.session_state[edits.MOVING_KEY] = None
+    at.run()  # the same settings again: the cached fit, no new one
+    assert len(starts) == before and caches.previewing() is False

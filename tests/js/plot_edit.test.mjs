@@ -37,3 +37,119 @@ test("every marker at the dragged point moves with it, typed arrays included, an
   assert.deepEqual([point.x[0], point.x[2], other.x[0], other.y[0]], [0, 2, 1, 2]);
   assert.equal(moveMarkers([point], [9, 9], [0, 0]), 0);
 });
+
+// ---------------------------------------------------------------------------- the pointer, on a fake page
+import { FakeElement, install, uninstall } from "./fake_dom.mjs";
+import { editArrived, editDrawn, listenForEdits } from "../../kernelviz/components/plot/edit.js";
+
+// One panel over [0, 10] × [0, 10] drawn on 100 × 100 px at (0, 0); markers at the data points.
+function editablePage(points, edit = {}) {
+  install();
+  const root = new FakeElement("div");
+  root.box = { left: 0, top: 0, width: 100, height: 100 };
+  const axis = (flip) => ({ toPixel: (v) => (flip ? 100 - 10 * v : 10 * v), toValue: (p) => (flip ? (100 - p) / 10 : p / 10) });
+  const area = { left: 0, top: 0, width: 100, height: 100, xa: axis(false), ya: axis(true), xaxis: "x", yaxis: "y" };
+  const layer = { x: points.map((p) => p[0]), y: points.map((p) => p[1]) };
+  const sent = [];
+  const view = {
+    root, layers: [layer], payload: { edit: { points, applied: {}, moved: 0, label: -1, off: null, ...edit } },
+    setStateValue: (name, value) => sent.push(JSON.parse(JSON.stringify([name, value]))),
+  };
+  const events = { redraws: 0, selected: 0, added: [] };
+  const hooks = {
+    pointAt: (v, x, y) => {
+      const i = layer.x.findIndex((px, k) => Math.hypot(10 * px - x, 100 - 10 * layer.y[k] - y) < 5);
+      return i < 0 ? null : { layer, i };
+    },
+    plotAreas: () => [area],
+    redraw: () => { events.redraws += 1; },
+    hideHover: () => {},
+    select: () => { events.selected += 1; },
+    addMarker: (v, where, label) => events.added.push([where.x, where.y, label]),
+  };
+  editArrived(view);
+  const stop = listenForEdits(view, hooks);
+  const fire = (target, type, x, y, extra = {}) => target.dispatchEvent(
+    Object.assign(new Event(type), { clientX: x, clientY: y, button: 0, altKey: false, pointerId: 1, ...extra }));
+  return { view, layer, sent, events, stop, fire, window: globalThis.window };
+}
+
+test("a dragged point follows the pointer at once, one move goes at a time, and the release is an edit", () => {
+  const page = editablePage([[2, 2, 1], [5, 5, -1]]);
+  try {
+    const { view, layer, sent, fire, window } = page;
+    fire(view.root, "pointerdown", 20, 80);  // the point (2, 2)
+    fire(window, "pointermove", 30, 70);
+    assert.deepEqual([layer.x[0], layer.y[0]], [3, 3]);  // drawn under the pointer before any answer
+    assert.equal(sent.length, 1);
+    assert.deepEqual(sent[0][1].moving, { seq: 1, index: 0, x: 3, y: 3 });
+    fire(window, "pointermove", 40, 60);  // no answer yet: nothing more goes, the latest position waits
+    fire(window, "pointermove", 50, 50);
+    assert.equal(sent.length, 1);
+    assert.deepEqual([layer.x[0], layer.y[0]], [5, 5]);
+    // the figure of move 1 comes: its markers draw the point at (3, 3); it goes under the pointer again,
+    // and the latest position, not the ones in between, goes next
+    view.payload = { edit: { ...view.payload.edit, moved: 1 } };
+    const figure = { x: [3, 5], y: [3, 5] };
+    editArrived(view);
+    editDrawn(view, [figure]);
+    assert.deepEqual([figure.x[0], figure.y[0]], [5, 5]);
+    assert.equal(sent.length, 2);
+    assert.deepEqual(sent[1][1].moving, { seq: 2, index: 0, x: 5, y: 5 });
+    fire(window, "pointerup", 50, 50);
+    const last = sent[sent.length - 1][1];
+    assert.equal(last.moving, null);
+    assert.deepEqual(last.edits, [[1, "move", 0, 5, 5, 0]]);
+    // Python applied it: the page's outbox (one per page, shared by its figures) is empty again
+    view.payload = { edit: { ...view.payload.edit, applied: { [last.token]: 1 } } };
+    editArrived(view);
+    assert.deepEqual(view.edit.points, [[2, 2, 1], [5, 5, -1]]);
+  } finally {
+    page.stop();
+    uninstall();
+  }
+});
+
+test("a click on empty space adds a point of the chosen kind; a right-click on a point removes it", () => {
+  const page = editablePage([[2, 2, 1], [5, 5, -1]], { label: 0 });
+  try {
+    const { view, sent, events, fire, window, layer } = page;
+    fire(view.root, "pointerdown", 80, 20);
+    fire(window, "pointerup", 81, 21);
+    assert.deepEqual(events.added, [[8.1, 7.9, 0]]);
+    const [number, ...add] = sent[sent.length - 1][1].edits.at(-1);
+    assert.deepEqual(add, ["add", -1, 8.1, 7.9, 0]);
+    // a press that moves is a pan, not a click: nothing is added
+    fire(view.root, "pointerdown", 70, 20);
+    fire(window, "pointerup", 90, 20);
+    assert.equal(events.added.length, 1);
+    // the right button on the point (5, 5): removed, its markers hidden at once
+    fire(view.root, "pointerdown", 50, 50, { button: 2 });
+    assert.deepEqual(sent[sent.length - 1][1].edits.at(-1).slice(1), ["remove", 1, 0, 0, 0]);
+    assert.ok(Number.isNaN(layer.x[1]));
+    // Python applied both: they leave the outbox
+    view.payload = { edit: { ...view.payload.edit, applied: { [sent[0][1].token]: number + 1 } } };
+    editArrived(view);
+    fire(view.root, "pointerdown", 20, 80);  // a press on a point that does not move: a selection
+    fire(window, "pointerup", 20, 80);
+    assert.equal(events.selected, 1);
+  } finally {
+    page.stop();
+    uninstall();
+  }
+});
+
+test("with editing off nothing is sent, and a stopped figure no longer hears the window", () => {
+  const page = editablePage([[2, 2, 1]], { off: "Editing the data is switched off by this page's link." });
+  try {
+    const { view, sent, fire, window } = page;
+    editArrived(view);
+    fire(view.root, "pointerdown", 20, 80);
+    fire(window, "pointermove", 40, 40);
+    fire(window, "pointerup", 40, 40);
+    assert.deepEqual(sent, []);
+  } finally {
+    page.stop();
+    uninstall();
+  }
+});
