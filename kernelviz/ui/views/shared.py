@@ -97,10 +97,11 @@ def scrub_chart(fig, panels, preview: live.Preview | None, key: str, prep: Prepa
 
 def editable_chart(fig, key: str, prep: Prepared, **live_args):
     """A figure whose points can be dragged, added and removed (kernelviz.ui.edits), the controls
-    for that above it: the chart's click event."""
+    for that under it (the figure comes first on the screen): the chart's click event."""
+    event = takeaway.chart(fig, key=key, selectable=True, data_on_canvas=True, edit=edits.browser_edit(prep),
+                           on_edit=edits.received, **live_args)
     edits.controls(prep)
-    return takeaway.chart(fig, key=key, selectable=True, data_on_canvas=True, edit=edits.browser_edit(prep),
-                          on_edit=edits.received, **live_args)
+    return event
 
 
 def commit_live(value: dict) -> None:
