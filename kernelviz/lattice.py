@@ -133,13 +133,15 @@ def lattice_axis(setting: str, current: float, step: float = LATTICE_STEP) -> np
 @dataclass(frozen=True)
 class Field:
     """One panel's field at one lattice value: ``codes`` is an (ny, nx) uint8 image, row 0 at ``grid.ys[0]``;
-    ``scale`` the largest dissimilarity of a similarity field (its codes are d / scale)."""
+    ``scale`` the largest dissimilarity of a similarity field (its codes are d / scale); ``scores`` a
+    decision field's support vectors and accuracies, from the fit that gave the field."""
 
     name: str
     axis: str
     index: int
     codes: np.ndarray
     scale: float = 1.0
+    scores: pipeline.PanelScores | None = None
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,9 @@ class Lattice:
     classes: int = 2    # decision lattices: training classes (codes are class indices above two)
     codes: dict = field(default_factory=dict)
     scales: dict = field(default_factory=dict)
+    scores: dict = field(default_factory=dict)     # (name, axis) → per lattice value, PanelScores or None
+    #: Decision lattices: the training points in the plot plane (float32), where the support vectors are.
+    points: np.ndarray | None = None
     failed: dict = field(default_factory=dict)
     filled: dict = field(default_factory=dict)
     #: Names this lattice among all others (with what is ready, :meth:`to_browser`'s ``id``).
@@ -204,8 +209,10 @@ class Lattice:
             self.codes[key] = np.full((len(self.axes[item.axis]),) + self.grid.shape, UNDEFINED_CODE, np.uint8)
             self.filled[key] = np.zeros(len(self.axes[item.axis]), dtype=bool)
             self.scales[key] = np.ones(len(self.axes[item.axis]))
+            self.scores[key] = [None] * len(self.axes[item.axis])
         self.codes[key][item.index] = item.codes
         self.scales[key][item.index] = item.scale
+        self.scores[key][item.index] = item.scores
         self.filled[key][item.index] = True
 
     def reuse(self, previous: "Lattice") -> None:
@@ -221,6 +228,8 @@ class Lattice:
         if previous.kind != self.kind or not (np.array_equal(previous.grid.xs, self.grid.xs)
                                               and np.array_equal(previous.grid.ys, self.grid.ys)):
             return
+        if self.points is None:
+            self.points = previous.points  # the same data
         fixed = {"log_gamma": previous.log_C == self.log_C if self.kind == "decision"
                  else previous.reference == self.reference,
                  "log_C": previous.log_gamma == self.log_gamma}
@@ -231,7 +240,8 @@ class Lattice:
             for i, value in enumerate(self.axes[axis]):
                 j = position.get(float(value))
                 if j is not None and filled[j]:
-                    self.add(Field(name, axis, i, previous.codes[(name, axis)][j], previous.scales[(name, axis)][j]))
+                    key = (name, axis)
+                    self.add(Field(name, axis, i, previous.codes[key][j], previous.scales[key][j], previous.scores[key][j]))
 
     def has(self, name: str, axis: str, index: int) -> bool:
         """Whether the field of ``name`` at ``axis[index]`` is in the lattice already."""
@@ -254,15 +264,23 @@ class Lattice:
         Each ready kernel's lattice along each axis is one uint8 array of shape
         ``(len(axis), ny, nx)`` (C order: lattice value, row from ``ys[0]`` upwards, column),
         the stored codes themselves, not a copy, with each field's ``scale`` (similarity fields);
-        kernels not ready carry ``None`` and, when failed, the reason. Everything else is plain JSON.
+        kernels not ready carry ``None`` and, when failed, the reason. A decision lattice's kernel also
+        carries, per axis, its support vectors at each value (:meth:`support`; None for a model, which
+        has none) and its accuracies (``[train, test, hidden]`` per value, None where there are no
+        such points), and the lattice the training points they index (:attr:`points`). Everything
+        else is plain JSON.
         """
         kernels = []
         for name in self.names:
             ready = self.ready(name)
+            decision = ready and self.kind == "decision"
             kernels.append({
                 "name": name, "label": fg.kernel_label(name), "failed": self.failed.get(name),
                 "fields": {axis: self.codes[(name, axis)] for axis in self.axes} if ready else None,
                 "scales": {axis: [float(v) for v in self.scales[(name, axis)]] for axis in self.axes} if ready else None,
+                "support": {axis: self.support(name, axis) for axis in self.axes} if decision else None,
+                "accuracy": {axis: [_accuracies(s) for s in self.scores[(name, axis)]] for axis in self.axes}
+                if decision else None,
             })
         ready = ",".join(k["name"] for k in kernels if k["fields"] is not None or k["failed"])
         return {
@@ -275,7 +293,33 @@ class Lattice:
             "axes": {axis: [float(v) for v in values] for axis, values in self.axes.items()},
             "log_gamma": self.log_gamma, "log_C": self.log_C, "reference": self.reference,
             "classes": self.classes, "complete": self.complete, "kernels": kernels,
+            "points": self.points if self.kind == "decision" else None,
         }
+
+    def support(self, name: str, axis: str) -> dict | None:
+        """The support vectors of ``name`` at every value of ``axis``, packed: ``counts`` (per value),
+        then, value after value, their ``index`` among the training points (uint16: a view holds at
+        most :data:`kernelviz.pipeline.VIEW_MAX_POINTS` points), ``alpha`` = |α| (float32: only the
+        markers' sizes and a hover read it) and ``bounded`` (uint8, 1 where α is at its bound C).
+        None when no value has support vectors (a model's panel)."""
+        scores = [s if s is not None and s.support is not None else None for s in self.scores[(name, axis)]]
+        if all(s is None for s in scores):
+            return None
+        known = [s for s in scores if s is not None]
+        return {
+            "counts": [0 if s is None else len(s.support) for s in scores],
+            "index": np.concatenate([s.support for s in known]).astype("<u2"),
+            "alpha": np.concatenate([s.dual for s in known]).astype("<f4"),
+            "bounded": np.concatenate([np.zeros(len(s.support), bool) if s.bounded is None else s.bounded
+                                       for s in known]).astype(np.uint8),
+        }
+
+
+def _accuracies(scores: pipeline.PanelScores | None) -> list | None:
+    """``[train, test, hidden]`` accuracies of one lattice value (None where not known)."""
+    if scores is None:
+        return None
+    return [scores.train_accuracy, scores.test_accuracy, scores.hidden_accuracy]
 
 
 # ============================================================================ decision fields
@@ -289,17 +333,19 @@ FLOAT32_TOLERANCE = CODECS["decision"].step / 4
 FLOAT32_KERNEL_ERROR = 2.0 ** -23
 
 
-def _svm_decision(grams: _Grams, gamma: float, C: float, decision) -> np.ndarray:
-    """The panel's SVM at (γ, C) (:func:`kernelviz.pipeline.fit_svm`), its decision on the grid.
+def _svm_decision(grams: _Grams, gamma: float, C: float, decision) -> tuple[np.ndarray, pipeline.PanelScores]:
+    """The panel's SVM at (γ, C) (:func:`kernelviz.pipeline.fit_svm`): its decision on the grid, and
+    its support vectors and accuracies as the panel's (:func:`kernelviz.pipeline.svm_scores`).
 
     ``decision(support, dual, intercept)`` gives f on the grid from the support vectors (all the
     decision function reads), their dual coefficients and the intercept.
     """
-    clf = pipeline.fit_svm(grams, gamma, C).clf
+    fit = pipeline.fit_svm(grams, gamma, C)
+    clf = fit.clf
     values = decision(clf.support_, clf.dual_coef_[0], clf.intercept_[0])
     if not np.all(np.isfinite(values)):
         raise ValueError("the SVM's decision values are not finite numbers (the kernel over- or underflows here)")
-    return values
+    return values, pipeline.svm_scores(grams, fit)
 
 
 class _Grams(pipeline.Grams):
@@ -415,6 +461,7 @@ def decision_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipel
     if len(classes) != lattice.classes:
         raise ValueError(f"The lattice was made for {lattice.classes} classes, but the training points hold "
                          f"{len(classes)}: make it with classes=training_classes(prep).")
+    lattice.points = prep.X_view[prep.train].astype(np.float32)  # where each value's support vectors are
     svms = {name: kernels[name] for name in lattice.names if not isinstance(kernels[name], Model)}
     models = {name: kernels[name] for name in lattice.names if isinstance(kernels[name], Model)}
     grid_model = prep.to_model(lattice.grid.points)
@@ -442,15 +489,16 @@ def _binary_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipeli
                 if cancel is not None and cancel.is_set():
                     return
                 gamma = 10.0 ** lattice.axes["log_gamma"][i]
-                values = _svm_decision(grams, gamma, C_now, lambda sv, dual, b, g=gamma: grams.decision(g, sv, dual, b))
-                yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(values)))
+                values, scores = _svm_decision(grams, gamma, C_now,
+                                               lambda sv, dual, b, g=gamma: grams.decision(g, sv, dual, b))
+                yield Field(name, "log_gamma", i, lattice.grid.reshape(codec.encode(values)), scores=scores)
             if todo["log_C"]:
                 decision_now = grams.decision_at(gamma_now)
             for i in todo["log_C"]:
                 if cancel is not None and cancel.is_set():
                     return
-                values = _svm_decision(grams, gamma_now, 10.0 ** lattice.axes["log_C"][i], decision_now)
-                yield Field(name, "log_C", i, lattice.grid.reshape(codec.encode(values)))
+                values, scores = _svm_decision(grams, gamma_now, 10.0 ** lattice.axes["log_C"][i], decision_now)
+                yield Field(name, "log_C", i, lattice.grid.reshape(codec.encode(values)), scores=scores)
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))
 
@@ -502,7 +550,8 @@ def _model_fields(lattice: Lattice, name: str, model: Model, prep: pipeline.Prep
                     log_gamma, log_C = (value, lattice.log_C) if axis == "log_gamma" else (lattice.log_gamma, value)
                     if not model.takes(setting):  # at the lattice's own values: the figure's fit
                         log_gamma, log_C = lattice.log_gamma, lattice.log_C
-                    same = panel_codes(model.panel(prep, lattice.grid, log_gamma, log_C), lattice.grid)
+                    panel = model.panel(prep, lattice.grid, log_gamma, log_C)
+                    same = (*panel_codes(panel, lattice.grid), pipeline.panel_scores(panel))
                 yield Field(name, axis, i, *same)
     except ValueError as err:
         yield Failure(name, _failure_sentence(err))
@@ -523,10 +572,11 @@ def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipelin
     classes = np.unique(y_train)
     everyone = np.arange(len(y_train))
 
-    def predicted(grams: _Grams, gamma: float, C: float, grid_against) -> np.ndarray:
-        clf = pipeline.fit_svm(grams, gamma, C).clf
-        labels = _svm.predict(clf, grid_against(clf.support_))
-        return lattice.grid.reshape(np.searchsorted(classes, labels).astype(np.uint8))
+    def predicted(grams: _Grams, gamma: float, C: float, grid_against) -> tuple[np.ndarray, pipeline.PanelScores]:
+        fit = pipeline.fit_svm(grams, gamma, C)
+        labels = _svm.predict(fit.clf, grid_against(fit.clf.support_))
+        return (lattice.grid.reshape(np.searchsorted(classes, labels).astype(np.uint8)),
+                pipeline.svm_scores(grams, fit))
 
     for name in kernels:
         todo = {axis: [i for i in range(len(values)) if not lattice.has(name, axis, i)]
@@ -540,16 +590,17 @@ def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipelin
                 if cancel is not None and cancel.is_set():
                     return
                 gamma = 10.0 ** lattice.axes["log_gamma"][i]
-                yield Field(name, "log_gamma", i, predicted(grams, gamma, 10.0 ** lattice.log_C,
-                                                            lambda sv, g=gamma: grams._columns(g, sv, exact)))
+                codes, scores = predicted(grams, gamma, 10.0 ** lattice.log_C,
+                                          lambda sv, g=gamma: grams._columns(g, sv, exact))
+                yield Field(name, "log_gamma", i, codes, scores=scores)
             if todo["log_C"]:
                 gamma_now = 10.0 ** lattice.log_gamma
                 full = grams._columns(gamma_now, everyone, exact)
             for i in todo["log_C"]:
                 if cancel is not None and cancel.is_set():
                     return
-                yield Field(name, "log_C", i, predicted(grams, gamma_now, 10.0 ** lattice.axes["log_C"][i],
-                                                        lambda sv: full[:, sv]))
+                codes, scores = predicted(grams, gamma_now, 10.0 ** lattice.axes["log_C"][i], lambda sv: full[:, sv])
+                yield Field(name, "log_C", i, codes, scores=scores)
         except ValueError as err:
             yield Failure(name, _failure_sentence(err))
 

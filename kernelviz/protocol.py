@@ -33,6 +33,19 @@ class BrowserCodec(TypedDict):
     undefined: int
 
 
+class BrowserSupport(TypedDict):
+    """One kernel's support vectors at every value of one lattice axis
+    (:meth:`kernelviz.lattice.Lattice.support`), drawn by ``support.js`` mid-drag: ``counts`` per
+    value, then, value after value, ``index`` (uint16, into the lattice's ``points``), ``alpha``
+    (|α|, float32) and ``bounded`` (uint8, 1 where α = C); arrays in ``to_browser``, ``[offset, size]``
+    byte spans into the body in the plot payload, which ``payload.js`` decodes into typed arrays."""
+
+    counts: list[int]
+    index: np.ndarray | list[int]
+    alpha: np.ndarray | list[int]
+    bounded: np.ndarray | list[int]
+
+
 class BrowserKernel(TypedDict):
     """One kernel of a lattice: ``paint.js`` (plot component) paints its fields, or says why not (``failed``).
 
@@ -41,7 +54,11 @@ class BrowserKernel(TypedDict):
     ``[offset, size]`` span into the payload's body, which ``payload.js``'s ``unpackLattice`` turns into a
     view of the body. None while the kernel is not ready, when it failed, and when the browser has
     the lattice already (``sent``). ``scales`` (per axis, one per lattice value) is None likewise,
-    except for a lattice sent already, which keeps them.
+    except for a lattice sent already, which keeps them. Decision lattices only (None otherwise, and
+    while not ready): ``support``, per axis, the support vectors at each value (None for a model,
+    which has none; None in a lattice sent already, like ``fields``), and ``accuracy``, per axis and
+    value, ``[train, test, hidden]`` (each None where the data have no such points), which
+    ``support.js`` writes into the panel's title mid-drag.
     """
 
     name: str
@@ -49,12 +66,16 @@ class BrowserKernel(TypedDict):
     failed: str | None
     fields: dict[str, np.ndarray] | dict[str, list[int]] | None
     scales: dict[str, list[float]] | None
+    support: dict[str, BrowserSupport | None] | None
+    accuracy: dict[str, list[list[float | None] | None]] | None
 
 
 class BrowserLattice(TypedDict):
     """A lattice (:meth:`kernelviz.lattice.Lattice.to_browser`): the plot component keeps it by ``id``
     (``sliders.js``) and paints the previewing panels from it while a slider moves. ``sent``: only in a plot payload whose browser
-    has this lattice already (its fields are then None, and ``sliders.js`` takes the copy it kept)."""
+    has this lattice already (its fields are then None, and ``sliders.js`` takes the copy it kept).
+    ``points``: a decision lattice's training points, which its support vectors index (an (n, 2)
+    float32 array; in the plot payload a byte span into the body); None otherwise."""
 
     id: str
     kind: str
@@ -70,6 +91,7 @@ class BrowserLattice(TypedDict):
     classes: int
     complete: bool
     kernels: list[BrowserKernel]
+    points: np.ndarray | list[int] | None
     sent: NotRequired[bool]
 
 
@@ -166,7 +188,7 @@ class PollData(TypedDict):
 
 
 #: Every payload type, by the name :func:`schema` and the JavaScript test use.
-PAYLOADS = (PlotHeader, LivePreview, BrowserLattice, BrowserKernel, BrowserCodec, Panel, DrawData, DrawStyle,
+PAYLOADS = (PlotHeader, LivePreview, BrowserLattice, BrowserKernel, BrowserSupport, BrowserCodec, Panel, DrawData, DrawStyle,
             PollData, Finished)
 
 

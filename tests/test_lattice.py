@@ -156,7 +156,8 @@ def test_decision_lattice_in_the_figures_payload_unpacks_to_the_stored_codes(dec
 
 def test_the_payload_is_a_json_header_then_the_raw_codes(decision):
     """The layout the plot component reads (payload.js): the header's length (4 bytes, little-endian), the UTF-8 JSON header
-    whose fields are [offset, size] spans of the body, then the body: no base64 anywhere."""
+    whose fields, support vectors and training points are [offset, size] spans of the body, then the body, which
+    is those spans one after another: no base64 anywhere."""
     import json
     import struct
 
@@ -166,7 +167,12 @@ def test_the_payload_is_a_json_header_then_the_raw_codes(decision):
     body = payload[4 + length:]
     kernels = header["live"]["lattice"]["kernels"]
     spans = [span for kernel in kernels for span in kernel["fields"].values()]
-    assert sum(size for _, size in spans) == len(body) == sum(codes.size for codes in decision.codes.values())
+    assert sum(size for _, size in spans) == sum(codes.size for codes in decision.codes.values())
+    spans += [packed[part] for kernel in kernels for packed in kernel["support"].values()
+              for part in ("index", "alpha", "bounded")] + [header["live"]["lattice"]["points"]]
+    assert sorted(spans) == [[sum(size for _, size in sorted(spans)[:i]), size]
+                             for i, (_, size) in enumerate(sorted(spans))]  # they tile the body
+    assert sum(size for _, size in spans) == len(body)
     offset, size = kernels[1]["fields"]["log_C"]
     assert body[offset:offset + size] == decision.codes[(kernels[1]["name"], "log_C")].tobytes()
 
@@ -240,6 +246,10 @@ def test_with_three_classes_each_cell_holds_the_class_the_panel_predicts(small):
                 panel = pipeline.boundary_panel(name, kernel, prep, grid, log_gamma, log_C)
                 assert panel.multiclass
                 np.testing.assert_array_equal(lattice.codes[(name, axis)][index].ravel(), panel.values)
+                scores = lattice.scores[(name, axis)][index]  # one-vs-one: each SV's largest |α|, no bound flags
+                np.testing.assert_array_equal(scores.support, panel.support)
+                np.testing.assert_array_equal(scores.dual, panel.dual)
+                assert scores.bounded is None and scores.train_accuracy == panel.train_accuracy
     with pytest.raises(ValueError, match="made for 2 classes, but the training points hold 3"):
         next(kvlattice.decision_fields(kvlattice.Lattice.decision(["rbf"], grid, 0.0, 0.0), kernels, prep))
 
@@ -355,18 +365,19 @@ def test_a_background_job_refuses_bad_input_in_the_callers_thread_and_reraises_b
 def test_the_preview_names_the_figures_values_and_which_panels_preview(decision):
     """The figure's own values, the lattice as to_browser sends it, and each panel of the figure:
     the lattice's kernels preview, the others (a model's panel) keep their picture."""
-    import json
+    import orjson
 
     from kernelviz.components import plot
+
+    def plain(value):  # arrays as lists, as JSON has them
+        return orjson.loads(orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY))
 
     axes = {name: kv.figures.panel_axes(i) for i, name in enumerate([*decision.names, "scm"])}
     data = plot.unpack(_sent(decision, axes, log_gamma=1.0, log_C=0.5))["live"]
     sent = decision.to_browser()
-    for kernel in data["lattice"]["kernels"]:
-        kernel["fields"] = {axis: codes.tolist() for axis, codes in kernel["fields"].items()}
-    for kernel in sent["kernels"]:
-        kernel["fields"] = {axis: codes.ravel().tolist() for axis, codes in kernel["fields"].items()}
-    assert data["lattice"] == json.loads(json.dumps(sent)) and (data["log_gamma"], data["log_C"]) == (1.0, 0.5)
+    for kernel in sent["kernels"]:  # the payload's fields are flat
+        kernel["fields"] = {axis: codes.ravel() for axis, codes in kernel["fields"].items()}
+    assert plain(data["lattice"]) == plain(sent) and (data["log_gamma"], data["log_C"]) == (1.0, 0.5)
     assert [p["name"] for p in data["panels"]] == list(decision.names)
     assert data["held"] == [{"name": "scm", **kv.figures.panel_axes(len(decision.names))}]
 
@@ -469,3 +480,76 @@ def test_a_models_fields_are_its_own_panels_at_each_lattice_value(small, name):
     if not model.takes("C"):
         first = lattice.codes[(name, "log_C")][0]
         assert all(np.array_equal(first, codes) for codes in lattice.codes[(name, "log_C")])
+
+
+@pytest.fixture(scope="module")
+def half_labeled():
+    """Moons with half the labels hidden and a test hold-out, for an rbf (γ-convertible) and a lap (not)
+    kernel, and a lattice of both, every 1.5 decades (kernels, prep, grid, lattice)."""
+    X, y = kv.data.make("moons", n_samples=120, random_state=0)
+    prep = pipeline.prepare_dataset(kv.data.Dataset(X, y, name="moons"), "moons", "zscore", "projection", "fraction",
+                                    0.5, 0, 0.3)
+    assert prep.hidden.any() and prep.test.any()
+    grid = kv.figures.grid_over(prep.X_view, 20)
+    kernels = {name: pipeline.kernel_on_points(name, prep.X_model, None, "paper") for name in ("rbf", "lap")}
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.25, log_C=0.5, step=1.5)
+    for item in kvlattice.decision_fields(lattice, kernels, prep):
+        lattice.add(item)
+    assert lattice.complete and not lattice.failed
+    return kernels, prep, grid, lattice
+
+
+@pytest.mark.parametrize("axis, index", [("log_gamma", 0), ("log_gamma", 3), ("log_C", 2)])
+def test_each_values_support_vectors_and_accuracies_are_the_committed_panels(half_labeled, axis, index):
+    """The preview draws each lattice value's support vectors and scores: those of the panel the release
+    draws there (kernelviz.pipeline.boundary_panel), to the last bit, from the fit that gave the field."""
+    kernels, prep, grid, lattice = half_labeled
+    value = lattice.axes[axis][index]
+    log_gamma, log_C = (value, lattice.log_C) if axis == "log_gamma" else (lattice.log_gamma, value)
+    for name, kernel in kernels.items():
+        panel = pipeline.boundary_panel(name, kernel, prep, grid, log_gamma, log_C)
+        scores = lattice.scores[(name, axis)][index]
+        np.testing.assert_array_equal(scores.support, panel.support)
+        np.testing.assert_array_equal(scores.dual, panel.dual)
+        np.testing.assert_array_equal(scores.bounded, panel.bounded)
+        assert (scores.train_accuracy, scores.test_accuracy, scores.hidden_accuracy) == (
+            panel.train_accuracy, panel.test_accuracy, panel.hidden_accuracy)
+        assert panel.hidden_accuracy is not None and panel.test_accuracy is not None
+        sent = lattice.to_browser()["kernels"][list(kernels).index(name)]
+        assert sent["accuracy"][axis][index] == [panel.train_accuracy, panel.test_accuracy, panel.hidden_accuracy]
+
+
+def test_the_support_vectors_go_to_the_browser_packed_and_come_back_as_they_were(half_labeled):
+    """uint16 indices into the training points (sent once, float32), float32 |α| and the bound flags,
+    value after value in one array per axis; the payload's body carries them and unpack reads them."""
+    from kernelviz.components.plot import payload, unpack
+    from kernelviz.ui.live import preview_payload
+
+    kernels, prep, _, lattice = half_labeled
+    axes = {name: {"xaxis": f"x{i + 1}", "yaxis": f"y{i + 1}"} for i, name in enumerate(kernels)}
+    header = unpack(payload({"data": [], "layout": {}}, config={}, selectable=False, chunk="fixture.js",
+                            live=preview_payload(lattice, lattice.log_gamma, lattice.log_C, axes)))
+    sent = header["live"]["lattice"]
+    np.testing.assert_array_equal(sent["points"], prep.X_view[prep.train].astype(np.float32))
+    for kernel in sent["kernels"]:
+        for axis in lattice.axes:
+            packed = kernel["support"][axis]
+            assert packed["index"].dtype == np.uint16 and packed["alpha"].dtype == np.float32
+            ends = np.cumsum([0] + packed["counts"])
+            for index, scores in enumerate(lattice.scores[(kernel["name"], axis)]):
+                part = slice(ends[index], ends[index + 1])
+                np.testing.assert_array_equal(packed["index"][part], scores.support)
+                np.testing.assert_array_equal(packed["alpha"][part], scores.dual.astype(np.float32))
+                np.testing.assert_array_equal(packed["bounded"][part], scores.bounded)
+
+
+def test_a_models_lattice_has_its_panels_accuracies_and_no_support_vectors(small):
+    """A model's panel draws no support vectors: its lattice has none, and its panel's accuracies."""
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(["MPM"], grid, log_gamma=0.0, log_C=0.0, step=3.0)
+    for item in kvlattice.decision_fields(lattice, {"MPM": kvlattice.Model("MPM", seed=0)}, prep):
+        lattice.add(item)
+    sent = lattice.to_browser()["kernels"][0]
+    assert sent["support"] == {"log_gamma": None, "log_C": None}
+    panel = pipeline.model_panel("MPM", prep, grid, lattice.axes["log_gamma"][1], 0.0, 0)
+    assert sent["accuracy"]["log_gamma"][1] == [panel.train_accuracy, panel.test_accuracy, panel.hidden_accuracy]

@@ -18,7 +18,7 @@ from kernelviz import figures as fg
 from kernelviz.pipeline.data import Prepared
 from kernelviz.pipeline.fit import at_gamma
 
-__all__ = ['Grams', 'SvmFit', 'fit_svm', 'SVM_MODELS', 'SVM_MAX_ITER', 'FAMILY_MAX_ENTRIES', 'GRAM_MAX_POINTS', 'gamma_families',
+__all__ = ['Grams', 'SvmFit', 'fit_svm', 'PanelScores', 'svm_scores', 'panel_scores', 'SVM_MODELS', 'SVM_MAX_ITER', 'FAMILY_MAX_ENTRIES', 'GRAM_MAX_POINTS', 'gamma_families',
            'regularisation_note', 'REGULARISATION_EXPLANATION', 'boundary_panel', 'bounded_support',
            'MULTICLASS_SCHEME', 'UNIT_KERNEL_MODELS', 'model_panel', 'alpha_sentence', 'one_class_note', 'accuracy_table',
            'kernel_diagonal', 'dissimilarity_from_kernel', 'similarity_panel', 'gram_points', 'GramSummary',
@@ -176,6 +176,46 @@ def fit_svm(grams: Grams, gamma: float, C: float) -> SvmFit:
     return SvmFit(clf, gamma, C, bool(_svm.reached_iteration_cap(clf)), time.perf_counter() - start)
 
 
+@dataclass(frozen=True)
+class PanelScores:
+    """What a decision panel shows of its fit besides the field: its support vectors (indices into
+    the training points, their |α| and whether α is at its bound C; None for a model without them)
+    and its accuracies (None where there are no such points)."""
+
+    support: np.ndarray | None
+    dual: np.ndarray | None
+    bounded: np.ndarray | None
+    train_accuracy: float
+    test_accuracy: float | None
+    hidden_accuracy: float | None
+
+
+def svm_scores(grams: Grams, fit: SvmFit) -> PanelScores:
+    """The support vectors and accuracies of an SVM of :func:`fit_svm` on ``grams``: one function for
+    the committed panel (:func:`boundary_panel`) and each value of the live lattice, so they agree."""
+    from kernelviz import _svm
+
+    clf, gamma = fit.clf, fit.gamma
+    sv = clf.support_
+
+    def accuracy(part: str, mask: np.ndarray, labels: np.ndarray) -> float | None:
+        K_sv = grams.against(part, gamma, sv)
+        return None if K_sv is None else float(np.mean(_svm.predict(clf, K_sv) == labels[mask]))
+
+    prep = grams.prep
+    return PanelScores(
+        support=sv, dual=np.abs(clf.dual_coef_).max(axis=0), bounded=bounded_support(clf),
+        train_accuracy=float(np.mean(clf.predict(grams.train(gamma)) == grams.y_train)),
+        test_accuracy=accuracy("test", prep.test, prep.y),
+        hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true))
+
+
+def panel_scores(panel: fg.BoundaryPanel) -> PanelScores:
+    """A panel's :class:`PanelScores` (a model's panel: its accuracies, and no support vectors)."""
+    return PanelScores(panel.support, panel.dual, panel.bounded, panel.train_accuracy, panel.test_accuracy,
+                       panel.hidden_accuracy)
+
+
 def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
                    families_of: Callable[[np.ndarray], dict] | None = None) -> fg.BoundaryPanel:
     """An SVM with a precomputed kernel, fitted on the training points and evaluated on the grid.
@@ -209,24 +249,17 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     families = families_of(grid_model) if families_of is not None and kernel.gamma_convertible else None
     grams = Grams(kernel, prep, grid_model, families)
     fit = fit_svm(grams, gamma, C)
-    clf, sv, y_train = fit.clf, fit.clf.support_, grams.y_train
-
-    def accuracy(part: str, mask: np.ndarray, labels: np.ndarray) -> float | None:
-        K_sv = grams.against(part, gamma, sv)
-        return None if K_sv is None else float(np.mean(_svm.predict(clf, K_sv) == labels[mask]))
-
-    K_grid = grams.against("grid", gamma, sv)
+    clf, scores = fit.clf, svm_scores(grams, fit)
+    K_grid = grams.against("grid", gamma, scores.support)
     multiclass = len(clf.classes_) > 2
     values = (np.searchsorted(clf.classes_, _svm.predict(clf, K_grid)) if multiclass
               else _svm.decision_values(clf, K_grid))
     regularised = regularisation_note(kernel)
     return _with_one_class_note(fg.BoundaryPanel(
-        name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
-        X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=sv,
-        dual=np.abs(clf.dual_coef_).max(axis=0), bounded=bounded_support(clf),
-        train_accuracy=float(np.mean(clf.predict(grams.train(gamma)) == y_train)),
-        test_accuracy=accuracy("test", prep.test, prep.y),
-        hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true),
+        name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=grams.y_train,
+        X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=scores.support,
+        dual=scores.dual, bounded=scores.bounded, train_accuracy=scores.train_accuracy,
+        test_accuracy=scores.test_accuracy, hidden_accuracy=scores.hidden_accuracy,
         fit_seconds=fit.seconds, multiclass=multiclass, regularised=bool(regularised),
         note=" · ".join(filter(None, (
             "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if fit.capped else "",

@@ -20,6 +20,7 @@ from kernelviz import figures as fg
 from kernelviz.components import draw, plot, poll
 from kernelviz.protocol import DrawData, PollData, schema
 from kernelviz.lattice import Failure, Field, Lattice
+from kernelviz.pipeline import PanelScores
 from kernelviz.ui.live import preview_payload
 
 #: The fixtures' lattice's uid (a new lattice takes a random one).
@@ -35,9 +36,15 @@ def plot_payload(*, lattice_sent: bool) -> bytes:
     grid = fg.Grid(np.linspace(-1.5, 1.5, 4), np.linspace(-1.0, 1.0, 3))
     lattice = Lattice.decision(["rbf", "lap"], grid, log_gamma=0.0, log_C=1.0)
     lattice.uid = FIXTURE_UID
+    # three training points; at value i, the first i % 3 + 1 of them are support vectors, the first at C
+    lattice.points = np.array([[0.0, 0.5], [1.0, -0.5], [-1.0, 0.0]], dtype=np.float32)
     for axis, values in lattice.axes.items():
         for index in range(len(values)):
-            lattice.add(Field("rbf", axis, index, np.full(grid.shape, index, dtype=np.uint8)))
+            count = index % 3 + 1
+            scores = PanelScores(support=np.arange(count), dual=np.linspace(1.0, 0.25, count),
+                                 bounded=np.arange(count) == 0, train_accuracy=1.0 - index / 100,
+                                 test_accuracy=0.5, hidden_accuracy=None)
+            lattice.add(Field("rbf", axis, index, np.full(grid.shape, index, dtype=np.uint8), scores=scores))
     lattice.add(Failure("lap", "no live preview: the fixture's Laplacian kernel fails on purpose."))
     # as the views build them (kernelviz.ui.views.shared.live_preview): each panel's subplot, and its margins
     axes = {name: {**fg.panel_axes(i), "margins": name != "SCM"} for i, name in enumerate(["rbf", "lap", "SCM"])}

@@ -121,7 +121,9 @@ def payload(figure: dict, *, config: dict, selectable: bool, data_on_canvas: boo
     and, with ``live``, the lattice its panels are repainted from while a slider moves.
 
     Layout: the header's length (4 bytes, little-endian), the header (UTF-8 JSON), then every
-    lattice field's raw uint8 codes, which the header points into as ``[offset, size]``. A lattice
+    lattice field's raw uint8 codes, and each value's support vectors (uint16 indices, float32 |α|,
+    uint8 at-the-bound flags, all little-endian) and the training points they index (float32 x, y
+    pairs), which the header points into as ``[offset, size]`` (bytes). A lattice
     is ~1 MB and goes with every run of the page: as JSON it would be serialised twice in Python
     (once more to hash it), parsed in the browser and, as base64, decoded there; as bytes the
     browser takes each field as a view of the payload, with no copy.
@@ -148,21 +150,27 @@ def payload(figure: dict, *, config: dict, selectable: bool, data_on_canvas: boo
                           "revision": revision, "canvas": data_on_canvas, "drawing": drawing, "live": None, "edit": edit}
     body: list[bytes] = []
     if live is not None and lattice_sent:
-        kernels = [{**kernel, "fields": None} for kernel in live["lattice"]["kernels"]]
-        header["live"] = {**live, "lattice": {**live["lattice"], "kernels": kernels, "sent": True}}
+        kernels = [{**kernel, "fields": None, "support": None} for kernel in live["lattice"]["kernels"]]
+        header["live"] = {**live, "lattice": {**live["lattice"], "kernels": kernels, "points": None, "sent": True}}
     elif live is not None:
-        offset, kernels = 0, []
+        def span(array: np.ndarray) -> list[int]:  # the array's bytes (dtypes as given) into the body
+            raw = np.ascontiguousarray(array).tobytes()
+            body.append(raw)
+            return [sum(map(len, body)) - len(raw), len(raw)]
+
+        kernels = []
         for kernel in live["lattice"]["kernels"]:
             if kernel["fields"] is not None:
-                spans = {}
-                for axis, codes in kernel["fields"].items():
-                    raw = np.ascontiguousarray(codes, dtype=np.uint8).tobytes()
-                    spans[axis] = [offset, len(raw)]
-                    body.append(raw)
-                    offset += len(raw)
-                kernel = {**kernel, "fields": spans}
+                kernel = {**kernel, "fields": {axis: span(np.asarray(codes, dtype=np.uint8))
+                                               for axis, codes in kernel["fields"].items()}}
+            if kernel.get("support"):
+                kernel = {**kernel, "support": {axis: None if packed is None else {
+                    "counts": packed["counts"], **{part: span(packed[part]) for part in SUPPORT_DTYPES}}
+                    for axis, packed in kernel["support"].items()}}
             kernels.append(kernel)
-        header["live"] = {**live, "lattice": {**live["lattice"], "kernels": kernels}}
+        points = live["lattice"].get("points")
+        header["live"] = {**live, "lattice": {**live["lattice"], "kernels": kernels,
+                                              "points": None if points is None else span(np.asarray(points, "<f4"))}}
     text = orjson.dumps(header, option=orjson.OPT_SERIALIZE_NUMPY)
     return b"".join([_LENGTH.pack(len(text)), text, *body])
 
@@ -196,9 +204,14 @@ def _shared_z(figure: dict) -> dict:
     return {**figure, "data": shared}
 
 
+#: How each packed part of a kernel's support vectors (:meth:`kernelviz.lattice.Lattice.support`) is stored.
+SUPPORT_DTYPES = {"index": "<u2", "alpha": "<f4", "bounded": "u1"}
+
+
 def unpack(data: bytes) -> dict:
-    """The header of a :func:`payload`, each lattice field as a flat uint8 array and each shared ``z``
-    in its places again (what the browser reads)."""
+    """The header of a :func:`payload`, each lattice field as a flat uint8 array, each packed part of
+    the support vectors as a flat array, the training points as an (n, 2) float32 array and each
+    shared ``z`` in its places again (what the browser reads)."""
     (length,) = _LENGTH.unpack_from(data)
     header = orjson.loads(data[_LENGTH.size:_LENGTH.size + length])
     traces = (header.get("figure") or {}).get("data") or []
@@ -206,10 +219,19 @@ def unpack(data: bytes) -> dict:
         if isinstance(trace.get("z"), dict) and SAME_Z in trace["z"]:
             trace["z"] = traces[trace["z"][SAME_Z]]["z"]
     body = memoryview(data)[_LENGTH.size + length:]
-    for kernel in (header["live"] or {"lattice": {"kernels": []}})["lattice"]["kernels"]:
+    lattice = (header["live"] or {"lattice": {"kernels": []}})["lattice"]
+
+    def read(at: list[int], dtype: str) -> np.ndarray:
+        return np.frombuffer(body[at[0]:at[0] + at[1]], dtype=dtype)
+
+    for kernel in lattice["kernels"]:
         if kernel.get("fields") is not None:
-            kernel["fields"] = {axis: np.frombuffer(body[offset:offset + size], dtype=np.uint8)
-                                for axis, (offset, size) in kernel["fields"].items()}
+            kernel["fields"] = {axis: read(at, np.uint8) for axis, at in kernel["fields"].items()}
+        for packed in (kernel.get("support") or {}).values():
+            if packed is not None:
+                packed.update({part: read(packed[part], dtype) for part, dtype in SUPPORT_DTYPES.items()})
+    if lattice.get("points") is not None:
+        lattice["points"] = read(lattice["points"], "<f4").reshape(-1, 2)
     return header
 
 
