@@ -657,8 +657,9 @@ def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np
             panel.append({
                 "type": "scatter", "x": sv[:, 0], "y": sv[:, 1], "mode": "markers",
                 "name": "support vectors (size ∝ |α|; square: α at C)", "legendgroup": "sv", "showlegend": i == 0,
-                "marker": {"symbol": np.where(bounded, BOUNDED_SV_SYMBOL, FREE_SV_SYMBOL).tolist(), "color": "black",
-                           "size": 10 + 14 * np.sqrt(scale), "line": {"width": 1.5}},
+                "marker": {"symbol": np.where(bounded, SUPPORT_MARKER["bounded"], SUPPORT_MARKER["free"]).tolist(),
+                           "color": "black", "size": SUPPORT_MARKER["size"] + SUPPORT_MARKER["grow"] * np.sqrt(scale),
+                           "line": {"width": 1.5}},
                 "customdata": np.column_stack([dual, np.where(bounded, "at the bound C", "free")]),
                 "hovertemplate": "support vector, %{customdata[1]}<br>|α| = %{customdata[0]:.3g}<extra></extra>",
             })
@@ -973,6 +974,10 @@ if TYPE_CHECKING:  # annotations only: figures.py never needs the numerics at ru
 #: How a bounded support vector (αᵢ = C) is drawn apart from a free one (0 < αᵢ < C).
 BOUNDED_PATTERN = "/"
 FREE_SV_SYMBOL, BOUNDED_SV_SYMBOL = "circle-open", "square-open"
+#: A decision panel's support vector marker (:func:`boundary_figure`): its symbol, and its size,
+#: ``size + grow · √(|α| / max |α|)`` px. The live preview sizes its lattice's by the same numbers
+#: (``support.js``), their colour and outline taken from the figure's own support vectors.
+SUPPORT_MARKER = {"free": FREE_SV_SYMBOL, "bounded": BOUNDED_SV_SYMBOL, "size": 10, "grow": 14}
 BIAS_COLOR, REST_COLOR, TOTAL_COLOR = "#8C8C8C", "#C8C8C8", "#222222"
 
 

@@ -267,7 +267,8 @@ class Lattice:
         kernels not ready carry ``None`` and, when failed, the reason. A decision lattice's kernel also
         carries, per axis, its support vectors at each value (:meth:`support`; None for a model, which
         has none) and its accuracies (``[train, test, hidden]`` per value, None where there are no
-        such points), and the lattice the training points they index (:attr:`points`). Everything
+        such points), and the lattice the training points they index (:attr:`points`) and how the
+        figure draws a support vector (``support_marker``, :data:`kernelviz.figures.SUPPORT_MARKER`). Everything
         else is plain JSON.
         """
         kernels = []
@@ -294,6 +295,7 @@ class Lattice:
             "log_gamma": self.log_gamma, "log_C": self.log_C, "reference": self.reference,
             "classes": self.classes, "complete": self.complete, "kernels": kernels,
             "points": self.points if self.kind == "decision" else None,
+            "support_marker": fg.SUPPORT_MARKER if self.kind == "decision" else None,
         }
 
     def support(self, name: str, axis: str) -> dict | None:

@@ -75,7 +75,8 @@ class BrowserLattice(TypedDict):
     (``sliders.js``) and paints the previewing panels from it while a slider moves. ``sent``: only in a plot payload whose browser
     has this lattice already (its fields are then None, and ``sliders.js`` takes the copy it kept).
     ``points``: a decision lattice's training points, which its support vectors index (an (n, 2)
-    float32 array; in the plot payload a byte span into the body); None otherwise."""
+    float32 array; in the plot payload a byte span into the body), and ``support_marker`` how the
+    figure draws one (:data:`kernelviz.figures.SUPPORT_MARKER`); None otherwise."""
 
     id: str
     kind: str
@@ -92,6 +93,7 @@ class BrowserLattice(TypedDict):
     complete: bool
     kernels: list[BrowserKernel]
     points: np.ndarray | list[int] | None
+    support_marker: dict | None
     sent: NotRequired[bool]
 
 

@@ -25,7 +25,12 @@ function assertLiveKeys(live) {
   assertKeys(live, "LivePreview", "live");
   assertKeys(live.lattice, "BrowserLattice", "live.lattice");
   assertKeys(live.lattice.codec, "BrowserCodec", "live.lattice.codec");
-  for (const kernel of live.lattice.kernels) assertKeys(kernel, "BrowserKernel", `kernel ${kernel.name}`);
+  for (const kernel of live.lattice.kernels) {
+    assertKeys(kernel, "BrowserKernel", `kernel ${kernel.name}`);
+    for (const [axis, packed] of Object.entries(kernel.support || {})) {
+      if (packed) assertKeys(packed, "BrowserSupport", `kernel ${kernel.name}'s support vectors along ${axis}`);
+    }
+  }
   for (const panel of [...live.panels, ...live.held]) assertKeys(panel, "Panel", `panel ${panel.name}`);
 }
 
@@ -74,6 +79,26 @@ test("each ready kernel's field is a view of the payload's body, one value per l
   }
 });
 
+test("each value's support vectors and the training points come as typed arrays, value after value", () => {
+  const { payload, body } = decode(payloadOf("plot_payload.bin"));
+  const { lattice } = payload.live;
+  unpackLattice(lattice, body);
+  // tests/js/write_fixtures.py: three training points; at value i the first i % 3 + 1 are support
+  // vectors, |α| from 1 down to 0.25, the first at the bound C; accuracies train 1 − i/100, test 0.5
+  assert.deepEqual([...lattice.points], [0, 0.5, 1, -0.5, -1, 0]);
+  const rbf = lattice.kernels.find((kernel) => kernel.name === "rbf");
+  const packed = rbf.support.log_C;
+  assert.deepEqual(packed.counts, lattice.axes.log_C.map((_, i) => i % 3 + 1));
+  assert.ok(packed.index instanceof Uint16Array && packed.alpha instanceof Float32Array && packed.bounded instanceof Uint8Array);
+  assert.deepEqual([...packed.index.slice(0, 6)], [0, 0, 1, 0, 1, 2]);
+  assert.deepEqual([...packed.alpha.slice(0, 6)], [1, 1, 0.25, 1, 0.625, 0.25]);
+  assert.deepEqual([...packed.bounded.slice(0, 6)], [1, 1, 0, 1, 0, 0]);
+  assert.deepEqual(rbf.accuracy.log_C[1], [0.99, 0.5, null]);
+  assert.deepEqual(lattice.support_marker, { free: "circle-open", bounded: "square-open", size: 10, grow: 14 });
+  const failed = lattice.kernels.find((kernel) => kernel.failed);
+  assert.deepEqual([failed.support, failed.accuracy], [null, null]);
+});
+
 test("a failed kernel has no fields and says why", () => {
   const { payload, body } = decode(payloadOf("plot_payload.bin"));
   unpackLattice(payload.live.lattice, body);
@@ -93,6 +118,8 @@ test("a lattice the browser has already comes as its id, marked sent, with no fi
   assert.equal(lattice.sent, true);
   assert.equal(lattice.id, full.live.lattice.id);
   assert.deepEqual(lattice.kernels.map((kernel) => kernel.fields), lattice.kernels.map(() => null));
+  assert.deepEqual(lattice.kernels.map((kernel) => kernel.support), lattice.kernels.map(() => null));
+  assert.equal(lattice.points, null);
   assert.equal(body.length, 0);
 });
 

@@ -42,7 +42,7 @@ test("the field of the sliders' values: along γ at the lattice's C, along C at 
 
 test("the note under a preview names its values and the figure's", () => {
   assert.equal(previewNote(at(3, 2)),
-               "Preview at γ = 10, C = 10: support vectors and scores show when you release (the figure's are those of γ = 1, C = 10).");
+               "Preview at γ = 10, C = 10: its support vectors and scores; the table's show when you release (the figure's are those of γ = 1, C = 10).");
   const similarity = { live: { lattice: { ...LATTICE, kind: "similarity", axes: { log_gamma: [-1, 0] } }, log_gamma: 0 },
                        index: { log_gamma: 0 } };
   assert.equal(previewNote(similarity), "Preview at γ = 0.1: release to label its level curves.");

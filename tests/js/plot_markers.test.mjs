@@ -1,6 +1,6 @@
 // Unit tests of the figure's points on the canvas (kernelviz/components/plot/markers.js), under node
-// --test with a fake page: painted where Plotly would have drawn them, over their subplot only while
-// it shows the figure's values, and found again under the mouse.
+// --test with a fake page: painted where Plotly would have drawn them, the support vectors over their
+// subplot those of the values it shows, and found again under the mouse.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -53,7 +53,7 @@ test("the points are painted at their axes' pixels on a canvas between Plotly's 
   } finally { uninstall(); }
 });
 
-test("a panel the live preview covers shows no support vectors and not the figure's level lines", async () => {
+test("a panel the live preview covers shows not the figure's support vectors nor its level lines", async () => {
   const view = await drawn();
   try {
     view.covered = new Set(["x2/y2", "x/y"]);
@@ -61,6 +61,24 @@ test("a panel the live preview covers shows no support vectors and not the figur
     assert.equal(view.layers[1].px, null);
     assert.deepEqual(arcs(view), [[330, 250], [80, 100]]);  // the class's points stay: they are the data
     assert.ok(!view.canvas.context.calls.some((call) => call[0] === "strokeStyle=" && call[1] === "#123456"));
+  } finally { uninstall(); }
+});
+
+test("over a covered panel, the dragged value's support vectors in place of the figure's, not found under the mouse", async () => {
+  const view = await drawn();
+  try {
+    view.covered = new Set(["x2/y2"]);
+    view.support = new Map([["x2/y2", { x: [0, 1], y: [0, 1], size: [10, 24], symbol: ["circle-open", "circle-open"],
+                                        color: "black", opacity: 0.7, lineWidth: 1.5 }]]);
+    drawPoints(view);
+    assert.deepEqual(arcs(view), [[330, 250], [80, 100], [600, 400], [800, 100]]);
+    assert.equal(view.layers[1].px, null);
+    view.root.box = { left: 0, top: 0, width: 800, height: 450 };
+    assert.equal(pointAt(view, 600, 400), null);
+    view.root._fullData[1].visible = "legendonly";  // the figure's support vectors hidden from the legend: so are these
+    view.canvas.context.calls.length = 0;
+    drawPoints(view);
+    assert.deepEqual(arcs(view), [[330, 250], [80, 100]]);
   } finally { uninstall(); }
 });
 

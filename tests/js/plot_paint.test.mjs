@@ -1,7 +1,7 @@
 // Unit tests of the field canvas (kernelviz/components/plot/paint.js, paintFields), under node --test
 // with a fake page: the figure's own fields at its values; where a slider stands elsewhere, each
-// kernel panel's field from the lattice, the panels that cannot follow saying so, and the scores of
-// the figure's values hidden.
+// kernel panel's field from the lattice, the panels that cannot follow saying so, the support vectors
+// and title scores of the sliders' values, and the page's scores of the figure's values hidden.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -88,7 +88,7 @@ test("a slider elsewhere: the kernel's panel shows the lattice's field there, th
     assert.deepEqual(calls.find(([name]) => name === "fillRect"), ["fillRect", 80, 100, 300, 300]);
     assert.ok(calls.some((call) => call[0] === "strokeStyle=" && call[1] === "#222222"));
     assert.deepEqual(badges(moved), [["updates on release", 420 + 9]]);
-    assert.deepEqual(stale(moved), [true, false]);  // the kernel panel's title hides its scores
+    assert.deepEqual(stale(moved), [true, false]);  // this lattice has no scores: the kernel panel's title hides its own
     assert.equal(document.body.dataset.kvPreview, "1");  // so do the page's
     assert.deepEqual([...moved.covered], ["x/y"]);  // the points canvas hides that panel's support vectors
     assert.deepEqual([moved.controls.dataset.state, moved.controls.dataset.field], ["live", "log_gamma:2"]);
@@ -123,5 +123,43 @@ test("nothing to paint (no preview, no field): no field canvas", async () => {
     Object.assign(plain, { live: null, fields: [] });
     paintFields(plain);
     assert.equal(plain.root.querySelector(".kv-plot-field"), null);
+  } finally { uninstall(); }
+});
+
+test("a slider elsewhere: the kernel's panel has the support vectors and its title the scores of that value", async () => {
+  // at γ = 10 (index 2): training point 1 a support vector at C, point 0 a free one with a quarter of its |α|
+  const support = { log_gamma: { counts: [1, 1, 2], index: Uint16Array.of(0, 0, 1, 0), alpha: Float32Array.of(1, 1, 4, 1),
+                                 bounded: Uint8Array.of(0, 0, 1, 0) } };
+  const accuracy = { log_gamma: [[0.5, 0.5, null], [0.75, 0.5, null], [0.875, 0.625, null]] };
+  const moved = await view({ support, accuracy });
+  try {
+    Object.assign(moved.live.lattice, { points: Float32Array.of(0.25, 0.5, 0.75, 0.5),
+                                        support_marker: { free: "circle-open", bounded: "square-open", size: 10, grow: 14 } });
+    moved.layers = [{ index: 9, group: "sv", xaxis: "x", yaxis: "y", x: [], y: [], color: "black", opacity: 0.7, lineWidth: 1.5 }];
+    const [rbf] = moved.root.querySelectorAll("g.annotation");
+    for (const words of ["rbf", "train 75% · test 50%", "3 ms"]) {  // the title as Plotly draws it
+      const line = new FakeElement("tspan");
+      line.className = "line";
+      line.textContent = words;
+      rbf.appendChild(line);
+    }
+    const titleLines = () => rbf.querySelectorAll("tspan.line").map((l) => (l.classList.contains("kv-hidden") ? "" : l.textContent));
+    moved.index.log_gamma = 2;
+    paintFields(moved);
+    const layer = moved.support.get("x/y");
+    assert.deepEqual([[...layer.x], [...layer.y], layer.symbol], [[0.75, 0.25], [0.5, 0.5], ["square-open", "circle-open"]]);
+    assert.deepEqual([...layer.size], [24, 17]);
+    assert.equal(layer.opacity, 0.7);
+    assert.deepEqual(titleLines(), ["rbf", "train 88% · test 62%", ""]);  // 87.5 → 88 and 62.5 → 62: half to even
+    assert.deepEqual(stale(moved), [false, false]);
+    assert.equal(document.body.dataset.kvPreview, "1");  // the page's table: not known mid-drag, hidden
+    moved.index.log_gamma = 0;
+    paintFields(moved);
+    assert.deepEqual([...moved.support.get("x/y").x], [0.25]);
+    assert.deepEqual(titleLines(), ["rbf", "train 50% · test 50%", ""]);
+    moved.index.log_gamma = 1;  // released where the figure stands: its own title again
+    paintFields(moved);
+    assert.deepEqual(titleLines(), ["rbf", "train 75% · test 50%", "3 ms"]);
+    assert.equal(moved.support.size, 0);
   } finally { uninstall(); }
 });

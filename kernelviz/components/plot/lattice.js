@@ -45,5 +45,5 @@ export function previewNote(view) {
   const preview = at((axis) => live.lattice.axes[axis][view.index[axis]]);
   const figure = at((axis) => live[axis]);
   if (live.lattice.kind !== "decision") return `Preview at ${preview}: release to label its level curves.`;
-  return `Preview at ${preview}: support vectors and scores show when you release (the figure's are those of ${figure}).`;
+  return `Preview at ${preview}: its support vectors and scores; the table's show when you release (the figure's are those of ${figure}).`;
 }

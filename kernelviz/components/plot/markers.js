@@ -7,7 +7,7 @@ import { strokePaths } from "./contours.js";
 import { fitCanvas, plotArea, PLOTLY } from "./plotly_access.js";
 import { along } from "./split.js";
 
-const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
+export const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
 
 export function selectedPoints(event) {
   return (event.points || []).map((p) => {
@@ -35,7 +35,8 @@ function pointsCanvas(view) {
 
 // Paint the level lines and every visible layer's points where Plotly would have drawn them, and
 // keep the points' pixel positions for hover and click. A panel the live preview covers (its field
-// at other values) shows that field's own lines instead.
+// at other values) shows that field's own lines instead, and the support vectors of those values
+// (view.support, by subplot, from paint.js) in place of the figure's.
 export function drawPoints(view) {
   const full = PLOTLY.layout(view.root);
   const fullData = PLOTLY.traces(view.root);
@@ -64,34 +65,16 @@ export function drawPoints(view) {
     const trace = fullData[layer.index];
     const xa = PLOTLY.axis(full, layer.xaxis);
     const ya = PLOTLY.axis(full, layer.yaxis);
-    // while the live preview shows a panel at other values, its support vectors (of the figure's
-    // values) are not shown: the picture is the dragged value's, they would say otherwise
-    const stale = layer.group === SV_GROUP && view.covered.has(`${layer.xaxis}/${layer.yaxis}`);
-    if (!trace || trace.visible !== true || !xa || !ya || stale) continue;
-    const n = Math.min(layer.x.length, layer.y.length);
-    layer.px = new Float64Array(n);
-    layer.py = new Float64Array(n);
-    context.save();
-    context.beginPath();
-    context.rect(xa.offset, ya.offset, xa.length, ya.length);
-    context.clip();
-    for (let i = 0; i < n; i += 1) {
-      const x = Number(layer.x[i]);
-      const y = Number(layer.y[i]);
-      if (!Number.isFinite(x) || !Number.isFinite(y)) {
-        layer.px[i] = NaN;
-        continue;
-      }
-      const px = xa.toPixel(x);
-      const py = ya.toPixel(y);
-      layer.px[i] = px;
-      layer.py[i] = py;
-      paintMarker(context, {
-        symbol: pick(layer.symbol, i, "circle"), size: pick(layer.size, i, 6), color: pick(layer.color, i, "#444"),
-        opacity: pick(layer.opacity, i, 1), line: { width: pick(layer.lineWidth, i, 0), color: pick(layer.lineColor, i, "#444") },
-      }, px, py, 1);
+    if (!trace || trace.visible !== true || !xa || !ya) continue;
+    const subplot = `${layer.xaxis}/${layer.yaxis}`;
+    if (layer.group === SV_GROUP && view.covered.has(subplot)) {
+      // the figure's support vectors are its values', the picture the dragged value's: that value's
+      // instead, where the lattice has them (not hovered: their numbers are not the figure's)
+      const preview = view.support && view.support.get(subplot);
+      if (preview) paintLayer(context, preview, xa, ya);
+      continue;
     }
-    context.restore();
+    [layer.px, layer.py] = paintLayer(context, layer, xa, ya);
   }
   // points a click added, on their way to Python: an outlined ring in every panel until they come back
   for (const point of view.added || []) {
@@ -100,6 +83,33 @@ export function drawPoints(view) {
                              line: { width: 2, color: "#262730" } }, area.xa.toPixel(point.x), area.ya.toPixel(point.y), 1);
     }
   }
+}
+
+// A layer's points painted on its subplot; their pixel positions (NaN where a point has no value).
+function paintLayer(context, layer, xa, ya) {
+  const n = Math.min(layer.x.length, layer.y.length);
+  const px = new Float64Array(n);
+  const py = new Float64Array(n);
+  context.save();
+  context.beginPath();
+  context.rect(xa.offset, ya.offset, xa.length, ya.length);
+  context.clip();
+  for (let i = 0; i < n; i += 1) {
+    const x = Number(layer.x[i]);
+    const y = Number(layer.y[i]);
+    if (!Number.isFinite(x) || !Number.isFinite(y)) {
+      px[i] = NaN;
+      continue;
+    }
+    px[i] = xa.toPixel(x);
+    py[i] = ya.toPixel(y);
+    paintMarker(context, {
+      symbol: pick(layer.symbol, i, "circle"), size: pick(layer.size, i, 6), color: pick(layer.color, i, "#444"),
+      opacity: pick(layer.opacity, i, 1), line: { width: pick(layer.lineWidth, i, 0), color: pick(layer.lineColor, i, "#444") },
+    }, px[i], py[i], 1);
+  }
+  context.restore();
+  return [px, py];
 }
 
 // Each panel's plot area and its axes (the subplots the figure's points and fields are drawn on).

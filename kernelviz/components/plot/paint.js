@@ -5,9 +5,10 @@ import { background } from "./colours.js";
 import { contourPaths, strokePaths, strokeTrace } from "./contours.js";
 import { currentField, previewing, previewNote } from "./lattice.js";
 import { classLook, decisionLook, similarityLook } from "./looks.js";
-import { drawPoints } from "./markers.js";
+import { drawPoints, SV_GROUP } from "./markers.js";
 import { finePicture, paintField } from "./pictures.js";
 import { fitCanvas, plotArea, PLOTLY } from "./plotly_access.js";
+import { previewTitle, restoreTitle, scoreLines, supportLayer } from "./support.js";
 
 function fieldCanvas(view) {
   const { container, drawing } = PLOTLY.layers(view.root);
@@ -39,6 +40,8 @@ export function paintFields(view) {
   const moved = Boolean(live) && previewing(view);
   const where = moved ? currentField(view) : null;
   const covered = new Set();  // the panels painted at the sliders' values
+  const support = new Map();  // by covered subplot: the support vectors at the sliders' values
+  const scores = new Map();   // by covered subplot: its title's score lines there (null: not known)
   let waiting = 0;
   if (moved) {
     for (const panel of live.panels) {
@@ -50,7 +53,13 @@ export function paintFields(view) {
         continue;
       }
       if (paintPanel(view, context, area, panel, kernel, where, live.traces.get(panel.name))) {
-        covered.add(`${panel.xaxis}/${panel.yaxis}`);
+        const subplot = `${panel.xaxis}/${panel.yaxis}`;
+        covered.add(subplot);
+        // only where the figure draws support vectors (a teacher may have turned them off), as it does
+        const like = view.layers.find((l) => l.group === SV_GROUP && `${l.xaxis}/${l.yaxis}` === subplot);
+        const layer = like ? supportLayer(live.lattice, kernel, where, like) : null;
+        if (layer) support.set(subplot, layer);
+        scores.set(subplot, scoreLines(kernel.accuracy && kernel.accuracy[where.axis][where.index]));
       }
     }
   }
@@ -74,13 +83,16 @@ export function paintFields(view) {
       if (area) badge(context, full, area, "updates on release");
     }
   }
-  // the points canvas: no support vectors, and no figure line, over a panel showing other values
-  if (moved !== Boolean(view.dimmed) || [...covered].join() !== [...view.covered].join()) {
+  // the points canvas: over a panel showing other values, their support vectors and no figure line
+  const at = moved && where ? `${where.axis}:${where.index}` : "";
+  if (moved !== Boolean(view.dimmed) || [...covered].join() !== [...view.covered].join() || at !== (view.supportAt || "")) {
     view.dimmed = moved;
     view.covered = covered;
+    view.support = support;
+    view.supportAt = at;
     drawPoints(view);
   }
-  staleScores(view, covered, moved);
+  titleScores(view, scores, moved);
   if (!live) return;
   const root = view.controls;
   root.querySelector(".kv-live-status").textContent = moved ? previewNote(view) : live.lattice.complete
@@ -93,15 +105,18 @@ export function paintFields(view) {
   root.dataset.paints = String(Number(root.dataset.paints) + 1);
 }
 
-// Mid-drag, what belongs to the figure's values and not to the picture is hidden, never shown stale:
-// a covered panel's title keeps its name and hides its scores (the lines under it), and the page's
-// scores (its table, a lesson's sentence) hide too (plot.css, body[data-kv-preview]).
-function staleScores(view, covered, moved) {
+// Mid-drag, a covered panel's title says the scores of the picture's values (support.js), or, where
+// the lattice has none, keeps its name alone; the page's scores (its table, a lesson's sentence),
+// which only the release computes, hide rather than stay stale (plot.css, body[data-kv-preview]).
+function titleScores(view, scores, moved) {
   const marked = view.split && view.split.layout.meta && view.split.layout.meta.kv_panels;
   (marked && marked.titles ? marked.titles : []).forEach((annotation, panel) => {
     const suffix = panel === 0 ? "" : String(panel + 1);
+    const subplot = `x${suffix}/y${suffix}`;
     const title = view.root.querySelector(`g.annotation[data-index="${annotation}"]`);
-    if (title) title.classList.toggle("kv-stale", covered.has(`x${suffix}/y${suffix}`));
+    if (!title) return;
+    if (scores.has(subplot)) previewTitle(title, scores.get(subplot));
+    else restoreTitle(title);
   });
   if (moved) document.body.dataset.kvPreview = "1";
   else delete document.body.dataset.kvPreview;

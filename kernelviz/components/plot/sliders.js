@@ -17,7 +17,7 @@
 // previewing panel's plot area with its field at the sliders' values, painted as the figure
 // paints it — colours and levels come from the panel's own heatmap or contour trace — then its
 // contours and the lines that do not depend on γ or C (the Gaussians' ellipses). The points stay
-// as drawn; the support vectors and the scores, those of the figure's values, hide until the release.
+// as drawn; the support vectors and the titles' scores become those of the sliders' values (support.js).
 
 import { FINISHED_EVENT } from "../events.js";
 import { arrayOf } from "./arrays.js";
