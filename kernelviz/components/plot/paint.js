@@ -89,6 +89,7 @@ export function paintFields(view) {
     view.dimmed = moved;
     view.covered = covered;
     view.support = support;
+    view.root._kvSupport = support;  // for tests: the support vectors drawn over the covered panels
     view.supportAt = at;
     drawPoints(view);
   }
