@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { canvasSelection, drawPoints, pointAt, selectedPoints } from "../../kernelviz/components/plot/markers.js";
+import { canvasSelection, drawPoints, drawSupport, pointAt, selectedPoints } from "../../kernelviz/components/plot/markers.js";
 import { splitCanvas } from "../../kernelviz/components/plot/split.js";
 import { drawnAxis, fakePlotly, install, uninstall } from "./fake_dom.mjs";
 
@@ -32,7 +32,9 @@ async function drawn({ hidden = [] } = {}) {
   return { root, layers, levels, covered: new Set(), canvas: null };
 }
 
-const arcs = (view) => view.canvas.context.calls.filter(([name]) => name === "arc").map((call) => call.slice(1, 3));
+const arcsOn = (canvas) => canvas.context.calls.filter(([name]) => name === "arc").map((call) => call.slice(1, 3));
+const arcs = (view) => arcsOn(view.canvas);
+const supportArcs = (view) => arcsOn(view.supportCanvas);
 
 test("the points are painted at their axes' pixels on a canvas between Plotly's drawing and its hover layer", async () => {
   const view = await drawn();
@@ -71,14 +73,33 @@ test("over a covered panel, the dragged value's support vectors in place of the 
     view.support = new Map([["x2/y2", { x: [0, 1], y: [0, 1], size: [10, 24], symbol: ["circle-open", "circle-open"],
                                         color: "black", opacity: 0.7, lineWidth: 1.5 }]]);
     drawPoints(view);
-    assert.deepEqual(arcs(view), [[330, 250], [80, 100], [600, 400], [800, 100]]);
+    // the figure's points on their canvas, the dragged value's support vectors on one of their own above it
+    assert.deepEqual(arcs(view), [[330, 250], [80, 100]]);
+    const container = view.root.querySelector(".svg-container");
+    assert.deepEqual(container.children.map((c) => c.className),
+                     ["main-svg drawing", "main-svg info", "kv-plot-points", "kv-plot-support", "main-svg hover"]);
+    assert.deepEqual(supportArcs(view), [[600, 400], [800, 100]]);
     assert.equal(view.layers[1].px, null);
     view.root.box = { left: 0, top: 0, width: 800, height: 450 };
     assert.equal(pointAt(view, 600, 400), null);
+    // the next dragged value: its support vectors alone repainted, the figure's points left as they are
+    view.canvas.context.calls.length = 0;
+    view.supportCanvas.context.calls.length = 0;
+    view.support = new Map([["x2/y2", { x: [0.5], y: [0.5], size: [12], symbol: ["square-open"], color: "black" }]]);
+    drawSupport(view);
+    assert.deepEqual(view.canvas.context.calls, []);
+    // a canvas over the covered plot area alone (600–800 × 100–400 px), drawn on in the figure's pixels
+    assert.deepEqual(view.supportCanvas.context.calls.find(([name]) => name === "clearRect"), ["clearRect", 600, 100, 200, 300]);
+    assert.deepEqual([view.supportCanvas.style.left, view.supportCanvas.style.top, view.supportCanvas.width, view.supportCanvas.height],
+                     ["600px", "100px", 200, 300]);
+    assert.deepEqual(view.supportCanvas.context.calls.find(([name]) => name === "setTransform"), ["setTransform", 1, 0, 0, 1, -600, -100]);
+    assert.equal(supportArcs(view).length, 0);  // a square
+    assert.ok(view.supportCanvas.context.calls.some(([name]) => name === "rect"));
     view.root._fullData[1].visible = "legendonly";  // the figure's support vectors hidden from the legend: so are these
     view.canvas.context.calls.length = 0;
     drawPoints(view);
     assert.deepEqual(arcs(view), [[330, 250], [80, 100]]);
+    assert.equal(view.root.querySelector(".kv-plot-support"), null);  // nothing to show: the canvas goes
   } finally { uninstall(); }
 });
 

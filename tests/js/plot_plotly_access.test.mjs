@@ -76,6 +76,17 @@ test("a canvas the size of the figure in device pixels, its context in CSS pixel
   } finally { uninstall(); }
 });
 
+test("a canvas over part of the figure: placed there, its context still in the figure's CSS pixels", () => {
+  const { document } = install({ devicePixelRatio: 2 });
+  try {
+    const canvas = document.createElement("canvas");
+    const context = fitCanvas(canvas, { width: 700, height: 450 }, { left: 80.5, top: 100, width: 300, height: 200.2 });
+    assert.deepEqual([canvas.width, canvas.height, canvas.style.width, canvas.style.height, canvas.style.left, canvas.style.top],
+                     [602, 402, "301px", "201px", "80px", "100px"]);
+    assert.deepEqual(context.calls, [["setTransform", 2, 0, 0, 2, -160, -200], ["clearRect", 80, 100, 301, 201]]);
+  } finally { uninstall(); }
+});
+
 // Streamlit's static files in a folder of their own: its entry script and the chunks beside it.
 function staticFolder(chunks) {
   const folder = mkdtempSync(join(tmpdir(), "kv-plotly-"));

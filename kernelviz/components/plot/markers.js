@@ -33,11 +33,66 @@ function pointsCanvas(view) {
   return canvas;
 }
 
+// The canvas of the live preview's support vectors: right above the points canvas, below the hover
+// layer. Mid-drag only it is repainted at each dragged value (drawSupport); the points canvas, every
+// data point of every panel, once as the drag starts (paint.js).
+function supportCanvas(view) {
+  const points = view.canvas;
+  if (!points || !points.parentNode) return null;
+  if (!view.supportCanvas) {
+    view.supportCanvas = document.createElement("canvas");
+    view.supportCanvas.className = "kv-plot-support";
+  }
+  const canvas = view.supportCanvas;
+  if (canvas.parentNode !== points.parentNode || canvas.previousSibling !== points) {
+    points.parentNode.insertBefore(canvas, points.nextSibling);
+  }
+  return canvas;
+}
+
 // Paint the level lines and every visible layer's points where Plotly would have drawn them, and
 // keep the points' pixel positions for hover and click. A panel the live preview covers (its field
-// at other values) shows that field's own lines instead, and the support vectors of those values
-// (view.support, by subplot, from paint.js) in place of the figure's.
+// at other values) shows that field's own lines instead, and, on a canvas of their own
+// (drawSupport), the support vectors of those values in place of the figure's.
 export function drawPoints(view) {
+  drawFigurePoints(view);
+  drawSupport(view);
+}
+
+// Over each panel the live preview covers, the support vectors of the values it shows (view.support,
+// by subplot, from paint.js), where the figure draws its own (the trace of its support vectors
+// visible), as the figure's are drawn; not hovered: their numbers are not the figure's. Alone on
+// their canvas, cleared and repainted at each dragged value; the canvas goes when there are none.
+export function drawSupport(view) {
+  const full = PLOTLY.layout(view.root);
+  const fullData = PLOTLY.traces(view.root);
+  const shown = [];
+  if (full && fullData && view.support && view.support.size && view.covered) {
+    for (const layer of view.layers) {
+      const subplot = `${layer.xaxis}/${layer.yaxis}`;
+      if (layer.group !== SV_GROUP || !view.covered.has(subplot)) continue;
+      const preview = view.support.get(subplot);
+      const trace = fullData[layer.index];
+      const xa = PLOTLY.axis(full, layer.xaxis);
+      const ya = PLOTLY.axis(full, layer.yaxis);
+      if (preview && trace && trace.visible === true && xa && ya) shown.push([preview, xa, ya]);
+    }
+  }
+  const canvas = shown.length ? supportCanvas(view) : null;
+  if (!canvas) {
+    if (view.supportCanvas) view.supportCanvas.remove();
+    return;
+  }
+  // the canvas spans the covered plot areas alone (what paintLayer paints is clipped to them)
+  const left = Math.min(...shown.map(([, xa]) => xa.offset));
+  const top = Math.min(...shown.map(([, , ya]) => ya.offset));
+  const right = Math.max(...shown.map(([, xa]) => xa.offset + xa.length));
+  const bottom = Math.max(...shown.map(([, , ya]) => ya.offset + ya.length));
+  const context = fitCanvas(canvas, full, { left, top, width: right - left, height: bottom - top });
+  for (const [preview, xa, ya] of shown) paintLayer(context, preview, xa, ya);
+}
+
+function drawFigurePoints(view) {
   const full = PLOTLY.layout(view.root);
   const fullData = PLOTLY.traces(view.root);
   if (!view.layers.length && !view.levels.length) {
@@ -67,13 +122,9 @@ export function drawPoints(view) {
     const ya = PLOTLY.axis(full, layer.yaxis);
     if (!trace || trace.visible !== true || !xa || !ya) continue;
     const subplot = `${layer.xaxis}/${layer.yaxis}`;
-    if (layer.group === SV_GROUP && view.covered.has(subplot)) {
-      // the figure's support vectors are its values', the picture the dragged value's: that value's
-      // instead, where the lattice has them (not hovered: their numbers are not the figure's)
-      const preview = view.support && view.support.get(subplot);
-      if (preview) paintLayer(context, preview, xa, ya);
-      continue;
-    }
+    // the figure's support vectors are its values', the picture the dragged value's: that value's
+    // instead, where the lattice has them (drawSupport)
+    if (layer.group === SV_GROUP && view.covered.has(subplot)) continue;
     [layer.px, layer.py] = paintLayer(context, layer, xa, ya);
   }
   // points a click added, on their way to Python: an outlined ring in every panel until they come back

@@ -5,7 +5,7 @@ import { background } from "./colours.js";
 import { contourPaths, strokePaths, strokeTrace } from "./contours.js";
 import { currentField, previewing, previewNote } from "./lattice.js";
 import { classLook, decisionLook, similarityLook } from "./looks.js";
-import { drawPoints, SV_GROUP } from "./markers.js";
+import { drawPoints, drawSupport, SV_GROUP } from "./markers.js";
 import { finePicture, paintField } from "./pictures.js";
 import { fitCanvas, plotArea, PLOTLY } from "./plotly_access.js";
 import { previewTitle, restoreTitle, scoreLines, supportLayer } from "./support.js";
@@ -83,15 +83,22 @@ export function paintFields(view) {
       if (area) badge(context, full, area, "updates on release");
     }
   }
-  // the points canvas: over a panel showing other values, their support vectors and no figure line
+  // the points canvas: over a panel showing other values, no figure line nor support vectors, and
+  // on the canvas above it their support vectors. The points canvas (every data point of every
+  // panel) is repainted only when the covered panels change, as a drag starts and ends; at each
+  // dragged value only the support vectors' canvas
   const at = moved && where ? `${where.axis}:${where.index}` : "";
-  if (moved !== Boolean(view.dimmed) || [...covered].join() !== [...view.covered].join() || at !== (view.supportAt || "")) {
+  const changed = moved !== Boolean(view.dimmed) || [...covered].join() !== [...view.covered].join();
+  const moves = at !== (view.supportAt || "");
+  view.support = support;
+  view.root._kvSupport = support;  // for tests: the support vectors drawn over the covered panels
+  view.supportAt = at;
+  if (changed) {
     view.dimmed = moved;
     view.covered = covered;
-    view.support = support;
-    view.root._kvSupport = support;  // for tests: the support vectors drawn over the covered panels
-    view.supportAt = at;
     drawPoints(view);
+  } else if (moves) {
+    drawSupport(view);
   }
   titleScores(view, scores, moved);
   if (!live) return;

@@ -70,19 +70,27 @@ export function plotArea(full, ref) {
   return { xa, ya, left: xa.offset, top: ya.offset, width: xa.length, height: ya.length };
 }
 
-// A canvas the size of the figure, its context scaled to CSS pixels.
-export function fitCanvas(canvas, full) {
+// A canvas the size of the figure, its context scaled to CSS pixels; or, given `box` ({left, top,
+// width, height} in the figure's CSS pixels), a canvas over that part of the figure alone, its
+// context still in the figure's pixels (a smaller canvas is less to hand to the compositor each frame).
+export function fitCanvas(canvas, full, box = null) {
   const ratio = window.devicePixelRatio || 1;
-  const width = Math.round(full.width);
-  const height = Math.round(full.height);
+  const left = box ? Math.floor(box.left) : 0;
+  const top = box ? Math.floor(box.top) : 0;
+  const width = box ? Math.ceil(box.left + box.width) - left : Math.round(full.width);
+  const height = box ? Math.ceil(box.top + box.height) - top : Math.round(full.height);
   if (canvas.width !== width * ratio || canvas.height !== height * ratio) {
     canvas.width = width * ratio;
     canvas.height = height * ratio;
     canvas.style.width = `${width}px`;
     canvas.style.height = `${height}px`;
   }
+  if (box || canvas.style.left) {
+    canvas.style.left = `${left}px`;
+    canvas.style.top = `${top}px`;
+  }
   const context = canvas.getContext("2d");
-  context.setTransform(ratio, 0, 0, ratio, 0, 0);
-  context.clearRect(0, 0, width, height);
+  context.setTransform(ratio, 0, 0, ratio, left ? -left * ratio : 0, top ? -top * ratio : 0);
+  context.clearRect(left, top, width, height);
   return context;
 }

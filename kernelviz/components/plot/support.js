@@ -58,27 +58,35 @@ const textOf = (line) => line.querySelector("tspan") || line;
 // Mid-drag, a title says the dragged value's scores (`lines`) in place of the figure's and hides its
 // other lines (the fit's time, notes); `lines` null hides every line but the name (plot.css). The
 // figure's text is kept on the element, for restoreTitle.
+// Only what changes is written (mid-drag this runs at every dragged value, most of them with the
+// same scores): a text node is replaced, a class set, only when it differs.
 export function previewTitle(title, lines) {
-  title.classList.toggle("kv-stale", !lines);
+  setClass(title, "kv-stale", !lines);
   titleLines(title).slice(1).forEach((line, k) => {
     const shown = Boolean(lines) && k < lines.length;
     if (shown) {
-      if (line.kvFigureText === undefined) line.kvFigureText = textOf(line).textContent;
-      textOf(line).textContent = lines[k];
+      const text = textOf(line);
+      if (line.kvFigureText === undefined) line.kvFigureText = text.textContent;
+      if (text.textContent !== lines[k]) text.textContent = lines[k];
     }
-    line.classList.toggle("kv-hidden", Boolean(lines) && !shown);
+    setClass(line, "kv-hidden", Boolean(lines) && !shown);
   });
 }
 
 // The title as the figure drew it (Plotly redraws a title whose text changed, with none of the
 // above; one it kept gets its own text back here).
 export function restoreTitle(title) {
-  title.classList.remove("kv-stale");
+  setClass(title, "kv-stale", false);
   for (const line of titleLines(title)) {
     if (line.kvFigureText !== undefined) {
-      textOf(line).textContent = line.kvFigureText;
+      const text = textOf(line);
+      if (text.textContent !== line.kvFigureText) text.textContent = line.kvFigureText;
       delete line.kvFigureText;
     }
-    line.classList.remove("kv-hidden");
+    setClass(line, "kv-hidden", false);
   }
+}
+
+function setClass(element, name, on) {
+  if (element.classList.contains(name) !== on) element.classList.toggle(name, on);
 }
