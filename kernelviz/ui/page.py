@@ -117,7 +117,6 @@ def start_session() -> None:
     values, problems = kvstate.parse(query)
     teach.start(values, problems, query)
     values["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
-    live.drawn_defaults(values, st.query_params)
     session().start(values, problems)
     for problem in set_generator_params(values["generator"], values["gen_params"]):
         session().flash(problem)
