@@ -196,6 +196,7 @@ def test_a_frame_of_a_dragged_point_refits_past_the_caches_from_the_previous_par
 
     from kernelviz.ui import caches, edits
 
+    caches.fit_partition.clear()  # the page's cache is the process's: another test's fit would answer
     starts = []
     fit = pipeline.fit_partition
     monkeypatch.setattr(pipeline, "fit_partition", lambda spec, prep, start=None: starts.append(start) or
