@@ -76,7 +76,10 @@ def test_a_click_adds_a_point_a_right_click_removes_one_and_undo_puts_the_data_b
     count = figure_state(page)["points"]
     # a click on empty space (the panel's corner holds no point) adds one of the kind chosen
     page.locator("[data-testid=stButtonGroup] button", has_text="unlabeled").click()
+    page.locator('.kv-plot[data-edit-label="0"]').wait_for()  # the figure knows the new kind
     page.wait_for_selector(live_drag.IDLE)
+    # the kind's control is under the figure: bring the figure's top back into view before clicking on it
+    page.locator(".kv-plot").first.evaluate("(r) => r.scrollIntoView({block: 'start'})")
     box = page.locator(".kv-plot .nsewdrag").first.bounding_box()
     page.mouse.click(box["x"] + 8, box["y"] + 8)
     page.wait_for_function("(n) => { const r = document.querySelector('.kv-plot');"
