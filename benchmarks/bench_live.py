@@ -240,7 +240,7 @@ def point_figures(drags: int = 3, seconds: float = 4.0) -> dict:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.set_default_timeout(300_000)
-        page.goto(f"{url}/?view=boundaries")
+        page.goto(f"{url}/?view=boundaries&log_gamma=1")  # γ = 10: where COMMIT_STEPS start
         page.locator(live_drag.READY).wait_for()
         page.wait_for_selector(live_drag.IDLE)
         for drag in range(drags + 1):
