@@ -29,7 +29,7 @@ figure previews γ in place (one picture per panel: its field, contours, points 
    trust.
 
 6. A dragged point (``--points``, issue 31): in the app's Decision boundaries (moons, n = 300, four
-   kernels, 1440 × 900), a data point dragged round a circle for a few seconds, a move every ~30 ms:
+   kernels, 1440 × 900), a data point dragged round a circle for a few seconds, a move every two animation frames:
    refitted figures drawn per second (each the pipeline's every stage on the moved data; ≥ 5/s), the
    time from a move to its figure drawn (median, p95), and the release until the committed figure is
    drawn (≤ 0.3 s median). Baseline in the same run: a committed γ step of the same figure, the
