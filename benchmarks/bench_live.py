@@ -29,7 +29,7 @@ figure previews γ in place (one picture per panel: its field, contours, points 
    trust.
 
 6. A dragged point (``--points``, issue 31): in the app's Decision boundaries (moons, n = 300, four
-   kernels, 1440 × 900), a data point dragged round a circle for a few seconds, a move every ~30 ms:
+   kernels, 1440 × 900), a data point dragged round a circle for a few seconds, a move every two animation frames:
    refitted figures drawn per second (each the pipeline's every stage on the moved data; ≥ 5/s), the
    time from a move to its figure drawn (median, p95), and the release until the committed figure is
    drawn (≤ 0.3 s median). Baseline in the same run: a committed γ step of the same figure, the
@@ -240,7 +240,7 @@ def point_figures(drags: int = 3, seconds: float = 4.0) -> dict:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.set_default_timeout(300_000)
-        page.goto(f"{url}/?view=boundaries")
+        page.goto(f"{url}/?view=boundaries&log_gamma=1")  # γ = 10: where COMMIT_STEPS start
         page.locator(live_drag.READY).wait_for()
         page.wait_for_selector(live_drag.IDLE)
         for drag in range(drags + 1):

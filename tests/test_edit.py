@@ -196,6 +196,7 @@ def test_a_frame_of_a_dragged_point_refits_past_the_caches_from_the_previous_par
 
     from kernelviz.ui import caches, edits
 
+    caches.fit_partition.clear()  # the page's cache is the process's: another test's fit would answer
     starts = []
     fit = pipeline.fit_partition
     monkeypatch.setattr(pipeline, "fit_partition", lambda spec, prep, start=None: starts.append(start) or
@@ -218,3 +219,17 @@ def test_a_frame_of_a_dragged_point_refits_past_the_caches_from_the_previous_par
     at.session_state[edits.MOVING_KEY] = None
     at.run()  # the same settings again: the cached fit, no new one
     assert len(starts) == before and caches.previewing() is False
+
+
+def test_a_link_to_drawn_data_keeps_their_hold_out_whether_or_not_it_is_the_drawn_default():
+    """Edited generated data keep the 30 % hold-out, which is no default of drawn data (they hold
+    none out): the link must name it, and reopen with it."""
+    points = np.array([[0.0, 0.0, 1.0], [1.0, 1.0, -1.0]])
+    for fraction in (0.3, 0.0, 0.5):
+        values = {**state.defaults(), "source": "drawn", "points": points, "test_fraction": fraction}
+        query = state.encode(values)
+        assert ("test_fraction" in query) == (fraction != state.DRAWN_TEST_FRACTION)
+        assert state.parse(query)[0]["test_fraction"] == fraction
+    # generated data: 0.3 is their default, and a link leaves it out
+    assert "test_fraction" not in state.encode(state.defaults())
+    assert state.parse({})[0]["test_fraction"] == 0.3

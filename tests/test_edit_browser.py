@@ -39,11 +39,14 @@ def test_a_dragged_point_refits_every_panel_during_the_drag_and_stays_where_it_i
     page.wait_for_selector(live_drag.IDLE)
     page.locator(".kv-plot[data-drawing=done]").wait_for()
     before = figure_state(page)
+    top = page.locator(".kv-plot").first.evaluate("(r) => r.getBoundingClientRect().top")
     result = live_drag.drag_point(page, seconds=3.0, radius=50, release=False)
     # refitted figures came while the point moved, and the panels changed with them
     page.wait_for_function("() => Object.keys(window.__kvEdit.painted).length >= 2")
     during = figure_state(page)
     assert during["fields"] != before["fields"]
+    # nothing above the figure came or went: it did not move under the pointer
+    assert page.locator(".kv-plot").first.evaluate("(r) => r.getBoundingClientRect().top") == top
     # the point is under the pointer mid-drag, drawn by the browser (every panel's marker of it)
     shown = page.locator(".kv-plot").first.evaluate("""(root, [x, y]) => {
         const box = root.getBoundingClientRect();
@@ -73,7 +76,10 @@ def test_a_click_adds_a_point_a_right_click_removes_one_and_undo_puts_the_data_b
     count = figure_state(page)["points"]
     # a click on empty space (the panel's corner holds no point) adds one of the kind chosen
     page.locator("[data-testid=stButtonGroup] button", has_text="unlabeled").click()
+    page.locator('.kv-plot[data-edit-label="0"]').wait_for()  # the figure knows the new kind
     page.wait_for_selector(live_drag.IDLE)
+    # the kind's control is under the figure: bring the figure's top back into view before clicking on it
+    page.locator(".kv-plot").first.evaluate("(r) => r.scrollIntoView({block: 'start'})")
     box = page.locator(".kv-plot .nsewdrag").first.bounding_box()
     page.mouse.click(box["x"] + 8, box["y"] + 8)
     page.wait_for_function("(n) => { const r = document.querySelector('.kv-plot');"

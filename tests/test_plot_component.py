@@ -230,9 +230,11 @@ def open_boundaries(page, server: str, kernels: str) -> list[str]:
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{server}/?view=boundaries&gen_params=n_samples:60&kernels={kernels}")
     live_drag.title_contains(page, "Decision boundaries at")
-    # the lattice's rerun (the same figure again, which Plotly.react also reports as drawn) is over
+    # the lattice's rerun (the same figure again, which Plotly.react also reports as drawn) is over,
+    # and every widget's stand-in has given way: on a loaded machine a late one moves the figure,
+    # whose next fit to the screen then draws it again (CI, stop 34: one draw too many)
     page.locator(live_drag.READY).wait_for()
-    page.wait_for_selector(live_drag.IDLE)
+    live_drag.settled(page)
     return errors
 
 

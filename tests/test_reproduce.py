@@ -446,10 +446,13 @@ def test_rwm_heart_weights_its_categorical_attributes_apart_and_reports_the_chan
 @pytest.mark.slow
 def test_protocol_mismatch_names_table_and_data_set_and_keeps_finished_cells(tmp_path):
     small = tmp_path / "small.csv"
-    small.write_text("1,2,0\n2,1,0\n3,3,1\n4,4,1\n5,5,1\n")  # class 0 has 2 points: too few for 5 folds
+    # classes of 2 and 3 points: a class smaller than the folds is spread over them (the paper's Ecoli),
+    # but 5 folds need at least one class of 5
+    small.write_text("1,2,0\n2,1,0\n3,3,1\n4,4,1\n5,5,1\n")
     out = tmp_path / "cells"
     settings = tiny(folds=5, max_points=50)
-    with pytest.raises(ValueError, match=r"rwm table 4, data set 'Pima': class 0 has 2 points, fewer than the 5"):
+    with pytest.raises(ValueError, match=r"rwm table 4, data set 'Pima': class 1 \(the largest\) has 3 points, fewer "
+                                         r"than the 5"):
         # insist: a 2-column file for Pima (8 attributes in the paper) is refused before any work otherwise
         run("rwm", tables=["4"], data={"Pima": str(small)}, rows=ORIGINAL_ROWS["rwm"], out=out, settings=settings,
             insist=True)

@@ -499,16 +499,18 @@ class Context:
         return text
 
 
-def require_folds(y, folds, paper, table, row, what="folds"):
-    """ValueError naming the table and data set when a class is smaller than ``folds``."""
+def require_folds(y, folds, paper, table, row, what="folds", spread=False):
+    """ValueError naming the table and data set when a class is smaller than ``folds`` — with ``spread``
+    (a split that spreads a small class one point per fold), when even the largest class is."""
     labels, counts = np.unique(y, return_counts=True)
     if len(labels) < 2:
         raise ValueError(f"{paper} table {table}, data set {row!r}: only one class; the protocol needs two.")
-    if counts.min() < folds:
-        smallest = labels[np.argmin(counts)]
+    short = np.argmax(counts) if spread else np.argmin(counts)
+    if counts[short] < folds:
+        which = " (the largest)" if spread else ""
         raise ValueError(
-            f"{paper} table {table}, data set {row!r}: class {smallest:g} has {counts.min()} points, fewer than the "
-            f"{folds} {what} the protocol needs; give a larger data set or fewer folds."
+            f"{paper} table {table}, data set {row!r}: class {labels[short]:g}{which} has {counts[short]} points, fewer "
+            f"than the {folds} {what} the protocol needs; give a larger data set or fewer folds."
         )
 
 

@@ -27,7 +27,7 @@ from kernelviz.components.outbox import unapplied
 from kernelviz.outside import plain
 from kernelviz.protocol import EditInfo
 from kernelviz.session import write_settings
-from kernelviz.ui import caches
+from kernelviz.ui import caches, teach
 
 #: The views whose figures' points can be edited (their rows in ``registry.VIEWS``).
 EDITABLE_VIEWS = tuple(view for view, facts in registry.VIEWS.items() if facts.editable)
@@ -201,8 +201,10 @@ def _set_data(data: dict) -> None:
     write_settings(st.session_state, data)
     st.session_state[MOVING_KEY] = None
     st.session_state.pop(BASE_KEY, None)  # the next figure's points are the base of the next edits
-    if (before["source"], before["scaling"]) != (data["source"], data["scaling"]):
-        st.session_state[RERUN_KEY] = True  # the sidebar shows them: the page reruns, not only the view
+    # the sidebar shows the source and the scaling, an open lesson's panel (above the view) the view's
+    # numbers: the page reruns, not only the view
+    if (before["source"], before["scaling"]) != (data["source"], data["scaling"]) or teach.lesson_open():
+        st.session_state[RERUN_KEY] = True
 
 
 def rerun_wanted() -> bool:

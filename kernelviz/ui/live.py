@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping, MutableMapping
 
 from kernelviz import registry
+from kernelviz import state as kvstate
 from kernelviz.components import poll
 from kernelviz.protocol import Finished, LivePreview
 from kernelviz.outside import message, plain
@@ -213,27 +214,18 @@ def within(setting: str, value: float) -> float:
 
 # ============================================================================ drawing
 
-#: Drawn points all train by default: with a 30 % hold-out, two of six drawn points would
-#: never be seen by the SVM. The sidebar's slider still holds some out on request.
-DRAWN_TEST_FRACTION = 0.0
 #: Where the hold-out chosen before switching to drawing waits, to come back after it.
 _TEST_FRACTION_BEFORE = "_test_fraction_before_drawing"
-
-
-def drawn_defaults(values: dict, query) -> None:
-    """A link to drawn points that does not say how many to hold out holds out none."""
-    if values.get("source") == "drawn" and "test_fraction" not in query:
-        values["test_fraction"] = DRAWN_TEST_FRACTION
 
 
 def source_changed(store) -> None:
     """Switching to drawing trains on every drawn point; switching back restores the earlier hold-out."""
     if store.get("source") == "drawn":
         store[_TEST_FRACTION_BEFORE] = store.get("test_fraction")
-        write_settings(store, {"test_fraction": DRAWN_TEST_FRACTION})
+        write_settings(store, {"test_fraction": kvstate.DRAWN_TEST_FRACTION})
     elif _TEST_FRACTION_BEFORE in store:
         before = store.pop(_TEST_FRACTION_BEFORE)
-        if store.get("test_fraction") == DRAWN_TEST_FRACTION and before is not None:
+        if store.get("test_fraction") == kvstate.DRAWN_TEST_FRACTION and before is not None:
             write_settings(store, {"test_fraction": before})
 
 

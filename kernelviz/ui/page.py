@@ -18,7 +18,7 @@ import kernelviz as kv
 from kernelviz import pipeline
 from kernelviz import state as kvstate
 from kernelviz.session import Session, describe_values, mark_fragment_rerun, write_settings
-from kernelviz.ui import live, pollers, session_end, teach
+from kernelviz.ui import caches, live, pollers, session_end, teach
 
 # Widgets drawn on every completed run (the view switcher and the sidebar's unconditional
 # controls): the session never writes them back (see kernelviz.session).
@@ -43,7 +43,13 @@ def busy(text: str):
     late, which can reach the browser after the fragment run it belongs to was interrupted or
     replaced (it was among the last messages before each front-end failure of
     ``benchmarks/bench_sessions.py``, though not their cause: see :func:`kernelviz.ui.live.watcher`).
+
+    None while a point is dragged (``caches.previewing``): a note coming and going above the figure
+    at every frame moved the figure, and the point with it, under the pointer.
     """
+    if caches.previewing():
+        yield
+        return
     note = st.empty()
     note.caption(text)
     try:
@@ -117,7 +123,6 @@ def start_session() -> None:
     values, problems = kvstate.parse(query)
     teach.start(values, problems, query)
     values["points"] = values["points"] if values["points"] is not None else np.zeros((0, 3))
-    live.drawn_defaults(values, st.query_params)
     session().start(values, problems)
     for problem in set_generator_params(values["generator"], values["gen_params"]):
         session().flash(problem)

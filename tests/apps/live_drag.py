@@ -557,7 +557,7 @@ def data_point(page, index: int = 3, chart: str = ".kv-plot") -> dict:
 
 def drag_point(page, seconds: float = 4.0, radius: float = 60.0, index: int = 3, release: bool = True) -> dict:
     """Press a data point of the page's first figure and move it round a circle of ``radius`` px for
-    ``seconds``, a move every ~30 ms, then release it (unless ``release`` is False).
+    ``seconds``, a move every two animation frames, then release it (unless ``release`` is False).
 
     Returns
     -------
@@ -582,7 +582,8 @@ def drag_point(page, seconds: float = 4.0, radius: float = 60.0, index: int = 3,
         x = point["x"] + radius * math.sin(angle)
         y = point["y"] + radius * (1 - math.cos(angle)) / 2
         page.mouse.move(x, y)
-        page.wait_for_timeout(30)
+        # paced by the page's frames (two, ~30 ms): as fast as a hand, never faster than the page draws
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
     elapsed = time.perf_counter() - start
     probe = page.evaluate("() => window.__kvEdit")
     released = None

@@ -257,3 +257,13 @@ export function fakePlotly({ layout: drawn = () => ({}) } = {}) {
   };
   return plotly;
 }
+
+// kernelviz.components.plot.payload's layout: the header's length (4 bytes, little-endian), the header, the body.
+export function payload(header, body = []) {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const bytes = new Uint8Array(4 + json.length + body.length);
+  new DataView(bytes.buffer).setUint32(0, json.length, true);
+  bytes.set(json, 4);
+  bytes.set(body, 4 + json.length);
+  return bytes;
+}

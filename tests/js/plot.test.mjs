@@ -11,17 +11,7 @@ import { pathToFileURL } from "node:url";
 
 import { FINISHED_EVENT } from "../../kernelviz/components/events.js";
 import plot from "../../kernelviz/components/plot/plot.js";
-import { fakePlotly, install, uninstall } from "./fake_dom.mjs";
-
-// kernelviz.components.plot.payload's layout: the header's length (4 bytes, little-endian), the header, the body.
-function payload(header, body = []) {
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const bytes = new Uint8Array(4 + json.length + body.length);
-  new DataView(bytes.buffer).setUint32(0, json.length, true);
-  bytes.set(json, 4);
-  bytes.set(body, 4 + json.length);
-  return bytes;
-}
+import { fakePlotly, install, payload, uninstall } from "./fake_dom.mjs";
 
 // Two points on the default axes of the fake plotly.js: (0.5, 0.5) at 330, 250 px and (0, 1) at 80, 100 px.
 const FIGURE = { data: [{ type: "scatter", mode: "markers", name: "class +1", x: [0.5, 0], y: [0.5, 1], customdata: [["a"], ["b"]],

@@ -4,16 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { decode, unpackLattice } from "../../kernelviz/components/plot/payload.js";
-
-// kernelviz.components.plot.payload's layout: the header's length (4 bytes, little-endian), the header, the body.
-function payload(header, body = []) {
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const bytes = new Uint8Array(4 + json.length + body.length);
-  new DataView(bytes.buffer).setUint32(0, json.length, true);
-  bytes.set(json, 4);
-  bytes.set(body, 4 + json.length);
-  return bytes;
-}
+import { payload } from "./fake_dom.mjs";
 
 test("the header and the body, from an ArrayBuffer or from a view into a larger buffer", () => {
   const bytes = payload({ revision: 3, figure: null, name: "γ" }, [7, 8, 9]);

@@ -84,6 +84,7 @@ export function editArrived(view) {
     return;
   }
   acknowledge(OUTBOX, info.applied);
+  view.root.dataset.editLabel = String(info.label);  // what a click adds (tests wait for a new choice to arrive)
   const edit = view.edit || (view.edit = { drag: null, released: null, seq: 0, press: null, points: [] });
   edit.points = applyEdits(info.points, pending(OUTBOX));
   if (edit.released && !OUTBOX.entries.some(([number]) => number === edit.released.number)) {

@@ -194,8 +194,8 @@ def _run_row(context, table_id, row, X, y, variant, categorical=(), weight_grid=
     opts = _settings(context)
     weight_grid = opts["weights"] if weight_grid is None else weight_grid
     seed = context.settings.seed
-    # only a single-class row is refused: a class smaller than the folds is spread over them
-    require_folds(y, 1, PAPER, table_id, row)
+    # a class smaller than the folds is spread over them; the largest must fill every fold
+    require_folds(y, opts["folds"], PAPER, table_id, row, spread=True)
     splits = _splits(y, opts["folds"], seed)
     small_class_notes = _small_class_notes(y, splits, opts["folds"], table_id in ("2", "3"))
     # each cell's work is its candidates: (C, γ) × LAP's ratios × the (α, β) pairs, for the progress estimate
