@@ -34,7 +34,17 @@ async function drawn({ hidden = [] } = {}) {
 
 const arcsOn = (canvas) => canvas.context.calls.filter(([name]) => name === "arc").map((call) => call.slice(1, 3));
 const arcs = (view) => arcsOn(view.canvas);
-const supportArcs = (view) => arcsOn(view.supportCanvas);
+// the support canvas copies sprites (sprites.js), each painted round a centre: where those centres
+// fall on the figure, in its CSS pixels (the copies are placed in the canvas's device pixels)
+const supportCentres = (view) => {
+  const { left, top, ratio } = view.supportCanvas.place;
+  return view.supportCanvas.context.calls.filter(([name]) => name === "drawImage").map(([, sprite, x, y]) => {
+    const [[, u, v]] = sprite.context.calls.filter(([name]) => name === "arc" || name === "moveTo");
+    return [left + (x + u * ratio) / ratio, top + (y + v * ratio) / ratio];
+  });
+};
+const supportSymbols = (view) => view.supportCanvas.context.calls.filter(([name]) => name === "drawImage")
+  .map(([, sprite]) => (sprite.context.calls.some(([name]) => name === "arc") ? "circle" : "polygon"));
 
 test("the points are painted at their axes' pixels on a canvas between Plotly's drawing and its hover layer", async () => {
   const view = await drawn();
@@ -78,7 +88,8 @@ test("over a covered panel, the dragged value's support vectors in place of the 
     const container = view.root.querySelector(".svg-container");
     assert.deepEqual(container.children.map((c) => c.className),
                      ["main-svg drawing", "main-svg info", "kv-plot-points", "kv-plot-support", "main-svg hover"]);
-    assert.deepEqual(supportArcs(view), [[600, 400], [800, 100]]);
+    assert.deepEqual(supportCentres(view), [[600, 400], [800, 100]]);
+    assert.deepEqual(supportSymbols(view), ["circle", "circle"]);
     assert.equal(view.layers[1].px, null);
     view.root.box = { left: 0, top: 0, width: 800, height: 450 };
     assert.equal(pointAt(view, 600, 400), null);
@@ -93,8 +104,9 @@ test("over a covered panel, the dragged value's support vectors in place of the 
     assert.deepEqual([view.supportCanvas.style.left, view.supportCanvas.style.top, view.supportCanvas.width, view.supportCanvas.height],
                      ["600px", "100px", 200, 300]);
     assert.deepEqual(view.supportCanvas.context.calls.find(([name]) => name === "setTransform"), ["setTransform", 1, 0, 0, 1, -600, -100]);
-    assert.equal(supportArcs(view).length, 0);  // a square
-    assert.ok(view.supportCanvas.context.calls.some(([name]) => name === "rect"));
+    assert.deepEqual(supportSymbols(view), ["polygon"]);  // a square
+    // at 700, 250 px: the square's path starts at its corner 6 px right of and below its centre (size 12)
+    assert.deepEqual(supportCentres(view).map(([x, y]) => [x - 6, y - 6]), [[700, 250]]);
     view.root._fullData[1].visible = "legendonly";  // the figure's support vectors hidden from the legend: so are these
     view.canvas.context.calls.length = 0;
     drawPoints(view);

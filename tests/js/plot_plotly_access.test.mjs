@@ -84,6 +84,8 @@ test("a canvas over part of the figure: placed there, its context still in the f
     assert.deepEqual([canvas.width, canvas.height, canvas.style.width, canvas.style.height, canvas.style.left, canvas.style.top],
                      [602, 402, "301px", "201px", "80px", "100px"]);
     assert.deepEqual(context.calls, [["setTransform", 2, 0, 0, 2, -160, -200], ["clearRect", 80, 100, 301, 201]]);
+    // where it stands, for what is placed in its device pixels (sprites.js)
+    assert.deepEqual(canvas.place, { left: 80, top: 100, ratio: 2 });
   } finally { uninstall(); }
 });
 

@@ -6,6 +6,7 @@ import { pick } from "./arrays.js";
 import { strokePaths } from "./contours.js";
 import { fitCanvas, plotArea, PLOTLY } from "./plotly_access.js";
 import { along } from "./split.js";
+import { paintSprites } from "./sprites.js";
 
 export const SV_GROUP = "sv";  // kernelviz.figures.boundary_figure's legend group of the support vectors
 
@@ -61,7 +62,7 @@ export function drawPoints(view) {
 
 // Over each panel the live preview covers, the support vectors of the values it shows (view.support,
 // by subplot, from paint.js), where the figure draws its own (the trace of its support vectors
-// visible), as the figure's are drawn; not hovered: their numbers are not the figure's. Alone on
+// visible), as the figure's are drawn (each a sprite of it); not hovered: their numbers are not the figure's. Alone on
 // their canvas, cleared and repainted at each dragged value; the canvas goes when there are none.
 export function drawSupport(view) {
   const full = PLOTLY.layout(view.root);
@@ -89,7 +90,8 @@ export function drawSupport(view) {
   const right = Math.max(...shown.map(([, xa]) => xa.offset + xa.length));
   const bottom = Math.max(...shown.map(([, , ya]) => ya.offset + ya.length));
   const context = fitCanvas(canvas, full, { left, top, width: right - left, height: bottom - top });
-  for (const [preview, xa, ya] of shown) paintLayer(context, preview, xa, ya);
+  // copies of pre-painted markers (sprites.js): stroked one by one they cost ~10 ms a frame
+  for (const [preview, xa, ya] of shown) paintSprites(context, preview, xa, ya, canvas.place);
 }
 
 function drawFigurePoints(view) {

@@ -73,6 +73,7 @@ export function plotArea(full, ref) {
 // A canvas the size of the figure, its context scaled to CSS pixels; or, given `box` ({left, top,
 // width, height} in the figure's CSS pixels), a canvas over that part of the figure alone, its
 // context still in the figure's pixels (a smaller canvas is less to hand to the compositor each frame).
+// The canvas keeps where it stands and its device pixels per CSS pixel: `canvas.place`, {left, top, ratio}.
 export function fitCanvas(canvas, full, box = null) {
   const ratio = window.devicePixelRatio || 1;
   const left = box ? Math.floor(box.left) : 0;
@@ -89,6 +90,7 @@ export function fitCanvas(canvas, full, box = null) {
     canvas.style.left = `${left}px`;
     canvas.style.top = `${top}px`;
   }
+  canvas.place = { left, top, ratio };
   const context = canvas.getContext("2d");
   context.setTransform(ratio, 0, 0, ratio, left ? -left * ratio : 0, top ? -top * ratio : 0);
   context.clearRect(left, top, width, height);
