@@ -666,3 +666,47 @@ def test_every_view_sends_its_figures_with_a_revision_and_without_template():
             assert spec["layout"]["datarevision"], view
         if view in ("boundaries", "similarity"):
             assert specs[0]["layout"]["clickmode"] == "event+select", view
+
+
+def test_every_figure_is_sent_as_plotlys_own_json_would_give_it(monkeypatch):
+    """takeaway.figure_json (which skips Plotly's deep copy and data-frame checks) gives what
+    ``fig.to_plotly_json()`` gives, on every figure the views draw — on the projector too — and on
+    the grid search's and P_f's, which wait for a button in the app."""
+    import plotly.utils
+
+    checked = []
+    own = takeaway.figure_json
+    text = lambda spec: json.dumps(spec, cls=plotly.utils.PlotlyJSONEncoder, sort_keys=True)  # noqa: E731
+
+    def compared(fig):
+        sent = own(fig)
+        assert text(sent) == text(fig.to_plotly_json())
+        checked.append(sent["layout"].get("title", {}).get("text", ""))
+        return sent
+
+    monkeypatch.setattr(takeaway, "figure_json", compared)
+    links = [dict(view=view, gen_params="n_samples:60", kernels="rbf,ckrbf") for view in ("data", "partition", "similarity", "kernel")]
+    links += [dict(view="boundaries", gen_params="n_samples:60", kernels="rbf,ckrbf", models="SCM,KFD"),
+              dict(view="boundaries", gen_params="n_samples:60", kernels="rwm", projector="1")]
+    for link in links:
+        assert_clean(open_app(link))
+    assert len(checked) >= len(links)
+    log_Cs, log_gammas = np.arange(-2.0, 3.0), np.arange(-3.0, 2.0)
+    grid = fg.grid_search_figure([fg.GridPanel("rbf", np.full((5, 5), 0.6), np.array([[-3.0, 2.0], [-2.0, 1.0]]), (-2.0, 1.0))],
+                                 log_Cs, log_gammas)
+    alphas = np.linspace(0.5, 1, 11)
+    pf = fg.pf_figure({"rbf": (alphas, np.linspace(1, 0, 11))}, alpha0=0.5, aucs={"rbf": 0.25})
+    for fig in (grid, pf, takeaway.for_projector(grid)):
+        assert text(own(fig)) == text(fig.to_plotly_json())
+    # what Plotly converts and what it leaves: an array under a dict's key becomes a typed array, one
+    # in a list stays, and a skipped key's value is copied as it is
+    # and every kind of array: 64-bit integers in the smallest type that holds them (or none), 2-d
+    # and transposed ones, empty, boolean and float32 ones
+    arrays = {"x": np.arange(3, dtype=np.int64), "y": np.array([-40_000, 2], dtype=np.int64), "z": np.arange(6.0).reshape(2, 3).T,
+              "ids": np.array([2**40], dtype=np.int64), "text": np.array([70_000], dtype=np.uint64),
+              "hovertext": np.array([], dtype=float), "selectedpoints": np.array([True, False]), "opacity": np.ones(2, np.float32)}
+    odd = go.Figure({"data": [{"type": "scatter", "customdata": [np.arange(2.0)], "marker": {"color": (np.ones(2), {"c": np.zeros(2)})},
+                               **arrays}],
+                     "layout": {"xaxis": {"range": np.array([0.0, 1.0])}}}, _validate=False)
+    assert text(own(odd)) == text(odd.to_plotly_json())
+    assert own(odd)["data"][0]["x"] == {"dtype": "i1", "bdata": "AAEC"}

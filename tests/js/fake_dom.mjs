@@ -237,6 +237,11 @@ export function fakePlotly({ layout: drawn = () => ({}) } = {}) {
                            xaxis: drawnAxis("x", 80, 500, [0, 1]), yaxis: drawnAxis("y", 100, 300, [0, 1]),
                            ...drawn(layout, data) };
       root._fullData = data.map((trace) => ({ ...trace, visible: trace.visible ?? true }));
+      root.data = data;
+      root.layout = layout;
+      // as plotly.js writes each axis's type into the layout it is given
+      for (const key of Object.keys(layout)) if (/^[xy]axis\d*$/.test(key)) layout[key].type ??= "linear";
+      drawAnnotations(root, layout.annotations || []);
       if (!root.querySelector(".svg-container")) {
         const container = new FakeElement("div");
         container.className = "svg-container";
@@ -256,6 +261,22 @@ export function fakePlotly({ layout: drawn = () => ({}) } = {}) {
     emit(root, name, event) { return (root.handlers[name] || []).map((handler) => handler(event)); },
   };
   return plotly;
+}
+
+// Plotly's annotations as it draws them: g.annotation[data-index] > text.annotation-text, whose text
+// nodes are the words between the text's tags.
+function drawAnnotations(root, annotations) {
+  for (const old of root.querySelectorAll("g.annotation")) old.remove();
+  annotations.forEach((annotation, index) => {
+    const group = new FakeElement("g");
+    group.className = "annotation";
+    group.setAttribute("data-index", String(index));
+    const text = new FakeElement("text");
+    text.className = "annotation-text";
+    text.childNodes = String(annotation.text ?? "").split(/<[^>]*>/).filter((w) => w).map((nodeValue) => ({ nodeType: 3, nodeValue }));
+    group.appendChild(text);
+    root.appendChild(group);
+  });
 }
 
 // kernelviz.components.plot.payload's layout: the header's length (4 bytes, little-endian), the header, the body.

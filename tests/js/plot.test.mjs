@@ -77,11 +77,45 @@ test("the same drawing again is not handed to Plotly; a new one is, on the same 
     show(header());
     await settled();
     assert.deepEqual([plotly.reacted.length, root().dataset.drawing], [1, "done"]);
-    show(header({ drawing: "d2" }));
+    show(header({ drawing: "d2", figure: { ...FIGURE, data: [FIGURE.data[0], { ...FIGURE.data[1], y: [1, 0] }] } }));
     await settled();
     assert.equal(plotly.reacted.length, 2);
     assert.equal(plotly.reacted[1].root, element);
     assert.equal(parentElement.querySelectorAll(".kv-plot").length, 1);
+  } finally { uninstall(); }
+});
+
+test("a new figure whose titles alone changed their words is not handed to Plotly: the words are written where it drew them", async () => {
+  const { plotly, show, root } = page();
+  const titled = (words, points = FIGURE.data[0]) => ({ data: [points, FIGURE.data[1]],
+                                                        layout: { ...FIGURE.layout, xaxis: { range: [0, 1] },
+                                                                  annotations: [{ text: `<b>RBF</b><br>${words}` }] } });
+  const drawnWords = () => root().querySelector('g.annotation[data-index="0"]').querySelector("text.annotation-text")
+    .childNodes.map((node) => node.nodeValue);
+  try {
+    show(header({ figure: titled("train 90%") }));
+    await settled();
+    show(header({ figure: titled("train 95%"), drawing: "d2" }));
+    await settled();
+    assert.equal(plotly.reacted.length, 1);
+    assert.deepEqual(drawnWords(), ["RBF", "train 95%"]);
+    assert.equal(root().layout.annotations[0].text, "<b>RBF</b><br>train 95%", "Plotly's own copy says what is drawn");
+    assert.equal(root().dataset.drawing, "done");
+    // the points moved too (the canvas's): still not Plotly's, and the canvas has them
+    const moved = { ...FIGURE.data[0], x: [0.25, 0] };
+    show(header({ figure: titled("train 97%", moved), drawing: "d3" }));
+    await settled();
+    assert.equal(plotly.reacted.length, 1);
+    assert.deepEqual([...root()._kvLayers[0].x], [0.25, 0]);
+    assert.deepEqual(drawnWords(), ["RBF", "train 97%"]);
+    // back to the first words: Plotly is not told either, the page shows them
+    show(header({ figure: titled("train 90%"), drawing: "d1" }));
+    await settled();
+    assert.deepEqual([plotly.reacted.length, drawnWords()], [1, ["RBF", "train 90%"]]);
+    // a title of other lines is Plotly's to draw
+    show(header({ figure: { ...titled(""), layout: { ...FIGURE.layout, annotations: [{ text: "<b>RBF</b>" }] } }, drawing: "d4" }));
+    await settled();
+    assert.equal(plotly.reacted.length, 2);
   } finally { uninstall(); }
 });
 

@@ -28,7 +28,8 @@
 // contours.js paint fields and level lines, for the figure and the live preview alike; the live
 // preview's sliders are sliders.js, where they stand in the lattice lattice.js, what a panel
 // looks like there looks.js, and paint.js paints the field canvas; screen.js lays the figure out
-// for the screen (arrange.js); edit.js lets a person drag, add and remove points. This module is the component: its view, Plotly's events, and the
+// for the screen (arrange.js); titles.js writes a figure's new titles where only their words
+// changed; edit.js lets a person drag, add and remove points. This module is the component: its view, Plotly's events, and the
 // default export Streamlit calls.
 
 import { FINISHED_EVENT } from "../events.js";
@@ -43,6 +44,7 @@ import { loadPlotly, plotlyChanges } from "./plotly_access.js";
 import { arranged, fitToScreen, redrawArranged } from "./screen.js";
 import { listenForFinished, updateLive } from "./sliders.js";
 import { splitCanvas } from "./split.js";
+import { drawnAs, wordsOnly, writeWords } from "./titles.js";
 
 const VIEWS = new WeakMap();
 
@@ -54,7 +56,7 @@ function createView(parent) {
                  setTriggerValue: null, resize: null, layers: [], canvas: null, hoverLabel: null,
                  live: null, controls: null, fieldCanvas: null, fields: [], pointHovered: false, dimmed: false, frame: 0,
                  drawing: null, drawn: Promise.resolve(), onFinished: null, levels: [], covered: new Set(),
-                 split: null, solo: null, box: null, onKey: null, onWindow: null, runEnd: null, edit: null, stopEditing: null,
+                 split: null, given: null, solo: null, box: null, onKey: null, onWindow: null, runEnd: null, edit: null, stopEditing: null,
                  added: [] };
   // The figure follows the column's width, and small multiples the screen's height too
   // (arrange.js). Hidden (no width) there is nothing to fit, and Plotly refuses; back at the size
@@ -215,7 +217,17 @@ export default function (component) {
     view.root._kvFields = fields;  // for tests: the fields the canvas paints
     view.root._kvLevels = levels;  // for tests: the level lines the canvas paints
     view.root._kvLayers = layers;  // for tests: the points as drawn (data and pixel positions)
-    view.drawn = Plotly.react(view.root, figure.data, figure.layout, payload.config).then(() => {
+    // the figure drawn but for its titles' words (a dragged point's frame, a committed step): the
+    // words are written where Plotly drew them (titles.js), the canvases painted again
+    const drawn = view.given;
+    const changes = view.listening ? wordsOnly(drawn, figure) : null;
+    view.given = drawnAs(figure);
+    const written = changes ? view.drawn.then(() => writeWords(view.root, drawn, changes)) : Promise.resolve(false);
+    view.drawn = written.then((wrote) => {
+      if (!wrote) return Plotly.react(view.root, figure.data, figure.layout, payload.config);
+      drawPoints(view);
+      return undefined;
+    }).then(() => {
       if (!view.listening) {
         view.listening = true;
         listenForPoints(view);
@@ -237,6 +249,7 @@ export default function (component) {
     return view.drawn.then(done);
   }).catch((error) => {
     view.drawing = null;  // nothing is known to be drawn: the next payload draws in full
+    view.given = null;
     showError(view, error.message || String(error));
   });
   return cleanup((gone) => {

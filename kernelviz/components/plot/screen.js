@@ -3,6 +3,7 @@
 
 import { arrangePanels } from "./arrange.js";
 import { PLOTLY } from "./plotly_access.js";
+import { drawnAs } from "./titles.js";
 
 // The box a figure of small multiples may fill: the column's width, and the screen's height below
 // the figure's top (all of it, less a little, where the figure starts lower than half the screen),
@@ -44,6 +45,7 @@ export function redrawArranged(view) {
   view.root.dataset.arranging = "1";
   const figure = arranged(view);
   view.root.style.minHeight = `${figure.layout.height || 450}px`;
+  view.given = drawnAs(figure);
   view.drawn = view.drawn.then(() => window.Plotly.react(view.root, figure.data, figure.layout, view.payload.config))
     .finally(() => { view.root.dataset.arranging = "0"; });
 }
