@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { percent, previewTitle, restoreTitle, scoreLines, supportLayer } from "../../kernelviz/components/plot/support.js";
+import { percent, previewTitle, restoreTitle, restoreTitles, scoreLines, supportLayer } from "../../kernelviz/components/plot/support.js";
 import { FakeElement, install, uninstall } from "./fake_dom.mjs";
 
 // Four training points; along log_C, value 0 has support vectors 1 and 3, value 1 none, value 2 points 0, 2, 3.
@@ -78,5 +78,23 @@ test("mid-drag a title says the value's scores and hides what the lattice does n
     assert.deepEqual(lines(g).map(([words]) => words), ["rbf", "train 90% · test 80%", "12 ms", "note"]);
     restoreTitle(g);
     assert.equal(g.classList.contains("kv-stale"), false);
+  } finally { uninstall(); }
+});
+
+test("every title back to the figure's words at once, before a new figure's words are written over them", () => {
+  install();
+  try {
+    const root = new FakeElement("div");
+    const [first, second] = [title(), title()];
+    root.append(first, second);
+    previewTitle(first, ["train 70% · test 60%"]);
+    previewTitle(second, null);
+    restoreTitles(root);
+    for (const g of [first, second]) {
+      assert.deepEqual(lines(g), [["rbf", false], ["train 90% · test 80%", false], ["12 ms", false], ["note", false]]);
+      assert.equal(g.classList.contains("kv-stale"), false);
+      // nothing of the preview's is left to write back over newer words
+      assert.ok(g.querySelectorAll("tspan.line").every((line) => line.kvFigureText === undefined));
+    }
   } finally { uninstall(); }
 });

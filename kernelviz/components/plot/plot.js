@@ -44,6 +44,7 @@ import { loadPlotly, plotlyChanges } from "./plotly_access.js";
 import { arranged, fitToScreen, redrawArranged } from "./screen.js";
 import { listenForFinished, updateLive } from "./sliders.js";
 import { splitCanvas } from "./split.js";
+import { restoreTitles } from "./support.js";
 import { drawnAs, wordsOnly, writeWords } from "./titles.js";
 
 const VIEWS = new WeakMap();
@@ -222,7 +223,11 @@ export default function (component) {
     const drawn = view.given;
     const changes = view.listening ? wordsOnly(drawn, figure) : null;
     view.given = drawnAs(figure);
-    const written = changes ? view.drawn.then(() => writeWords(view.root, drawn, changes)) : Promise.resolve(false);
+    // (over the figure's own words: mid-drag a title says the dragged value's, support.js)
+    const written = changes ? view.drawn.then(() => {
+      restoreTitles(view.root);
+      return writeWords(view.root, drawn, changes);
+    }) : Promise.resolve(false);
     view.drawn = written.then((wrote) => {
       if (!wrote) return Plotly.react(view.root, figure.data, figure.layout, payload.config);
       drawPoints(view);

@@ -87,6 +87,13 @@ export function restoreTitle(title) {
   }
 }
 
+// Every title of the figure in `root` as the figure drew it: before a new figure's words are written
+// over the drawn ones (titles.js), which they must read as drawn. A title a preview keeps saying
+// its own words over would otherwise get back the words of the figure before.
+export function restoreTitles(root) {
+  for (const title of root.querySelectorAll("g.annotation")) restoreTitle(title);
+}
+
 function setClass(element, name, on) {
   if (element.classList.contains(name) !== on) element.classList.toggle(name, on);
 }
