@@ -16,10 +16,15 @@ the compositor would otherwise do after the script): per value, the median milli
                     in quarter-pixel steps), at its exact position (resampled)
   sprites-px        the same, each copied to a whole device pixel
   sprites-half      each copied to a whole device pixel from a sprite painted at the half-pixel
-                    offset nearest to its centre (what kernelviz/components/plot/sprites.js does)
+                    offset nearest to its centre
   sprites-nosmooth  at its exact position, imageSmoothingEnabled off (nearest pixel)
   atlas-px          whole pixels, every sprite on one canvas, copied by a source rectangle
   bitmap-half       sprites-half from ImageBitmaps (OffscreenCanvas.transferToImageBitmap)
+  half-pxclip       sprites-half, the plot area's clip rounded to whole device pixels
+  half-noclip       sprites-half, no clip
+  sprites.js        kernelviz/components/plot/sprites.js's paintSprites: each sprite's pixels read
+                    back once; at each value every marker's pixels blended (source over) into one
+                    picture in script, put with one putImageData
 
 Each line gives the median over values and passes, and of it the script's own calls (the
 rest is raster). The methods alternate, twice.
@@ -36,7 +41,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "apps"))
+
+from kernelviz.components import module_text  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -47,7 +55,6 @@ MOVES = list(range(13, 25)) + list(range(23, 13, -1)) + [15, 16]
 COLLECT = """async ([axis, indices]) => {
   const root = document.querySelector('.kv-plot');
   const input = document.querySelector(`.kv-live-control[data-axis="${axis}"] input`);
-  const full = root._fullLayout;
   const frames = [];
   for (const index of indices) {
     input.value = String(index);
@@ -57,6 +64,7 @@ COLLECT = """async ([axis, indices]) => {
       await new Promise((r) => requestAnimationFrame(r));
     }
     const layers = [];
+    const full = root._fullLayout;
     for (const [subplot, layer] of root._kvSupport) {
       const [x, y] = subplot.split('/');
       const xa = full[`xaxis${x.slice(1)}`], ya = full[`yaxis${y.slice(1)}`];
@@ -116,13 +124,35 @@ TIME = """([data, method, passes]) => {
     }
     return s;
   };
+  // 'sprites.js': the component's own paintSprites (its module text, as Streamlit receives it),
+  // on the layers in the figure's pixels (axes that map a pixel to itself)
+  const shipped = method === 'sprites.js' ? new Function(`${data.module}\nreturn paintSprites;`)() : null;
+  canvas.place = {left, top, ratio};
+  const soft = (layers) => {
+    shipped(canvas, context, layers.map((layer) => {
+      const [cx, cy, cw, ch] = layer.clip;
+      return [{...layer, x: layer.px, y: layer.py}, {offset: cx, length: cw, toPixel: (v) => v},
+              {offset: cy, length: ch, toPixel: (v) => v}];
+    }));
+    const recorded = performance.now();
+    context.getImageData(0, 0, 1, 1);
+    return recorded;
+  };
   const paint = (layers) => {
+    if (method === 'sprites.js') return soft(layers);
     context.setTransform(1, 0, 0, 1, 0, 0);
     context.clearRect(0, 0, width, height);
     context.setTransform(ratio, 0, 0, ratio, -left * ratio, -top * ratio);
     for (const layer of layers) {
       const [cx, cy, cw, ch] = layer.clip;
-      context.save(); context.beginPath(); context.rect(cx, cy, cw, ch); context.clip();
+      context.save();
+      if (method === 'half-pxclip') {  // the clip to whole device pixels: no antialiased edge
+        const x0 = Math.round((cx - left) * ratio), y0 = Math.round((cy - top) * ratio);
+        const x1 = Math.round((cx + cw - left) * ratio), y1 = Math.round((cy + ch - top) * ratio);
+        context.setTransform(1, 0, 0, 1, 0, 0);
+        context.beginPath(); context.rect(x0, y0, x1 - x0, y1 - y0); context.clip();
+        context.setTransform(ratio, 0, 0, ratio, -left * ratio, -top * ratio);
+      } else if (method !== 'half-noclip') { context.beginPath(); context.rect(cx, cy, cw, ch); context.clip(); }
       const n = layer.px.length;
       if (method === 'per-marker') {
         for (let i = 0; i < n; i += 1) {
@@ -157,7 +187,7 @@ TIME = """([data, method, passes]) => {
         context.globalAlpha = 1;
       } else {
         const snap = method !== 'sprites';
-        const half = method === 'sprites-half' || method === 'bitmap-half';
+        const half = ['sprites-half', 'bitmap-half', 'half-pxclip', 'half-noclip'].includes(method);
         if (method === 'sprites-nosmooth') context.imageSmoothingEnabled = false;
         context.globalAlpha = one(layer.opacity, 0, 1);
         for (let i = 0; i < n; i += 1) {
@@ -197,7 +227,7 @@ TIME = """([data, method, passes]) => {
 }"""
 
 METHODS = ["per-marker", "batched", "sprites", "sprites-px", "sprites-half", "sprites-nosmooth", "atlas-px",
-           "bitmap-half"]
+           "bitmap-half", "half-pxclip", "half-noclip", "sprites.js"]
 
 
 def main() -> int:
@@ -215,6 +245,7 @@ def main() -> int:
         page.locator(live_drag.READY).wait_for()
         page.wait_for_selector(live_drag.IDLE)
         data = page.evaluate(COLLECT, ["log_gamma", MOVES])
+        data["module"] = module_text(ROOT / "kernelviz" / "components" / "plot" / "sprites.js")
         counts = [sum(len(layer["px"]) for layer in frame) for frame in data["frames"]]
         print(f"{len(counts)} γ values, {min(counts)}–{max(counts)} support vectors each (median "
               f"{statistics.median(counts):.0f}); canvas {data['width']}×{data['height']} px at ratio {data['ratio']}")

@@ -152,7 +152,12 @@ class FakeCanvas extends FakeElement {
 export function recordingContext() {
   const calls = [];
   const state = { calls, measureText: (text) => ({ width: 6 * text.length }),
-                  createImageData: (width, height) => new FakeImageData(new Uint8ClampedArray(width * height * 4), width, height) };
+                  createImageData: (width, height) => new FakeImageData(new Uint8ClampedArray(width * height * 4), width, height),
+                  getImageData: (x, y, width, height) => {
+                    const image = rastered(calls, x, y, width, height);
+                    calls.push(["getImageData", x, y, width, height]);
+                    return image;
+                  } };
   return new Proxy(state, {
     get(target, name) {
       if (name in target) return target[name];
@@ -164,6 +169,33 @@ export function recordingContext() {
       return true;
     },
   });
+}
+
+// What the canvas would hold of (x, y, width, height) in device pixels, as far as a fake can tell:
+// each path stroked or filled leaves one opaque pixel at its centre (an arc's, or the mean of its
+// points), in its colour when that is "#rrggbb" (else black), through the transform set last.
+function rastered(calls, x, y, width, height) {
+  const data = new Uint8ClampedArray(width * height * 4);
+  let transform = [1, 0, 0, 1, 0, 0];
+  let points = [];
+  const style = {};
+  for (const [name, ...args] of calls) {
+    if (name === "setTransform") transform = args;
+    else if (name === "beginPath") points = [];
+    else if (name === "arc") points = [[args[0], args[1]]];
+    else if (name === "moveTo" || name === "lineTo") points.push(args);
+    else if (name === "strokeStyle=" || name === "fillStyle=") style[name] = args[0];
+    else if ((name === "stroke" || name === "fill") && points.length) {
+      const [u, v] = [0, 1].map((c) => points.reduce((sum, point) => sum + point[c], 0) / points.length);
+      const px = Math.floor(transform[0] * u + transform[4]) - x;
+      const py = Math.floor(transform[3] * v + transform[5]) - y;
+      if (px < 0 || py < 0 || px >= width || py >= height) continue;
+      const colour = String(style[name === "stroke" ? "strokeStyle=" : "fillStyle="]);
+      const rgb = /^#[0-9a-f]{6}$/i.test(colour) ? [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16)) : [0, 0, 0];
+      data.set([...rgb, 255], 4 * (py * width + px));
+    }
+  }
+  return new FakeImageData(data, width, height);
 }
 
 class FakeImageData {

@@ -34,17 +34,17 @@ async function drawn({ hidden = [] } = {}) {
 
 const arcsOn = (canvas) => canvas.context.calls.filter(([name]) => name === "arc").map((call) => call.slice(1, 3));
 const arcs = (view) => arcsOn(view.canvas);
-// the support canvas copies sprites (sprites.js), each painted round a centre: where those centres
-// fall on the figure, in its CSS pixels (the copies are placed in the canvas's device pixels)
-const supportCentres = (view) => {
+// the support canvas's picture, put whole (sprites.js; the fake canvas leaves a pixel at each
+// marker's centre): its painted pixels in the figure's CSS pixels, and their alpha
+const supportPixels = (view) => {
   const { left, top, ratio } = view.supportCanvas.place;
-  return view.supportCanvas.context.calls.filter(([name]) => name === "drawImage").map(([, sprite, x, y]) => {
-    const [[, u, v]] = sprite.context.calls.filter(([name]) => name === "arc" || name === "moveTo");
-    return [left + (x + u * ratio) / ratio, top + (y + v * ratio) / ratio];
-  });
+  const [, image] = view.supportCanvas.context.calls.findLast(([name]) => name === "putImageData");
+  const found = [];
+  for (let k = 0; k < image.width * image.height; k += 1) {
+    if (image.data[4 * k + 3]) found.push([left + (k % image.width) / ratio, top + Math.floor(k / image.width) / ratio, image.data[4 * k + 3]]);
+  }
+  return found;
 };
-const supportSymbols = (view) => view.supportCanvas.context.calls.filter(([name]) => name === "drawImage")
-  .map(([, sprite]) => (sprite.context.calls.some(([name]) => name === "arc") ? "circle" : "polygon"));
 
 test("the points are painted at their axes' pixels on a canvas between Plotly's drawing and its hover layer", async () => {
   const view = await drawn();
@@ -80,7 +80,7 @@ test("over a covered panel, the dragged value's support vectors in place of the 
   const view = await drawn();
   try {
     view.covered = new Set(["x2/y2"]);
-    view.support = new Map([["x2/y2", { x: [0, 1], y: [0, 1], size: [10, 24], symbol: ["circle-open", "circle-open"],
+    view.support = new Map([["x2/y2", { x: [0.25, 0.75], y: [0.25, 0.75], size: [10, 24], symbol: ["circle-open", "circle-open"],
                                         color: "black", opacity: 0.7, lineWidth: 1.5 }]]);
     drawPoints(view);
     // the figure's points on their canvas, the dragged value's support vectors on one of their own above it
@@ -88,11 +88,10 @@ test("over a covered panel, the dragged value's support vectors in place of the 
     const container = view.root.querySelector(".svg-container");
     assert.deepEqual(container.children.map((c) => c.className),
                      ["main-svg drawing", "main-svg info", "kv-plot-points", "kv-plot-support", "main-svg hover"]);
-    assert.deepEqual(supportCentres(view), [[600, 400], [800, 100]]);
-    assert.deepEqual(supportSymbols(view), ["circle", "circle"]);
+    assert.deepEqual(supportPixels(view), [[750, 175, Math.round(0.7 * 255)], [650, 325, Math.round(0.7 * 255)]]);
     assert.equal(view.layers[1].px, null);
     view.root.box = { left: 0, top: 0, width: 800, height: 450 };
-    assert.equal(pointAt(view, 600, 400), null);
+    assert.equal(pointAt(view, 650, 325), null);
     // the next dragged value: its support vectors alone repainted, the figure's points left as they are
     view.canvas.context.calls.length = 0;
     view.supportCanvas.context.calls.length = 0;
@@ -104,9 +103,7 @@ test("over a covered panel, the dragged value's support vectors in place of the 
     assert.deepEqual([view.supportCanvas.style.left, view.supportCanvas.style.top, view.supportCanvas.width, view.supportCanvas.height],
                      ["600px", "100px", 200, 300]);
     assert.deepEqual(view.supportCanvas.context.calls.find(([name]) => name === "setTransform"), ["setTransform", 1, 0, 0, 1, -600, -100]);
-    assert.deepEqual(supportSymbols(view), ["polygon"]);  // a square
-    // at 700, 250 px: the square's path starts at its corner 6 px right of and below its centre (size 12)
-    assert.deepEqual(supportCentres(view).map(([x, y]) => [x - 6, y - 6]), [[700, 250]]);
+    assert.deepEqual(supportPixels(view), [[700, 250, 255]]);  // the square alone: the rings went
     view.root._fullData[1].visible = "legendonly";  // the figure's support vectors hidden from the legend: so are these
     view.canvas.context.calls.length = 0;
     drawPoints(view);
