@@ -182,7 +182,7 @@ def fit_svm(grams: Grams, gamma: float, C: float) -> SvmFit:
 
 
 def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
-                   families_of: Callable[[np.ndarray], dict] | None = None) -> fg.BoundaryPanel:
+                   families_of: Callable[[np.ndarray], dict] | None = None, lines: bool = True) -> fg.BoundaryPanel:
     """An SVM with a precomputed kernel, fitted on the training points and evaluated on the grid.
 
     Parameters
@@ -200,12 +200,16 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
         ``grid_model → dict`` as :func:`gamma_families` returns for this kernel and data (the
         app passes a cached one); used only for γ-convertible kernels, default
         :func:`gamma_families` itself.
+    lines : bool
+        Find where the panel's lines cross the grid's edges on the SVM (:func:`panel_crossings`);
+        without, they are drawn between the grid's values.
 
     Returns
     -------
     fg.BoundaryPanel
         Decision values (class indices when there are more than two classes), support
-        vectors, accuracies on the training, test and hidden-label points, and the fit time.
+        vectors, accuracies on the training, test and hidden-label points, the fit time, and
+        where its lines cross the grid's edges.
     """
     from kernelviz import _svm
 
@@ -229,9 +233,9 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     def kernel_values(points: np.ndarray) -> np.ndarray:  # points of the plane against the support vectors
         return grams.at(prep.to_model(points), gamma, sv)
 
-    lines = panel_crossings(grid, values, multiclass, True,
+    found = panel_crossings(grid, values, multiclass, True,
                             lambda points: np.searchsorted(clf.classes_, _svm.predict(clf, kernel_values(points))),
-                            lambda points: _svm.decision_values(clf, kernel_values(points)))
+                            lambda points: _svm.decision_values(clf, kernel_values(points))) if lines else None
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=y_train,
         X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=sv,
@@ -239,7 +243,7 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
         train_accuracy=float(np.mean(clf.predict(grams.train(gamma)) == y_train)),
         test_accuracy=accuracy("test", prep.test, prep.y),
         hidden_accuracy=accuracy("hidden", prep.hidden, prep.y_true),
-        fit_seconds=fit.seconds, multiclass=multiclass, regularised=bool(regularised), crossings=lines,
+        fit_seconds=fit.seconds, multiclass=multiclass, regularised=bool(regularised), crossings=found,
         note=" · ".join(filter(None, (
             "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if fit.capped else "",
             regularised))),
@@ -312,7 +316,7 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         The kernel between SCM's and MCPM's units.
     lines : bool
         Find where the panel's lines cross the grid's edges (:func:`panel_crossings`); a lattice
-        value, whose field only the live preview paints, needs none.
+        value, whose field only the live preview paints, needs none, nor a dragged point's frame.
 
     Returns
     -------
