@@ -452,9 +452,12 @@ def _discrete_colorscale(colors: Sequence[str]) -> list:
 def partition_figure(X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarray | None,
                      means: np.ndarray, covariances: np.ndarray, grid: Grid,
                      grid_responsibilities: np.ndarray, point_responsibilities: np.ndarray,
-                     title: str = "", classes: Sequence | None = None) -> go.Figure:
+                     title: str = "", classes: Sequence | None = None,
+                     region_crossings: tuple | None = None) -> go.Figure:
     """Shaded regions (most responsible cluster), ellipses at 1, 2, 3 Mahalanobis units,
-    centres, and the points with their responsibilities on hover."""
+    centres, and the points with their responsibilities on hover. ``region_crossings``: where the
+    most responsible cluster changes along the grid's edges (:func:`kernelviz.crossings.class_crossings`),
+    so that the regions' borders are drawn where they are, not along the grid's cells."""
     R = np.asarray(grid_responsibilities)
     k = R.shape[1]
     regions = {
@@ -463,6 +466,7 @@ def partition_figure(X: np.ndarray, y: np.ndarray | None, labeled_mask: np.ndarr
         "opacity": 0.45, "showscale": False,
         "text": grid.reshape(np.array([_responsibility_text(r) for r in R], dtype=object)),
         "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>%{text}<extra>region</extra>",
+        **crossings_meta(None if region_crossings is None else {"classes": region_crossings}, ["classes"]),
     }
     point_text = [_responsibility_text(r) for r in np.asarray(point_responsibilities)]
     traces = [regions] + ellipse_traces(means, covariances, show_legend=True)
@@ -590,6 +594,9 @@ class BoundaryPanel:
     alpha: float | None = None  # MPM / MCPM: the worst-case accuracy bound (the smallest pairwise one)
     class_train_accuracy: dict | None = None  # MPM / MCPM: each class's training accuracy, shown beside α
     bounded: np.ndarray | None = None  # per support vector: is |α| at its bound C (drawn square, free ones round)
+    # where the panel's lines cross the grid's edges, found on the model (kernelviz.crossings): level of f →
+    # (edge keys, fractions), or "classes" → those where the predicted class changes; None: between grid values
+    crossings: dict | None = None
 
 
 def boundary_title(p: BoundaryPanel) -> str:
@@ -687,6 +694,19 @@ def _unlabeled_traces(X: np.ndarray, y: np.ndarray | None, classes: Sequence, sh
     return traces
 
 
+def crossings_meta(crossings: Mapping | None, levels: Sequence) -> dict:
+    """A level-line or class trace's ``meta`` with where its lines cross the grid's edges
+    (:attr:`BoundaryPanel.crossings`), for the plot component's marching squares
+    (``components/plot/contours.js``): ``{"kv_crossings": [{"level", "edges", "at"}, …]}``, the level
+    "classes" for a class field's. Empty where none were found (the lines then run between grid values)."""
+    if not crossings:
+        return {}
+    found = [{"level": level, "edges": np.asarray(crossings[level][0], dtype=np.int64).tolist(),
+              "at": np.round(np.asarray(crossings[level][1], dtype=float), 5).tolist()}
+             for level in levels if level in crossings]
+    return {"meta": {"kv_crossings": found}} if found else {}
+
+
 def _binary_regions(p: BoundaryPanel, grid: Grid, draw_margins: bool = True) -> list[dict]:
     z = grid.reshape(np.asarray(p.values, dtype=float))
     finite = np.abs(z[np.isfinite(z)])
@@ -701,11 +721,12 @@ def _binary_regions(p: BoundaryPanel, grid: Grid, draw_margins: bool = True) -> 
          "colorscale": [[0, lighten(neg, 0.55)], [0.5, "#FFFFFF"], [1, lighten(pos, 0.55)]],
          "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>f = %{z:.3f}<extra></extra>"},
         {**line, "contours": {"start": 0, "end": 0, "size": 1, "coloring": "none"},
-         "line": {"color": "black", "width": 2.6}},
+         "line": {"color": "black", "width": 2.6}, **crossings_meta(p.crossings, [0.0])},
     ]
     if p.margins and draw_margins:
         traces.append({**line, "contours": {"start": -1, "end": 1, "size": 2, "coloring": "none"},
-                       "line": {"color": "#444444", "width": 1.3, "dash": "dash"}})
+                       "line": {"color": "#444444", "width": 1.3, "dash": "dash"},
+                       **crossings_meta(p.crossings, [-1.0, 1.0])})
     return traces
 
 
@@ -718,12 +739,13 @@ def _multiclass_regions(p: BoundaryPanel, grid: Grid) -> list[dict]:
         "colorscale": _discrete_colorscale([lighten(class_style(j)[0], 0.6) for j in range(k)]),
         "text": grid.reshape(np.array([names[p.classes[int(v)]] for v in z.ravel()], dtype=object)),
         "hovertemplate": "(%{x:.2f}, %{y:.2f})<br>predicted %{text}<extra></extra>",
+        **crossings_meta(p.crossings, ["classes"]),
     }]
     for j in range(k):
         traces.append({"type": "contour", "x": grid.xs, "y": grid.ys, "z": (z == j).astype(float),
                        "showscale": False, "hoverinfo": "skip", "showlegend": False,
                        "contours": {"start": 0.5, "end": 0.5, "size": 1, "coloring": "none"},
-                       "line": {"color": "black", "width": 2.2}})
+                       "line": {"color": "black", "width": 2.2}, **crossings_meta(p.crossings, ["classes"])})
     return traces
 
 

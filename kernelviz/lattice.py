@@ -515,7 +515,8 @@ class Model:
     unit_kernel: str = "rbf-ppk"
 
     def panel(self, prep: pipeline.Prepared, grid: fg.Grid, log_gamma: float, log_C: float) -> fg.BoundaryPanel:
-        return pipeline.model_panel(self.name, prep, grid, log_gamma, log_C, self.seed, self.log_eta, self.unit_kernel)
+        return pipeline.model_panel(self.name, prep, grid, log_gamma, log_C, self.seed, self.log_eta, self.unit_kernel,
+                                    lines=False)
 
     def takes(self, setting: str) -> bool:
         """Whether the model's fit depends on ``setting`` ("gamma" or "C")."""

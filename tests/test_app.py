@@ -458,10 +458,10 @@ def test_a_kernel_that_cannot_be_fitted_leaves_the_other_panels():
 def test_a_model_that_fails_leaves_the_other_panels(monkeypatch):
     fit = kv.pipeline.model_panel
 
-    def failing(name, *args):
+    def failing(name, *args, **kwargs):
         if name == "KFD":
             raise ValueError("KFD cannot be fitted here.")
-        return fit(name, *args)
+        return fit(name, *args, **kwargs)
 
     monkeypatch.setattr(kv.pipeline, "model_panel", failing)
     at = open_app(dict(view="boundaries", kernels="rbf", models="KFD,MPM", gen_params="n_samples:53"))

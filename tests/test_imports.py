@@ -105,7 +105,7 @@ LAYERS = (
     ("kernels", ("kernelviz.kernels", "kernelviz._cluster_pairs", "kernelviz.partitions")),
     ("models", ("kernelviz.models", "kernelviz.anatomy")),
     ("experiments", ("kernelviz.evaluation", "kernelviz.reproduce")),
-    ("presentation", ("kernelviz.figures", "kernelviz.state", "kernelviz.session", "kernelviz.lessons",
+    ("presentation", ("kernelviz.figures", "kernelviz.crossings", "kernelviz.state", "kernelviz.session", "kernelviz.lessons",
                       "kernelviz.theory", "kernelviz.pipeline", "kernelviz.codegen", "kernelviz.lattice")),
     ("interface", ("kernelviz.components", "kernelviz.ui", "kernelviz.cli", "kernelviz.__main__", "kernelviz")),
 )

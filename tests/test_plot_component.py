@@ -390,16 +390,20 @@ def test_hidden_and_shown_again_the_figure_is_not_drawn_again_and_a_new_width_is
     """Hidden, a figure has no width to fit (Plotly refuses a resize, an error in the page); shown
     again at the width it was drawn at, a resize would draw it all again for nothing."""
     errors = open_boundaries(page, server, "rbf")
-    page.evaluate("""() => {
+    box = page.evaluate("""() => {
         const gd = document.querySelector('.js-plotly-plot');
         window.__kvAfterplots = 0;
         gd.on('plotly_afterplot', () => { window.__kvAfterplots += 1; });
         gd.style.display = 'none';
+        return gd.dataset.box;
     }""")
-    page.wait_for_timeout(400)  # Plotly resizes 100 ms after it is asked
+    page.wait_for_timeout(400)  # Plotly resizes 100 ms after it is asked: a window to see none happen
     page.evaluate("() => { document.querySelector('.js-plotly-plot').style.display = ''; }")
     page.wait_for_timeout(400)
-    assert page.evaluate("() => window.__kvAfterplots") == 0
+    # drawn again only for a room that changed meanwhile (the page above it moved: on CI's loaded
+    # machine it did, once), and then laid out for that room; the same room is never drawn again
+    drawn, box_now = page.evaluate("() => [window.__kvAfterplots, document.querySelector('.js-plotly-plot').dataset.box]")
+    assert drawn == 0 or box_now != box, (drawn, box, box_now)
     width = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullLayout.width")
     page.set_viewport_size({"width": 1100, "height": 1000})
     page.wait_for_function("(w) => document.querySelector('.js-plotly-plot')._fullLayout.width < w", arg=width)

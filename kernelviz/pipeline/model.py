@@ -13,13 +13,14 @@ from typing import Callable, Sequence
 import numpy as np
 
 import kernelviz as kv
-from kernelviz import _chunks, anatomy, registry
+from kernelviz import _chunks, anatomy, crossings, registry
 from kernelviz import figures as fg
 from kernelviz.pipeline.data import Prepared
 from kernelviz.pipeline.fit import at_gamma
 
 __all__ = ['Grams', 'SvmFit', 'fit_svm', 'PanelScores', 'svm_scores', 'panel_scores', 'SVM_MODELS', 'SVM_MAX_ITER', 'FAMILY_MAX_ENTRIES', 'GRAM_MAX_POINTS', 'gamma_families',
-           'regularisation_note', 'REGULARISATION_EXPLANATION', 'boundary_panel', 'bounded_support',
+           'regularisation_note', 'REGULARISATION_EXPLANATION', 'boundary_panel', 'PANEL_LEVELS', 'panel_crossings',
+           'bounded_support',
            'MULTICLASS_SCHEME', 'UNIT_KERNEL_MODELS', 'model_panel', 'alpha_sentence', 'one_class_note', 'accuracy_table',
            'kernel_diagonal', 'dissimilarity_from_kernel', 'similarity_panel', 'gram_points', 'GramSummary',
            'gram_summary']
@@ -142,6 +143,10 @@ class Grams:
             log_n = family.log_n if np.isscalar(family.log_n) else family.log_n[:, columns]
             return kv.kernels.GammaFamily(family.D[:, columns], log_n).gram(gamma)
         # large data: evaluated block by block against the given columns only
+        return self.at(points, gamma, columns)
+
+    def at(self, points: np.ndarray, gamma: float, columns: np.ndarray) -> np.ndarray:
+        """Any points (model space) against training points ``columns`` at ``gamma``, block by block."""
         return _chunks.apply_in_chunks(at_gamma(self.kernel, gamma), points, self.X_train[columns], lambda K: K)
 
 
@@ -217,7 +222,7 @@ def panel_scores(panel: fg.BoundaryPanel) -> PanelScores:
 
 
 def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
-                   families_of: Callable[[np.ndarray], dict] | None = None) -> fg.BoundaryPanel:
+                   families_of: Callable[[np.ndarray], dict] | None = None, lines: bool = True) -> fg.BoundaryPanel:
     """An SVM with a precomputed kernel, fitted on the training points and evaluated on the grid.
 
     Parameters
@@ -235,12 +240,16 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
         ``grid_model → dict`` as :func:`gamma_families` returns for this kernel and data (the
         app passes a cached one); used only for γ-convertible kernels, default
         :func:`gamma_families` itself.
+    lines : bool
+        Find where the panel's lines cross the grid's edges on the SVM (:func:`panel_crossings`);
+        without, they are drawn between the grid's values.
 
     Returns
     -------
     fg.BoundaryPanel
         Decision values (class indices when there are more than two classes), support
-        vectors, accuracies on the training, test and hidden-label points, and the fit time.
+        vectors, accuracies on the training, test and hidden-label points, the fit time, and
+        where its lines cross the grid's edges.
     """
     from kernelviz import _svm
 
@@ -255,16 +264,39 @@ def boundary_panel(name: str, kernel, prep: Prepared, grid: fg.Grid, log_gamma: 
     values = (np.searchsorted(clf.classes_, _svm.predict(clf, K_grid)) if multiclass
               else _svm.decision_values(clf, K_grid))
     regularised = regularisation_note(kernel)
+
+    def kernel_values(points: np.ndarray) -> np.ndarray:  # points of the plane against the support vectors
+        return grams.at(prep.to_model(points), gamma, scores.support)
+
+    found = panel_crossings(grid, values, multiclass, True,
+                            lambda points: np.searchsorted(clf.classes_, _svm.predict(clf, kernel_values(points))),
+                            lambda points: _svm.decision_values(clf, kernel_values(points))) if lines else None
     return _with_one_class_note(fg.BoundaryPanel(
         name=name, values=values, classes=list(clf.classes_), X_train=prep.X_view[prep.train], y_train=grams.y_train,
         X_test=prep.X_view[prep.test], y_test=prep.y[prep.test], support=scores.support,
         dual=scores.dual, bounded=scores.bounded, train_accuracy=scores.train_accuracy,
         test_accuracy=scores.test_accuracy, hidden_accuracy=scores.hidden_accuracy,
-        fit_seconds=fit.seconds, multiclass=multiclass, regularised=bool(regularised),
+        fit_seconds=fit.seconds, multiclass=multiclass, regularised=bool(regularised), crossings=found,
         note=" · ".join(filter(None, (
             "libsvm stopped at its iteration cap: try a smaller C or the unit scale" if fit.capped else "",
             regularised))),
     ))
+
+
+#: The levels of f a two-class panel draws: the boundary, and the margins where they mean something.
+PANEL_LEVELS = (0.0, -1.0, 1.0)
+
+
+def panel_crossings(grid: fg.Grid, values: np.ndarray, multiclass: bool, margins: bool,
+                    predict: Callable[[np.ndarray], np.ndarray],
+                    decide: Callable[[np.ndarray], np.ndarray]) -> dict:
+    """Where a panel's lines cross its grid's edges, found on the model itself (:mod:`kernelviz.crossings`):
+    ``{"classes": (keys, t)}`` where the predicted class changes (``predict``: points of the plane →
+    class indices), else level → (keys, t) of f (``decide``: points → f) at 0 and, with ``margins``, ±1."""
+    z = grid.reshape(values)
+    if multiclass:
+        return {"classes": crossings.class_crossings(grid.xs, grid.ys, z, predict)}
+    return crossings.level_crossings(grid.xs, grid.ys, z, PANEL_LEVELS if margins else PANEL_LEVELS[:1], decide)
 
 
 def bounded_support(clf) -> np.ndarray | None:
@@ -294,7 +326,8 @@ UNIT_KERNEL_MODELS = ("SCM", "MCPM")
 
 
 def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_C: float,
-                seed: int, log_eta: float = -4.0, unit_kernel: str = "rbf-ppk") -> fg.BoundaryPanel:
+                seed: int, log_eta: float = -4.0, unit_kernel: str = "rbf-ppk",
+                lines: bool = True) -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) fitted with γ and C where it takes them.
 
     A two-class model meets more classes through :data:`MULTICLASS_SCHEME` (one fit per
@@ -314,6 +347,9 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         log₁₀ of CKSVMNDA's η (how much KNDA's scatter weighs beside the SVM's margin).
     unit_kernel : {"rbf-ppk", "lppk"}
         The kernel between SCM's and MCPM's units.
+    lines : bool
+        Find where the panel's lines cross the grid's edges (:func:`panel_crossings`); a lattice
+        value, whose field only the live preview paints, needs none, nor a dragged point's frame.
 
     Returns
     -------
@@ -350,6 +386,10 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
             alpha = float(min(alphas))
     elif hasattr(model, "alpha_"):
         alpha = float(model.alpha_)
+    margins = name in SVM_MODELS and not multiclass
+    found = panel_crossings(grid, values, multiclass, margins,
+                            lambda points: np.searchsorted(model.classes_, model.predict(prep.to_model(points))),
+                            lambda points: model.decision_function(prep.to_model(points))) if lines else None
     predicted = model.predict(X_train)
     per_class = None
     if alpha is not None:
@@ -363,7 +403,7 @@ def model_panel(name: str, prep: Prepared, grid: fg.Grid, log_gamma: float, log_
         test_accuracy=float(np.mean(model.predict(X_test) == y_test)) if len(X_test) else None,
         hidden_accuracy=(float(np.mean(model.predict(prep.X_model[prep.hidden]) == prep.y_true[prep.hidden]))
                          if prep.hidden.any() else None),
-        fit_seconds=fit_seconds, multiclass=multiclass, margins=name in SVM_MODELS and not multiclass,
+        fit_seconds=fit_seconds, multiclass=multiclass, margins=margins, crossings=found,
         scheme=MULTICLASS_SCHEME if wrapped else "", note=" · ".join(notes), alpha=alpha))
 
 

@@ -138,14 +138,18 @@ def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_g
     def cached_families(grid_model: np.ndarray) -> dict:
         return gamma_families(name, data_key, kkey, grid_key, _kernel, _prep, grid_model)
 
-    return read_only(pipeline.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families))
+    # data on their way (a dragged point's frames) draw their lines between grid values, as the live
+    # preview does: finding the crossings on the model cost a frame ~15 % (kernelviz.crossings)
+    return read_only(pipeline.boundary_panel(name, _kernel, _prep, _grid, log_gamma, log_C, families_of=cached_families,
+                                             lines=not previewing()))
 
 
 @_cached(64)
 def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
                 log_eta: float, unit_kernel: str, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ, C, η and unit kernel, on the same grid."""
-    return read_only(pipeline.model_panel(name, _prep, _grid, log_gamma, log_C, seed, log_eta, unit_kernel))
+    return read_only(pipeline.model_panel(name, _prep, _grid, log_gamma, log_C, seed, log_eta, unit_kernel,
+                                          lines=not previewing()))
 
 
 @_cached(64)

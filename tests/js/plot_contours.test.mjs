@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { contourPaths, dashOf, levelsOf, strokePaths, strokeTrace } from "../../kernelviz/components/plot/contours.js";
+import { contourPaths, crossingsAt, dashOf, edgePoint, levelsOf, strokePaths, strokeTrace } from "../../kernelviz/components/plot/contours.js";
 import { recordingContext } from "./fake_dom.mjs";
 
 const xy = (paths) => paths.map((path) => path.map((p) => [p.x, p.y]));
@@ -90,4 +90,29 @@ test("a line trace (an ellipse) is drawn in its axes' pixels, filled first where
     strokeTrace(nothing, trace, area);
     assert.deepEqual(nothing.calls, []);
   }
+});
+
+test("an edge's crossing found on the model replaces the linear interpolation between its grid values", () => {
+  // one cell: bottom-left 0, bottom-right 10, top-right 10, top-left 0; level 5: linearly at x = 0.5 on
+  // both edges; the model puts it at 0.2 along the bottom edge (key 0) and 0.7 along the top (key 2 · 2)
+  const crossings = new Map([[0, 0.2], [4, 0.7]]);
+  assert.deepEqual(xy(contourPaths([0, 10, 0, 10], 2, 2, 5, 255, crossings)), [[[0.2, 0], [0.7, 1]]]);
+  // vertical edges, keyed 2 (j nx + i) + 1, measured from their lower point
+  const across = new Map([[1, 0.9], [3, 0.1]]);
+  assert.deepEqual(xy(contourPaths([0, 0, 10, 10], 2, 2, 5, 255, across)), [[[1, 0.1], [0, 0.9]]]);
+  // an edge the map does not name keeps the interpolation
+  assert.deepEqual(xy(contourPaths([0, 10, 0, 10], 2, 2, 5, 255, new Map([[0, 0.2]]))), [[[0.2, 0], [0.5, 1]]]);
+});
+
+test("a trace's crossings are read at its level, or a class field's at any level, clamped to the edge", () => {
+  const meta = { kv_crossings: [{ level: -1, edges: [3], at: [0.25] }, { level: 1, edges: [5, 7], at: [1.5, -0.5] }] };
+  assert.deepEqual([...crossingsAt(meta, -1)], [[3, 0.25]]);
+  assert.deepEqual([...crossingsAt(meta, 1)], [[5, 1], [7, 0]]);
+  assert.equal(crossingsAt(meta, 0), null);
+  assert.equal(crossingsAt(undefined, 0), null);
+  assert.equal(crossingsAt({ kv_crossings: [{ level: 0 }] }, 0), null);  // nothing usable
+  const classes = { kv_crossings: [{ level: "classes", edges: [2], at: [0.4] }] };
+  assert.deepEqual([...crossingsAt(classes, 0.5)], [[2, 0.4]]);
+  assert.deepEqual([...crossingsAt(classes, "classes")], [[2, 0.4]]);
+  assert.deepEqual([edgePoint(6, 1, 2, 0.25), edgePoint(7, 1, 2, 0.25)], [{ key: 6, x: 1.25, y: 2 }, { key: 7, x: 1, y: 2.25 }]);
 });

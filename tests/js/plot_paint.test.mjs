@@ -163,3 +163,31 @@ test("a slider elsewhere: the kernel's panel has the support vectors and its tit
     assert.equal(moved.support.size, 0);
   } finally { uninstall(); }
 });
+
+test("a translucent field (a partition's regions) is painted under Plotly's drawing, on the backgrounds Plotly leaves it", async () => {
+  install();
+  try {
+    const root = document.createElement("div");
+    document.body.appendChild(root);
+    const layout = { template: { layout: { paper_bgcolor: "white", plot_bgcolor: "#eeeeee" } } };
+    const { figure, fields } = splitCanvas({ data: [heatmap({ opacity: 0.45 })], layout });
+    await fakePlotly().react(root, figure.data, figure.layout, {});
+    const under = { root, live: null, fields, levels: [], layers: [], covered: new Set(), dimmed: false, split: figure,
+                    fieldCanvas: null, canvas: null };
+    paintFields(under);
+    const layers = root.querySelector(".svg-container").children.map((c) => c.className);
+    assert.deepEqual(layers, ["kv-plot-field kv-plot-under", "main-svg drawing", "main-svg info", "main-svg hover"]);
+    const calls = under.underCanvas.context.calls;
+    const fills = calls.filter(([name]) => name === "fillStyle=" || name === "fillRect").map(([name, ...args]) => [name, ...args]);
+    // the paper over the whole figure, then the plot's colour over the panel (fakePlotly's 500 × 300 at (80, 100))
+    assert.deepEqual(fills, [["fillStyle=", "white"], ["fillRect", 0, 0, 700, 450], ["fillStyle=", "#eeeeee"],
+                             ["fillRect", 80, 100, 500, 300]]);
+    assert.deepEqual(calls.filter(([name]) => name === "globalAlpha="), [["globalAlpha=", 0.45]]);
+    assert.deepEqual(calls.filter(([name]) => name === "drawImage").map(([, image]) => image), [fields[0].picture.canvas]);
+    // nothing is painted over the drawing
+    assert.equal(under.fieldCanvas, null);
+    Object.assign(under, { fields: [] });
+    paintFields(under);
+    assert.equal(root.querySelector(".kv-plot-under"), null);
+  } finally { uninstall(); }
+});

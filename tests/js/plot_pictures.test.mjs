@@ -104,3 +104,31 @@ test("a field fills the cells around its grid points in its plot area, smoothed 
     assert.deepEqual(cells.calls.find(([name]) => name === "imageSmoothingEnabled="), ["imageSmoothingEnabled=", false]);
   } finally { uninstall(); }
 });
+
+test("a class field with its regions: the regions over its cells on a picture the plot area's size, made once", () => {
+  install({ devicePixelRatio: 2 });
+  try {
+    const area = { left: 40, top: 20, width: 400, height: 300,
+                   xa: { toPixel: (v) => 100 + 100 * v }, ya: { toPixel: (v) => 300 - 100 * v } };
+    const classes = field([0, 1, 1, 0, 0, 1], [[0, "red"], [0.5, "red"], [0.5, "blue"], [1, "blue"]]);
+    classes.opacity = 0.5;
+    classes.regions = [{ value: 0, colour: "red", polygons: [[{ x: 0, y: 0 }, { x: 0.5, y: 0 }, { x: 1.5, y: 1 }, { x: 0, y: 1 }]] },
+                       { value: 1, colour: "blue", polygons: [[{ x: 0.5, y: 0 }, { x: 2, y: 0 }, { x: 2, y: 1 }, { x: 1.5, y: 1 }]] }];
+    const context = recordingContext();
+    paintField(context, area, classes);
+    const [, picture, ...at] = context.calls.find(([name]) => name === "drawImage");
+    assert.deepEqual(at, [40, 20, 400, 300]);  // the plot area
+    assert.deepEqual([picture.width, picture.height], [800, 600]);  // at the device's pixels
+    assert.deepEqual(context.calls.filter(([name]) => name === "globalAlpha="), [["globalAlpha=", 0.5]]);
+    const inner = picture.context.calls;
+    // the cells first (the picture of a class per grid point), then each class's polygons in plot-area pixels
+    const cells = inner.find(([name]) => name === "drawImage");
+    assert.deepEqual([cells[1], ...cells.slice(2)], [classes.picture.canvas, 10, 130, 300, 200]);
+    assert.ok(inner.indexOf(cells) < inner.findIndex(([name]) => name === "fill"));
+    const red = inner.filter(([name]) => name === "moveTo" || name === "lineTo").slice(0, 4).map(([, x, y]) => [x, y]);
+    assert.deepEqual(red, [[60, 280], [110, 280], [210, 180], [60, 180]]);
+    assert.deepEqual(inner.filter(([name]) => name === "fillStyle=").map(([, c]) => c), ["red", "blue"]);
+    paintField(recordingContext(), area, classes);
+    assert.equal(classes.regionsPicture.canvas, picture);  // the same area: painted once
+  } finally { uninstall(); }
+});

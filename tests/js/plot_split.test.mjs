@@ -140,3 +140,46 @@ test("a marker trace's points go to the canvas, decoded; Plotly keeps one empty 
   assert.deepEqual(figure.data[0].marker.line, { width: 1, color: "white" });
   assert.equal(figure.data[1], line);  // a line trace stays Plotly's, as it is
 });
+
+test("a level line runs through the crossings its trace brings, found on the model (kernelviz.crossings)", () => {
+  // f = 0 crosses the bottom row's edge from x = 0 to x = 0.5 (key 2 · 2) halfway by z; the model says 0.8 along it
+  const [, zero] = FIGURE.data;
+  const meta = { kv_crossings: [{ level: 0, edges: [4], at: [0.8] }] };
+  const { levels } = splitCanvas({ data: [{ ...zero, meta }], layout: {} });
+  const [path] = levels[0].paths[0];
+  const bottom = path.find((p) => p.y === 0);
+  assert.ok(Math.abs(along(xs, bottom.x) - 0.4) < 1e-12, JSON.stringify(bottom));
+  // the other rows' crossings, which the trace does not bring, stay where z crosses
+  for (const p of path.filter((q) => q.y > 0)) assert.ok(Math.abs(along(xs, p.x) - 0.25) < 1e-12);
+});
+
+// A class field: classes 0 | 1 over FX × FY, a discrete scale (two stops at one place).
+const CLASSES = FY.map(() => [0, 0, 1, 1]);
+const TINTS = [[0, "#ff0000"], [0.5, "#ff0000"], [0.5, "#0000ff"], [1, "#0000ff"]];
+
+test("a class field that brings its crossings keeps its regions as polygons, each in its class's colour", () => {
+  const meta = { kv_crossings: [{ level: "classes", edges: [2, 10, 18], at: [0.25, 0.5, 0.75] }] };
+  const { fields } = splitCanvas({ data: [field(CLASSES, { zmin: -0.5, zmax: 1.5, colorscale: TINTS, meta })], layout: {} });
+  const [{ regions }] = fields;
+  assert.deepEqual(regions.map((r) => [r.value, r.colour]), [[0, "rgb(255,0,0)"], [1, "rgb(0,0,255)"]]);
+  // class 0 reaches 0.25, 0.5 and 0.75 of the way from x = 0 to x = 1 on the three rows
+  const reach = regions[0].polygons.flat().filter((p) => p.x > 1 && p.x < 2).map((p) => [p.x, p.y]);
+  assert.deepEqual(reach.sort(), [[1.25, 0], [1.5, 1], [1.5, 1], [1.75, 2]].sort());
+  // without crossings, or on a smooth scale, no regions: the cells' picture as before
+  assert.equal(splitCanvas({ data: [field(CLASSES, { colorscale: TINTS })], layout: {} }).fields[0].regions, null);
+  assert.equal(splitCanvas({ data: [field(Z, { meta })], layout: {} }).fields[0].regions, null);
+});
+
+test("a translucent field lies under Plotly's drawing, whose backgrounds are then the canvas's to paint", () => {
+  const layout = { template: { layout: { paper_bgcolor: "white", plot_bgcolor: "#E5ECF6" } } };
+  const { figure, fields } = splitCanvas({ data: [field(CLASSES, { colorscale: TINTS, opacity: 0.45 })], layout });
+  assert.deepEqual([fields[0].under, fields[0].opacity, fields[0].backdrop], [true, 0.45, { paper: "white", plot: "#E5ECF6" }]);
+  assert.deepEqual([figure.layout.paper_bgcolor, figure.layout.plot_bgcolor], ["rgba(0,0,0,0)", "rgba(0,0,0,0)"]);
+  assert.equal(figure.data[0].opacity, 0);  // Plotly's stand-in, as for any field
+  // an opaque field stays over the drawing, and Plotly keeps its backgrounds
+  const opaque = splitCanvas({ data: [field(Z)], layout: { paper_bgcolor: "#111111" } });
+  assert.deepEqual([opaque.fields[0].under, opaque.figure.layout.paper_bgcolor], [undefined, "#111111"]);
+  // the figure's own colours before its template's
+  const own = splitCanvas({ data: [field(Z, { opacity: 0.5 })], layout: { ...layout, paper_bgcolor: "#fafafa" } });
+  assert.deepEqual(own.fields[0].backdrop, { paper: "#fafafa", plot: "#E5ECF6" });
+});

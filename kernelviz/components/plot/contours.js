@@ -13,10 +13,16 @@ export function levelsOf(contours) {
 // Marching squares on the codes at a (fractional) code level, cells touching an undefined value
 // skipped, and the segments joined into paths (a dash pattern restarts on every path). Corners: a
 // bottom-left, b bottom-right, c top-right, d top-left; a crossing is keyed by its cell edge,
-// which at most two segments share.
-export function contourPaths(codes, nx, ny, level, undefinedCode) {
+// which at most two segments share: 2 (j nx + i) the edge from grid point (i, j) to (i + 1, j),
+// 2 (j nx + i) + 1 the one from (i, j) to (i, j + 1). Where the edge crosses the level is
+// `crossings`' fraction of the edge from its first point, where it has one (found on the model
+// itself: kernelviz.crossings), else the linear interpolation between the edge's two values.
+export function contourPaths(codes, nx, ny, level, undefinedCode, crossings = null) {
   const segments = [];
-  const cross = (v0, v1) => (level - v0) / (v1 - v0);
+  const cross = (key, v0, v1) => {
+    const t = crossings ? crossings.get(key) : undefined;
+    return t === undefined ? (level - v0) / (v1 - v0) : t;
+  };
   for (let j = 0; j < ny - 1; j += 1) {
     for (let i = 0; i < nx - 1; i += 1) {
       const a = codes[j * nx + i];
@@ -27,10 +33,10 @@ export function contourPaths(codes, nx, ny, level, undefinedCode) {
       if (a !== a || b !== b || c !== c || d !== d) continue;  // NaN (a figure's own z): no value, as in Plotly
       const mask = (a >= level) | ((b >= level) << 1) | ((c >= level) << 2) | ((d >= level) << 3);
       if (mask === 0 || mask === 15) continue;
-      const bottom = () => ({ key: 2 * (j * nx + i), x: i + cross(a, b), y: j });
-      const top = () => ({ key: 2 * ((j + 1) * nx + i), x: i + cross(d, c), y: j + 1 });
-      const left = () => ({ key: 2 * (j * nx + i) + 1, x: i, y: j + cross(a, d) });
-      const right = () => ({ key: 2 * (j * nx + i + 1) + 1, x: i + 1, y: j + cross(b, c) });
+      const bottom = () => edgePoint(2 * (j * nx + i), i, j, cross(2 * (j * nx + i), a, b));
+      const top = () => edgePoint(2 * ((j + 1) * nx + i), i, j + 1, cross(2 * ((j + 1) * nx + i), d, c));
+      const left = () => edgePoint(2 * (j * nx + i) + 1, i, j, cross(2 * (j * nx + i) + 1, a, d));
+      const right = () => edgePoint(2 * (j * nx + i + 1) + 1, i + 1, j, cross(2 * (j * nx + i + 1) + 1, b, c));
       if (mask === 5) segments.push([bottom(), left()], [right(), top()]);
       else if (mask === 10) segments.push([bottom(), right()], [top(), left()]);
       else {
@@ -71,6 +77,27 @@ export function contourPaths(codes, nx, ny, level, undefinedCode) {
     paths.push([...backward.reverse(), ...forward]);
   }
   return paths;
+}
+
+// The point a fraction t along the edge `key` from grid point (i, j) (grid indices).
+export function edgePoint(key, i, j, t) {
+  return key % 2 ? { key, x: i, y: j + t } : { key, x: i + t, y: j };
+}
+
+// A trace's crossings (kernelviz.figures.crossings_meta) at one of its levels, as contourPaths
+// takes them (edge key → fraction), or null where it brings none: those of that level, or a class
+// field's (level "classes"), which serve any level of its indicator (and its regions: level "classes").
+export function crossingsAt(meta, level) {
+  const all = meta && Array.isArray(meta.kv_crossings) ? meta.kv_crossings : [];
+  const found = all.find((c) => c.level === "classes"
+    || (typeof level === "number" && Math.abs(Number(c.level) - level) < 1e-9));
+  if (!found || !Array.isArray(found.edges) || !Array.isArray(found.at)) return null;
+  const map = new Map();
+  found.edges.forEach((key, k) => {
+    const t = Number(found.at[k]);
+    if (Number.isFinite(t)) map.set(Number(key), Math.min(Math.max(t, 0), 1));
+  });
+  return map;
 }
 
 // Plotly's dash patterns (plotly.js Drawing.dashStyle): in multiples of the width, at least 3 px.

@@ -1,11 +1,12 @@
 // The field canvas, between Plotly's drawing and the points: each panel's field, the figure's own,
 // or the live preview's at the sliders' values (its colours and levels from the panel's own traces).
+// A translucent field (split.js) is painted on a canvas under Plotly's drawing instead.
 
 import { background } from "./colours.js";
 import { contourPaths, strokePaths, strokeTrace } from "./contours.js";
 import { currentField, previewing, previewNote } from "./lattice.js";
 import { classLook, decisionLook, similarityLook } from "./looks.js";
-import { drawPoints, drawSupport, SV_GROUP } from "./markers.js";
+import { drawPoints, drawSupport, plotAreas, SV_GROUP } from "./markers.js";
 import { finePicture, paintField } from "./pictures.js";
 import { fitCanvas, plotArea, PLOTLY } from "./plotly_access.js";
 import { previewTitle, restoreTitle, scoreLines, supportLayer } from "./support.js";
@@ -29,7 +30,9 @@ export function paintFields(view) {
   const live = view.live;
   const full = PLOTLY.layout(view.root);
   if (!full) return;
-  if (!live && !view.fields.length) {
+  paintUnder(view, full, view.fields.filter((field) => field.under));
+  const fields = view.fields.filter((field) => !field.under);
+  if (!live && !fields.length) {
     if (view.fieldCanvas) view.fieldCanvas.remove();
     return;
   }
@@ -64,7 +67,7 @@ export function paintFields(view) {
     }
   }
   const fullData = PLOTLY.traces(view.root) || [];
-  for (const field of view.fields) {
+  for (const field of fields) {
     const area = plotArea(full, field);
     const drawn = fullData[field.index];
     if (!area || !drawn || drawn.visible !== true || covered.has(`${field.xaxis}/${field.yaxis}`)) continue;
@@ -111,6 +114,34 @@ export function paintFields(view) {
   // what one redraw of every panel costs, for benchmarks (set before the count their observers watch)
   root.dataset.paintMs = (performance.now() - started).toFixed(2);
   root.dataset.paints = String(Number(root.dataset.paints) + 1);
+}
+
+// The translucent fields under Plotly's drawing (its first SVG), on the backgrounds Plotly leaves
+// to them (split.js): the paper, then the plot's colour in each panel, then each field at its opacity.
+function paintUnder(view, full, fields) {
+  if (!fields.length) {
+    if (view.underCanvas) view.underCanvas.remove();
+    return;
+  }
+  const { container, drawing } = PLOTLY.layers(view.root);
+  if (!container || !drawing) return;
+  if (!view.underCanvas) {
+    view.underCanvas = document.createElement("canvas");
+    view.underCanvas.className = "kv-plot-field kv-plot-under";
+  }
+  if (view.underCanvas.nextSibling !== drawing) container.insertBefore(view.underCanvas, drawing);
+  const context = fitCanvas(view.underCanvas, full);
+  const { paper, plot } = fields[0].backdrop;
+  context.fillStyle = paper;
+  context.fillRect(0, 0, full.width, full.height);
+  context.fillStyle = plot;
+  for (const area of plotAreas(view)) context.fillRect(area.left, area.top, area.width, area.height);
+  const fullData = PLOTLY.traces(view.root) || [];
+  for (const field of fields) {
+    const area = plotArea(full, field);
+    const drawn = fullData[field.index];
+    if (area && drawn && drawn.visible === true) paintField(context, area, field);
+  }
 }
 
 // Mid-drag, a covered panel's title says the scores of the picture's values (support.js), or, where

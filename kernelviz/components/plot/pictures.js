@@ -10,6 +10,7 @@
 // take the nearest corner's.
 
 import { colourScale } from "./colours.js";
+import { fillRegions } from "./regions.js";
 
 // A field's picture, one RGBA pixel per grid point, top row first (the grid's last): each value's
 // colour on the trace's scale between zmin and zmax (its values' range where it sets none),
@@ -110,7 +111,8 @@ export function fieldPicture(field, factor) {
   return canvas;
 }
 
-// A field of the figure in its plot area: each value fills the cell around its grid point.
+// A field of the figure in its plot area: each value fills the cell around its grid point, at the
+// field's opacity. A class field with its regions (regions.js) has them painted over its cells.
 export function paintField(context, area, field) {
   const { xs, ys, nx, ny } = field;
   const dx = (xs[nx - 1] - xs[0]) / (nx - 1);
@@ -126,7 +128,36 @@ export function paintField(context, area, field) {
   context.beginPath();
   context.rect(area.left, area.top, area.width, area.height);
   context.clip();
+  if ((field.opacity ?? 1) !== 1) context.globalAlpha = field.opacity;
   context.imageSmoothingEnabled = smooth;
-  context.drawImage(field.picture.canvas, left, top, right - left, bottom - top);
+  if (field.regions) {
+    context.drawImage(regionsPicture(field, area, { left, top, width: right - left, height: bottom - top }),
+                      area.left, area.top, area.width, area.height);
+  } else {
+    context.drawImage(field.picture.canvas, left, top, right - left, bottom - top);
+  }
   context.restore();
+}
+
+// A class field's regions painted over its cells, opaque, on a canvas the size of the plot area (so
+// that the field's opacity applies once to the whole picture: borders painted twice would show
+// darker), kept until the area or the device's pixel ratio changes.
+function regionsPicture(field, area, cells) {
+  const ratio = window.devicePixelRatio || 1;
+  const { xs, ys, nx, ny } = field;
+  const toX = (g) => area.xa.toPixel(xs[0] + (g * (xs[nx - 1] - xs[0])) / (nx - 1)) - area.left;
+  const toY = (g) => area.ya.toPixel(ys[0] + (g * (ys[ny - 1] - ys[0])) / (ny - 1)) - area.top;
+  const where = [area.width, area.height, ratio, toX(0), toY(0), toX(nx - 1), toY(ny - 1)].map((v) => v.toFixed(3)).join();
+  if (field.regionsPicture && field.regionsPicture.where === where) return field.regionsPicture.canvas;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.max(1, Math.round(area.width * ratio));
+  canvas.height = Math.max(1, Math.round(area.height * ratio));
+  const context = canvas.getContext("2d");
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  context.imageSmoothingEnabled = false;
+  // the cells first: where two regions meet, a border's antialiased pixels show one of their colours
+  context.drawImage(field.picture.canvas, cells.left - area.left, cells.top - area.top, cells.width, cells.height);
+  fillRegions(context, field.regions, toX, toY);
+  field.regionsPicture = { where, canvas };
+  return canvas;
 }

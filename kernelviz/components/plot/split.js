@@ -19,8 +19,10 @@
 // spares it recomputing every trace (Plotly.react took ~50 ms a step, ~15 ms without).
 
 import { arrayOf, first, isArray } from "./arrays.js";
-import { contourPaths, levelsOf } from "./contours.js";
-import { fieldPixels } from "./pictures.js";
+import { contourPaths, crossingsAt, levelsOf } from "./contours.js";
+import { colourScale, rgb } from "./colours.js";
+import { fieldPixels, stepped } from "./pictures.js";
+import { classRegions } from "./regions.js";
 
 // A legend entry's value of a marker attribute, as plotly.js's legend takes it: an array's mean, held within bounds.
 function legendValue(value, [low, high]) {
@@ -60,7 +62,8 @@ function levelPaths(trace) {
   return {
     xaxis: trace.xaxis || "x", yaxis: trace.yaxis || "y", xs, ys,
     line: { colour: line.color, width: line.width ?? 2, dash: line.dash },
-    paths: nx > 1 && ny > 1 ? levelsOf(trace.contours).map((level) => contourPaths(z, nx, ny, level, null)) : [],
+    paths: nx > 1 && ny > 1
+      ? levelsOf(trace.contours).map((level) => contourPaths(z, nx, ny, level, null, crossingsAt(trace.meta, level))) : [],
   };
 }
 
@@ -76,11 +79,13 @@ function evenlySpaced(values) {
 }
 
 // A heatmap the canvas paints: no colour bar (nothing outside the plot area depends on it), its
-// own colour scale, cells neither smoothed nor gapped, an even grid, one value per grid point.
+// own colour scale, cells neither smoothed nor gapped, an even grid, one value per grid point
+// (at any opacity: its picture is laid over the plot at it, as Plotly lays its own).
 function fieldOnCanvas(trace) {
   if (trace.type !== "heatmap" || trace.visible === false || trace.showscale !== false) return false;
   if (trace.coloraxis || trace.zsmooth || trace.xgap || trace.ygap || trace.transpose) return false;
-  if (!Array.isArray(trace.colorscale) || (trace.opacity ?? 1) !== 1) return false;
+  const opacity = trace.opacity ?? 1;
+  if (!Array.isArray(trace.colorscale) || !(opacity > 0 && opacity <= 1)) return false;
   const xs = arrayOf(trace.x);
   const ys = arrayOf(trace.y);
   const rows = arrayOf(trace.z);
@@ -101,11 +106,19 @@ function fieldLayer(trace, index) {
     [zmin, zmax] = finite.length ? [Math.min(...finite), Math.max(...finite)] : [0, 1];
   }
   const look = { zmin, zmax, colorscale: trace.colorscale };
-  return {
+  const field = {
     index, xaxis: trace.xaxis || "x", yaxis: trace.yaxis || "y", xs, ys, nx, ny, z, text: arrayOf(trace.text),
     hovertemplate: trace.hovertemplate, hoverinfo: trace.hoverinfo, name: trace.name, ...look,
-    pixels: fieldPixels(z, nx, ny, look), picture: null,
+    opacity: trace.opacity ?? 1, pixels: fieldPixels(z, nx, ny, look), picture: null, regions: null,
   };
+  // a class field that brings where its classes change along the grid's edges: its regions as polygons
+  const crossings = stepped(trace.colorscale) ? crossingsAt(trace.meta, "classes") : null;
+  if (crossings) {
+    const colour = colourScale(trace.colorscale);
+    const span = zmax > zmin ? zmax - zmin : 1;
+    field.regions = classRegions(field, crossings, (v) => rgb(colour(Math.min(Math.max((v - zmin) / span, 0), 1))));
+  }
+  return field;
 }
 
 // Plotly's invisible stand-in of a field: the same grid, so that its hover and click report the cell
@@ -173,6 +186,17 @@ export function splitCanvas(figure) {
                            line: { ...line, width: legendValue(layer.lineWidth, [0, 5]), color: first(layer.lineColor) } };
     return { ...trace, x: [null], y: [null], customdata: undefined, hovertext: undefined, marker: legendMarker };
   });
-  const layout = { ...figure.layout, datarevision: dataDigest(data, standIns) };
+  let layout = { ...figure.layout, datarevision: dataDigest(data, standIns) };
+  // A translucent field (a partition's regions) lies under Plotly's drawing (paint.js), as Plotly's
+  // own heatmap lay under its other traces: the ellipses and centres drawn over it keep their colours.
+  // Plotly's backgrounds, which would hide it, are then the canvas's to paint.
+  const under = fields.filter((field) => field.opacity < 1);
+  if (under.length) {
+    const template = (figure.layout.template && figure.layout.template.layout) || {};
+    const paper = figure.layout.paper_bgcolor ?? template.paper_bgcolor ?? "#ffffff";
+    const plot = figure.layout.plot_bgcolor ?? template.plot_bgcolor ?? paper;
+    for (const field of under) Object.assign(field, { under: true, backdrop: { paper, plot } });
+    layout = { ...layout, paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)" };
+  }
   return { figure: { ...figure, data, layout }, layers, levels, fields };
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from kernelviz import crossings
 from kernelviz import figures as fg
 from kernelviz import registry
 from kernelviz.ui import caches, takeaway
@@ -24,8 +25,13 @@ def show(prep: Prepared, values: dict, partition) -> None:
     R_grid = partition.predict_proba(prep.to_model(grid.points))
     R_points = partition.predict_proba(prep.X_model)
     method, k = registry.label(registry.PARTITIONS, partition.method), partition.n_components_
+    # where the most responsible component changes, found between the grid points (the regions'
+    # borders); a dragged point's frames draw them along the cells, as the boundaries' lines
+    borders = None if caches.previewing() else crossings.class_crossings(
+        grid.xs, grid.ys, grid.reshape(R_grid.argmax(axis=1)),
+        lambda points: partition.predict_proba(prep.to_model(points)).argmax(axis=1))
     fig = fg.partition_figure(prep.X_view, prep.y, prep.labeled, means, covs, grid, R_grid, R_points,
-                              classes=prep.legend_classes,
+                              classes=prep.legend_classes, region_crossings=borders,
                               title=f"{method}: {k} component{'s' if k > 1 else ''} "
                                     "— ellipses at 1, 2 and 3 Mahalanobis units")
     editable_chart(fig, "partition_chart", prep)
