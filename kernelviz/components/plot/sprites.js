@@ -10,7 +10,7 @@
 // to 13–17 repaints/s); one stroked path per symbol, 15.8 (Skia outlines the overlapping rings as
 // one); a drawImage of a sprite per marker, at its exact place 9.3, at a whole device pixel 4.7–5.9
 // (half of it the calls themselves, ~2.5 µs each, whatever the source: canvas, ImageBitmap, atlas);
-// the sprites' pixels blended here, 1.9.
+// the sprites' pixels blended here, 1.6–1.9.
 //
 // Two things are rounded so that markers share sprites, each by less than a screen shows:
 //  - the size, to a quarter of a pixel: a marker's edge is at most 1/16 px from where Plotly draws
@@ -168,40 +168,68 @@ export function paintSprites(canvas, context, shown) {
       }
       const opacity = Number(pick(layer.opacity, i, 1));
       const r = sprite.reach;
-      const inside = px - r >= x0 && px + r < x1 && py - r >= y0 && py + r < y1;
-      blend(image.data, words, width, sprite, px, py, opacity, inside ? null : [x0, y0, x1, y1]);
+      if (sprite.colour >= 0 && px - r >= x0 && px + r < x1 && py - r >= y0 && py + r < y1) {
+        blendInside(image.data, words, width, sprite, py * width + px, opacity);
+      } else {
+        blend(image.data, words, width, sprite, px, py, opacity, [x0, y0, x1, y1]);
+      }
     }
   }
   context.putImageData(image, 0, 0);
 }
 
 // A sprite's pixels over the picture's (straight RGBA, `width` pixels a row; `words` the same
-// memory a pixel a number), its centre at pixel (px, py), at `opacity`, source over; only within
-// `clip` ([x0, y0, x1, y1]) when one is given. Where the picture is empty or already of the
-// sprite's one colour (rings over rings), only the coverage is blended, a word at a time.
+// memory a pixel a number), its centre at pixel (px, py), at `opacity`, source over, within
+// `clip` ([x0, y0, x1, y1]).
 function blend(out, words, width, sprite, px, py, opacity, clip) {
-  const { dx, dy, rgb, alpha, colour } = sprite;
+  const { dx, dy, alpha } = sprite;
   for (let k = 0; k < alpha.length; k += 1) {
     const x = px + dx[k];
     const y = py + dy[k];
-    if (clip !== null && (x < clip[0] || x >= clip[2] || y < clip[1] || y >= clip[3])) continue;
-    const pixel = y * width + x;
-    const a = alpha[k] * opacity;  // 0–255
-    if (colour >= 0) {
-      const word = words[pixel];
-      const below = word >>> 24;
-      if (below === 0 || (word & 0xffffff) === colour) {
-        words[pixel] = colour | ((a + below - (a * below) / 255 + 0.5) << 24);
-        continue;
-      }
-    }
-    const at = 4 * pixel;
-    const kept = out[at + 3] * (1 - a / 255);
-    const total = a + kept;
-    if (total === 0) continue;
-    out[at] = (rgb[3 * k] * a + out[at] * kept) / total;
-    out[at + 1] = (rgb[3 * k + 1] * a + out[at + 1] * kept) / total;
-    out[at + 2] = (rgb[3 * k + 2] * a + out[at + 2] * kept) / total;
-    out[at + 3] = total;
+    if (x >= clip[0] && x < clip[2] && y >= clip[1] && y < clip[3]) blendPixel(out, words, sprite, k, y * width + x, opacity);
   }
+}
+
+// The same for a sprite of one colour wholly within its clip, its centre at pixel `centre`: the
+// loop of every frame's ~1,000 rings, kept to a word read and written a pixel.
+function blendInside(out, words, width, sprite, centre, opacity) {
+  if (sprite.offsetsWidth !== width) {  // each pixel's offset from the centre's, in a row of `width`
+    sprite.offsets = Int32Array.from(sprite.dx, (dx, k) => sprite.dy[k] * width + dx);
+    sprite.offsetsWidth = width;
+  }
+  const { offsets, alpha, colour } = sprite;
+  for (let k = 0; k < offsets.length; k += 1) {
+    const pixel = centre + offsets[k];
+    const word = words[pixel];
+    const below = word >>> 24;
+    if (below === 0 || (word & 0xffffff) === colour) {
+      const a = alpha[k] * opacity;
+      words[pixel] = colour | ((a + below - (a * below) / 255 + 0.5) << 24);
+    } else {
+      blendPixel(out, words, sprite, k, pixel, opacity);
+    }
+  }
+}
+
+// Pixel k of a sprite over the picture's `pixel`, source over. Where the picture is empty or
+// already of the sprite's one colour (rings over rings), only the coverage is blended, a word at a time.
+function blendPixel(out, words, sprite, k, pixel, opacity) {
+  const { rgb, alpha, colour } = sprite;
+  const a = alpha[k] * opacity;  // 0–255
+  if (colour >= 0) {
+    const word = words[pixel];
+    const below = word >>> 24;
+    if (below === 0 || (word & 0xffffff) === colour) {
+      words[pixel] = colour | ((a + below - (a * below) / 255 + 0.5) << 24);
+      return;
+    }
+  }
+  const at = 4 * pixel;
+  const kept = out[at + 3] * (1 - a / 255);
+  const total = a + kept;
+  if (total === 0) return;
+  out[at] = (rgb[3 * k] * a + out[at] * kept) / total;
+  out[at + 1] = (rgb[3 * k + 1] * a + out[at + 1] * kept) / total;
+  out[at + 2] = (rgb[3 * k + 2] * a + out[at + 2] * kept) / total;
+  out[at + 3] = total;
 }
