@@ -274,6 +274,7 @@ export function fakePlotly({ layout: drawn = () => ({}) } = {}) {
       // as plotly.js writes each axis's type into the layout it is given
       for (const key of Object.keys(layout)) if (/^[xy]axis\d*$/.test(key)) layout[key].type ??= "linear";
       drawAnnotations(root, layout.annotations || []);
+      drawTitle(root, layout.title);
       if (!root.querySelector(".svg-container")) {
         const container = new FakeElement("div");
         container.className = "svg-container";
@@ -309,6 +310,21 @@ function drawAnnotations(root, annotations) {
     group.appendChild(text);
     root.appendChild(group);
   });
+}
+
+// The figure's title as Plotly draws it: g.g-gtitle > text.gtitle, its text nodes the words between
+// the tags (none for a figure without a title).
+function drawTitle(root, title) {
+  for (const old of root.querySelectorAll("g.g-gtitle")) old.remove();
+  const words = typeof title === "string" ? title : title && title.text;
+  if (!words) return;
+  const group = new FakeElement("g");
+  group.className = "g-gtitle";
+  const text = new FakeElement("text");
+  text.className = "gtitle";
+  text.childNodes = String(words).split(/<[^>]*>/).filter((w) => w).map((nodeValue) => ({ nodeType: 3, nodeValue }));
+  group.appendChild(text);
+  root.appendChild(group);
 }
 
 // kernelviz.components.plot.payload's layout: the header's length (4 bytes, little-endian), the header, the body.

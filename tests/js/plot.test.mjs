@@ -116,6 +116,16 @@ test("a new figure whose titles alone changed their words is not handed to Plotl
     show(header({ figure: { ...titled(""), layout: { ...FIGURE.layout, annotations: [{ text: "<b>RBF</b>" }] } }, drawing: "d4" }));
     await settled();
     assert.equal(plotly.reacted.length, 2);
+    // a committed γ step: the figure's title and the panels' scores change their words, nothing else
+    const stepped = (gamma, words) => ({ ...titled(words), layout: { ...titled(words).layout, title: { text: `<b>γ = ${gamma}</b>` } } });
+    show(header({ figure: stepped(10, "train 90%"), drawing: "d5" }));
+    await settled();
+    assert.equal(plotly.reacted.length, 3);
+    show(header({ figure: stepped(17.8, "train 93%"), drawing: "d6" }));
+    await settled();
+    assert.equal(plotly.reacted.length, 3, "a new title's words are no new drawing");
+    assert.deepEqual(root().querySelector("text.gtitle").childNodes.map((node) => node.nodeValue), ["γ = 17.8"]);
+    assert.deepEqual(drawnWords(), ["RBF", "train 93%"]);
   } finally { uninstall(); }
 });
 

@@ -25,10 +25,14 @@ function drawnAnnotation(text) {
 
 function drawnRoot(layout) {
   const elements = layout.annotations.map((a) => drawnAnnotation(a.text));
+  const title = typeof layout.title === "string" ? layout.title : layout.title && layout.title.text;
+  const gtitle = title === undefined ? null : drawnAnnotation(title);
   return {
     elements,
+    gtitle,
     layout,
     querySelector(selector) {
+      if (selector === "text.gtitle") return gtitle;
       const element = elements[Number(/data-index="(\d+)"/.exec(selector)[1])];
       return element ? { querySelector: () => element } : null;
     },
@@ -85,4 +89,32 @@ test("where the drawing is not what the layout says, nothing is written", () => 
   assert.equal(before.layout.annotations[0].text, TITLE("95%", 2));
   const missing = { querySelector: () => null };
   assert.equal(writeWords(missing, drawnAs(before), changes), false);
+});
+
+const HEAD = (gamma) => `<b>Decision boundaries at γ = ${gamma}, C = 1</b>`;
+
+test("the figure's own title is words too, as a string or as {text, font}; its font or tags changed is not", () => {
+  for (const title of [(g) => HEAD(g), (g) => ({ text: HEAD(g), font: { size: 18 } })]) {
+    const titled = (gamma, score) => ({ ...figure([TITLE(score, 2)]), layout: { ...figure([TITLE(score, 2)]).layout, title: title(gamma) } });
+    const before = drawnAs(titled(10, "95%"));
+    assert.deepEqual(wordsOnly(before, titled(17.8, "95%")), [["title", HEAD(17.8)]]);
+    assert.deepEqual(wordsOnly(before, titled(17.8, "96%")), [[0, TITLE("96%", 2)], ["title", HEAD(17.8)]]);
+  }
+  const object = (text, size) => ({ ...figure([TITLE("95%", 2)]), layout: { ...figure([TITLE("95%", 2)]).layout, title: { text, font: { size } } } });
+  assert.equal(wordsOnly(drawnAs(object(HEAD(10), 18)), object(HEAD(17.8), 20)), null, "its font changed too");
+  assert.equal(wordsOnly(drawnAs(object(HEAD(10), 18)), object("Decision boundaries at γ = 17.8", 18)), null, "its tags changed");
+  assert.equal(wordsOnly(drawnAs(object(HEAD(10), 18)), figure([TITLE("95%", 2)])), null, "the title is gone");
+});
+
+test("the figure's new title is written where Plotly drew it, and into Plotly's copy of the layout", () => {
+  const before = { ...figure([TITLE("95%", 2)]), layout: { ...figure([TITLE("95%", 2)]).layout, title: { text: HEAD(10) } } };
+  const next = { ...before, layout: { ...before.layout, title: { text: HEAD(17.8) } } };
+  const root = drawnRoot(before.layout);
+  assert.equal(writeWords(root, drawnAs(before), wordsOnly(drawnAs(before), next)), true);
+  assert.deepEqual(shown(root.gtitle), ["Decision boundaries at γ = 17.8, C = 1"]);
+  assert.equal(root.gtitle.attributes["data-unformatted"], HEAD(17.8));
+  assert.equal(before.layout.title.text, HEAD(17.8));
+  const untitled = { ...root, querySelector: (selector) => (selector === "text.gtitle" ? null : root.querySelector(selector)) };
+  const back = { ...before, layout: { ...before.layout, title: { text: HEAD(10) } } };
+  assert.equal(writeWords(untitled, drawnAs(next), wordsOnly(drawnAs(next), back)), false, "no title drawn");
 });
