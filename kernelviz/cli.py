@@ -186,7 +186,7 @@ def build_parser():
     folder = _diskcache.default_folder()
     parser = argparse.ArgumentParser(
         prog="kernelviz", description="See data-dependent SVM kernels at work.",
-        epilog=f"Grid searches are kept in the disk cache at {folder if folder else '(off)'}, shared by every "
+        epilog=f"Grid searches and live previews are kept in the disk cache at {folder if folder else '(off)'}, shared by every "
                "session and kept across restarts: set KERNELVIZ_CACHE_DIR (or --cache-dir) to move it, 'off' to "
                f"keep none; KERNELVIZ_CACHE_BYTES bounds it (default {_diskcache.DEFAULT_MAX_BYTES >> 20} MB, least "
                "recently used out first).")

@@ -55,6 +55,7 @@ from typing import Iterator, Mapping, Sequence
 import numpy as np
 
 import kernelviz as kv
+from kernelviz import _diskcache
 from kernelviz import figures as fg
 from kernelviz import pipeline
 from kernelviz import state as kvstate
@@ -242,6 +243,14 @@ class Lattice:
                 if j is not None and filled[j]:
                     key = (name, axis)
                     self.add(Field(name, axis, i, previous.codes[key][j], previous.scales[key][j], previous.scores[key][j]))
+
+    def take(self, stored: "Lattice") -> None:
+        """Take every field of ``stored``, a lattice of the same span (:func:`disk_key` names both)."""
+        self.points = stored.points
+        self.failed = dict(stored.failed)
+        for key in stored.filled:
+            self.codes[key], self.scales[key] = stored.codes[key], stored.scales[key]
+            self.scores[key], self.filled[key] = list(stored.scores[key]), stored.filled[key]
 
     def has(self, name: str, axis: str, index: int) -> bool:
         """Whether the field of ``name`` at ``axis[index]`` is in the lattice already."""
@@ -719,6 +728,18 @@ def dissimilarity_scale(dissimilarity: np.ndarray) -> float:
 FIELDS = {"decision": decision_fields, "similarity": similarity_fields}
 
 
+def disk_key(lattice: Lattice, data_key: str, specs: Sequence) -> str:
+    """The disk cache's name (:mod:`kernelviz._diskcache`) of ``lattice`` filled on the data of
+    ``data_key`` (``Prepared.key``, which names drawn and uploaded points by their content) by the
+    kernels and models of ``specs`` (a :class:`kernelviz.pipeline.KernelSpec` or :class:`Model` per
+    name, in ``lattice.names``' order): every session and server that asks for the same lattice finds it."""
+    grid = lattice.grid
+    span = (lattice.kind, lattice.names, lattice.classes, lattice.log_gamma, lattice.log_C, lattice.reference,
+            (float(grid.xs[0]), float(grid.xs[-1]), len(grid.xs), float(grid.ys[0]), float(grid.ys[-1]), len(grid.ys)),
+            tuple((axis, tuple(float(v) for v in values)) for axis, values in lattice.axes.items()))
+    return _diskcache.key("live lattice", data_key, tuple(specs), span)
+
+
 class LatticeJob(BackgroundJob):
     """Fills a lattice in a daemon thread, so the page stays usable; :meth:`cancel` stops it
     before the next lattice value (what is done stays in the lattice).
@@ -735,6 +756,9 @@ class LatticeJob(BackgroundJob):
     prep : kernelviz.pipeline.Prepared
     delay : float
         Seconds to wait before computing (see :class:`kernelviz._background.BackgroundJob`).
+    disk_key : str, optional
+        The lattice's name in the disk cache (:func:`disk_key`): a lattice stored there by any
+        session or server is taken instead of computed, and a lattice computed whole is stored.
     """
 
     #: One lattice computes at a time, whatever the sessions: on two cores, eight sessions'
@@ -744,16 +768,22 @@ class LatticeJob(BackgroundJob):
     gate = threading.BoundedSemaphore(1)
 
     def __init__(self, lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared, *,
-                 delay: float = 0.0):
+                 delay: float = 0.0, disk_key: str | None = None):
         super().__init__(name=f"kernelviz-lattice-{lattice.kind}", delay=delay)
-        self.lattice = lattice
+        self.lattice, self.disk_key = lattice, disk_key
         check_inputs(lattice, kernels, prep)  # bad input is refused in the caller's thread, not lost in this one
         self._fields = FIELDS[lattice.kind](lattice, kernels, prep, cancel=self._cancel)
         self._start()
 
     def _work(self) -> None:
+        stored = _diskcache.cache().get(self.disk_key) if self.disk_key is not None else None
+        if isinstance(stored, Lattice) and stored.complete:
+            self.lattice.take(stored)
+            return
         for item in self._fields:
             self.lattice.add(item)
+        if self.disk_key is not None and self.lattice.complete and not self.cancelled:
+            _diskcache.cache().put(self.disk_key, self.lattice)
 
     def result(self, timeout: float | None = None) -> Lattice:
         """Wait for the thread (at most ``timeout`` s) and return the lattice; re-raise its error."""

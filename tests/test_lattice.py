@@ -553,3 +553,54 @@ def test_a_models_lattice_has_its_panels_accuracies_and_no_support_vectors(small
     assert sent["support"] == {"log_gamma": None, "log_C": None}
     panel = pipeline.model_panel("MPM", prep, grid, lattice.axes["log_gamma"][1], 0.0, 0)
     assert sent["accuracy"]["log_gamma"][1] == [panel.train_accuracy, panel.test_accuracy, panel.hidden_accuracy]
+
+
+def _specs(kernels) -> list:
+    return [pipeline.KernelSpec.from_settings(name, kvstate.defaults()) for name in kernels]
+
+
+def test_a_lattice_computed_whole_is_kept_on_disk_and_taken_by_the_next_job_without_computing(small, decision, monkeypatch):
+    """Issue 30: live lattices are entries of the disk cache, shared by every session and kept across
+    restarts; a job that finds its lattice there computes nothing."""
+    kernels, prep, grid = small
+    empty = lambda: kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.3, log_C=0.5)  # noqa: E731
+    name = kvlattice.disk_key(empty(), prep.key, _specs(kernels))
+    assert kvlattice.LatticeJob(empty(), kernels, prep, disk_key=name).result(timeout=300).complete
+
+    def computes(*args, **kwargs):
+        raise AssertionError("the stored lattice was computed again")
+        yield  # a generator, as decision_fields is: it raises when the job iterates it
+
+    monkeypatch.setitem(kvlattice.FIELDS, "decision", computes)
+    taken = kvlattice.LatticeJob(empty(), kernels, prep, disk_key=name).result(timeout=60)
+    assert taken.complete
+    for key, codes in decision.codes.items():
+        np.testing.assert_array_equal(taken.codes[key], codes)
+        assert [s.train_accuracy for s in taken.scores[key]] == [s.train_accuracy for s in decision.scores[key]]
+    np.testing.assert_array_equal(taken.points, decision.points)
+    assert taken.to_browser()["complete"] and taken.uid != decision.uid, "a lattice of its own for the page"
+
+
+def test_a_lattice_is_named_by_its_data_kernels_and_span_and_an_unfinished_one_is_not_kept(small):
+    kernels, prep, grid = small
+    lattice = kvlattice.Lattice.decision(list(kernels), grid, log_gamma=0.3, log_C=0.5)
+    name = kvlattice.disk_key(lattice, prep.key, _specs(kernels))
+    assert name == kvlattice.disk_key(kvlattice.Lattice.decision(list(kernels), grid, 0.3, 0.5), prep.key, _specs(kernels))
+    others = [
+        kvlattice.disk_key(lattice, prep.key + "x", _specs(kernels)),                          # other data
+        kvlattice.disk_key(lattice, prep.key, _specs(kernels)[::-1]),                          # other kernels
+        kvlattice.disk_key(kvlattice.Lattice.decision(list(kernels), grid, 0.3, 0.75), prep.key, _specs(kernels)),
+        kvlattice.disk_key(kvlattice.Lattice.similarity(list(kernels), grid, 0.3, (0.0, 0.0)), prep.key, _specs(kernels)),
+        kvlattice.disk_key(kvlattice.Lattice.similarity(list(kernels), grid, 0.3, (0.0, 0.1)), prep.key, _specs(kernels)),
+    ]
+    assert len({name, *others}) == 1 + len(others)
+    job = kvlattice.LatticeJob(lattice, kernels, prep, disk_key=name, delay=0.2)
+    job.cancel()
+    job.result(timeout=60)
+    assert _diskcache_get(name) is None, "a stopped lattice is not stored as if whole"
+
+
+def _diskcache_get(name):
+    from kernelviz import _diskcache
+
+    return _diskcache.cache().get(name)

@@ -11,6 +11,7 @@ import json
 
 import numpy as np
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from _charts import click, figures
@@ -248,6 +249,32 @@ def test_boundaries_figure_is_its_own_live_preview_preparing_then_ready_with_eve
     assert data["panels"] == [{"name": "rbf", "xaxis": "x", "yaxis": "y", "margins": True},
                               {"name": "ckrbf", "xaxis": "x2", "yaxis": "y2", "margins": True}]
     assert data["held"] == [] and data["locked"] == []
+
+
+def test_a_lattice_one_session_computed_comes_from_the_disk_to_a_new_session_of_a_new_server(monkeypatch):
+    """Issue 30: live lattices last across sessions and restarts (the disk cache); the new server's
+    session computes no field of it, and its page shows the same lattice."""
+    from kernelviz import lattice as kvlattice
+
+    first = make_app(view="boundaries", models="mpm")
+    finish_jobs(first)
+    first.run()
+    before = live_data(first)["lattice"]
+    assert before["complete"]
+    st.cache_resource.clear()  # a new server: nothing of the first one in memory
+
+    def computes(*args, **kwargs):
+        raise AssertionError("a stored lattice was computed again")
+        yield  # a generator, as the lattice's fields are
+
+    monkeypatch.setitem(kvlattice.FIELDS, "decision", computes)
+    second = make_app(view="boundaries", models="mpm")
+    finish_jobs(second)
+    second.run()
+    after = live_data(second)["lattice"]
+    assert after["complete"] and [k["name"] for k in after["kernels"]] == [k["name"] for k in before["kernels"]]
+    assert after["id"] != before["id"], "each page has a lattice of its own"
+    assert [k["accuracy"] for k in after["kernels"]] == [k["accuracy"] for k in before["kernels"]]
 
 
 def test_stop_and_prepare_under_the_figure_and_the_figure_says_whether_it_waits():

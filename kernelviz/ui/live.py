@@ -253,7 +253,7 @@ def drawn_coordinates_note(points, scaling: str) -> str:
 
 def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log_gamma: float,
                  log_C: float | None = None, reference: tuple[float, float] | None = None,
-                 axes: Mapping[str, dict], locked: Iterable[str] = ()) -> Preview | None:
+                 axes: Mapping[str, dict], locked: Iterable[str] = (), specs: Mapping | None = None) -> Preview | None:
     """What the view's figure needs to be its own live preview.
 
     Requests the session's lattice for these values (its job starts once the page is drawn).
@@ -284,12 +284,16 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         "updates on release".
     locked : iterable of {"log_gamma", "log_C"}
         Settings the teacher's link hides: their sliders are not drawn.
+    specs : mapping of name → spec, optional
+        What each of ``kernels`` is (its :class:`kernelviz.pipeline.KernelSpec`, a model's
+        :class:`kernelviz.lattice.Model`): with them the lattice is read from and kept in the disk
+        cache (:func:`kernelviz.lattice.disk_key`), for every session and the next start of the server.
     """
     if not axes:
         return None
     import streamlit as st
 
-    from kernelviz.lattice import Lattice, LatticeJob, training_classes
+    from kernelviz.lattice import Lattice, LatticeJob, disk_key, training_classes
 
     committed = (log_gamma, log_C)
 
@@ -308,7 +312,8 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         lattice, previous = empty(), live.previous(kind, context)
         if previous is not None:  # the older lattice of this context: what still holds is not computed again
             lattice.reuse(previous)
-        return LatticeJob(lattice, kernels, prep, delay=START_DELAY)
+        stored_as = disk_key(lattice, prep.key, [specs[name] for name in kernels]) if specs is not None else None
+        return LatticeJob(lattice, kernels, prep, delay=START_DELAY, disk_key=stored_as)
 
     live = LiveLattices(session_end.store())
     # the job starts when this run has painted the page (start_pending), or from the watcher's tick

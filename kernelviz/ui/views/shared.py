@@ -69,9 +69,11 @@ def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, gri
 
     names = [p.name for p in panels if p.name in values["kernels"]]
     kernels = {name: caches.get_kernel(name, prep, values, partition) for name in names}
+    specs = {name: caches.kernel_cache_key(name, values)[0] for name in names}
     if kind == "decision":
         kernels.update({p.name: Model(p.name, values["partition_seed"], values["log_eta"], values["unit_kernel"])
                         for p in panels if p.name in values["models"]})
+        specs.update({name: kernel for name, kernel in kernels.items() if isinstance(kernel, Model)})
     context = (prep.key, tuple((name, caches.kernel_cache_key(name, values)) for name in names),
                tuple(kernel for kernel in kernels.values() if isinstance(kernel, Model)),
                caches.evaluation_grid_key(grid), reference)
@@ -79,7 +81,7 @@ def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, gri
     axes = {p.name: {**fg.panel_axes(i), "margins": getattr(p, "margins", True)} for i, p in enumerate(panels)}
     preview = live.live_preview(kind, prep=prep, kernels=kernels, grid=grid, context=context,
                                 log_gamma=values["log_gamma"], log_C=values["log_C"] if kind == "decision" else None,
-                                reference=reference, axes=axes, locked=st.session_state.get("hide") or ())
+                                reference=reference, axes=axes, locked=st.session_state.get("hide") or (), specs=specs)
     st.session_state.setdefault(LAST_PREVIEW_KEY, {})[kind] = preview.payload if preview else None
     return preview
 
