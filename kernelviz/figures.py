@@ -76,6 +76,12 @@ def class_names(classes) -> dict:
                 "class −1" if float(c) == -1.0 else f"class {float(c):g}") for c in classes}
 
 
+def _display_names(classes, names: Mapping[float, str] | None) -> dict:
+    """:func:`class_names` of ``classes`` named by ``names`` (label → name) where the data had names:
+    for figures handed the names beside their labels (``class_names=``)."""
+    return class_names(named_classes(classes, names))
+
+
 def class_style(index: int) -> tuple[str, str]:
     """(colour, marker symbol) of the ``index``-th class in sorted order (−1 before +1)."""
     return CLASS_COLORS[index % len(CLASS_COLORS)], CLASS_SYMBOLS[index % len(CLASS_SYMBOLS)]
@@ -1011,7 +1017,7 @@ def _side_word(value: float, names: Sequence[str]) -> str:
 
 
 def decision_terms_figure(terms: Mapping[str, "DecisionTerms"], point: Sequence[float], top: int = 8,
-                          title: str = "") -> go.Figure:
+                          title: str = "", class_names: Mapping[float, str] | None = None) -> go.Figure:
     """The largest terms αᵢ yᵢ k(xᵢ, x) of f at one point, one panel per kernel.
 
     Each bar is one support vector's pull: right toward the positive class, left toward the
@@ -1027,13 +1033,15 @@ def decision_terms_figure(terms: Mapping[str, "DecisionTerms"], point: Sequence[
         The point, for the title.
     top : int
         How many terms get a bar of their own.
+    class_names : mapping of label → name, optional
+        Names the classes, as in :func:`boundary_figure`.
     """
     if top < 1:
         raise ValueError(f"top must be at least 1 (the number of terms shown one by one); got {top}.")
     panels = list(terms.items())
     titles = []
     for name, t in panels:
-        names = class_names(list(t.classes))
+        names = _display_names(list(t.classes), class_names)
         titles.append(f"<b>{kernel_label(name)}</b> · f(x) = {t.value:+.3f} "
                       f"{_side_word(t.value, [names[c] for c in t.classes])}")
     heading = title or f"What decides the point ({float(point[0]):.2f}, {float(point[1]):.2f}): the largest terms of f"
@@ -1048,7 +1056,7 @@ def decision_terms_figure(terms: Mapping[str, "DecisionTerms"], point: Sequence[
         return shown
 
     for i, ((name, t), ref) in enumerate(zip(panels, refs)):
-        names = class_names(list(t.classes))
+        names = _display_names(list(t.classes), class_names)
         shown = slice(0, min(top, len(t.terms)))
         categories = [f"SV {s}" for s in t.support[shown]]
         panel = []
@@ -1103,7 +1111,7 @@ def _summary_bar(category: str, value: float, color: str, name: str, show_legend
 
 
 def buildup_figure(buildup: "BumpBuildUp", grid: Grid, X_train: np.ndarray, y_train: np.ndarray,
-                   name: str = "", title: str = "") -> go.Figure:
+                   name: str = "", title: str = "", class_names: Mapping[float, str] | None = None) -> go.Figure:
     """f assembling from its support-vector bumps: one panel per stage m (the m largest |αᵢ|).
 
     Each panel tints f_m on one colour scale for all stages, draws its zero line (solid) and,
@@ -1121,13 +1129,15 @@ def buildup_figure(buildup: "BumpBuildUp", grid: Grid, X_train: np.ndarray, y_tr
         The training points in the plane (indexed as the SVM's training set) and their labels.
     name : str
         The kernel's name, for the title.
+    class_names : mapping of label → name, optional
+        Names the classes, as in :func:`boundary_figure`.
     """
     values = np.asarray(buildup.values, dtype=float)
     if values.shape[1] != len(grid.xs) * len(grid.ys):
         raise ValueError(f"The build-up has {values.shape[1]} values per stage but the grid has "
                          f"{len(grid.xs) * len(grid.ys)} points: evaluate it at grid.points.")
     expansion = buildup.expansion
-    classes = list(expansion.classes)
+    classes = named_classes(list(expansion.classes), class_names)
     n_support = len(expansion.support)
     agreement = buildup.agreement
     final = values[-1] if agreement is not None else None

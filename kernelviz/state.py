@@ -15,6 +15,7 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
+from urllib.parse import unquote
 
 import numpy as np
 
@@ -57,7 +58,8 @@ class Setting:
     ``"range"`` (two whole numbers lo ≤ hi within ``allowed``, written ``lo_hi``; lo == hi
     is a single value, as a range slider can give),
     ``"params"`` (a small dict of numbers, e.g. a generator's parameters),
-    ``"points"`` (drawn points: an (n, 3) array of x, y, label) or ``"optfloat"``
+    ``"points"`` (drawn points: an (n, 3) array of x, y, label), ``"names"`` (the names of
+    drawn labels: a dict label → name, or None) or ``"optfloat"``
     (a float in ``allowed`` or ``None``). ``allowed`` may be a callable, for choices that
     come from the backend (generator and sample names) and are looked up only when needed,
     or a registry of ``kernelviz.registry`` (its keys are the choices, its labels and help
@@ -95,6 +97,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("data_seed", "int", 0, (0, 2**31 - 1), "Seed of the generator: the same seed draws the same data."),
     Setting("sample", "str", "fourclass", _sample_names, "The bundled data set."),
     Setting("points", "points", None, None, "The points drawn by clicking on the canvas."),
+    Setting("class_names", "names", None, None,
+            "The names of the drawn points' classes, by label, when an edit copied them from data whose classes "
+            "were named otherwise (class 0, a file's species): the same points keep the same names."),
     Setting("label_how", "str", "all", registry.SELECTIONS,
             "Which points keep their label. The others become unlabeled: only the unsupervised parts "
             "(partition, density, graph) see them."),
@@ -160,6 +165,9 @@ BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 
 #: Settings that are page chrome, not the computation: never hidden by ``hide=``, never part of a script.
 DISPLAY_SETTINGS = ("view", "projector", "show_support", "show_margins", "show_test", "hide")
+#: The drawn data (the points, their classes' names): no widget of their own, so nothing to hide, and
+#: a preset or a reset to the defaults leaves them as they are.
+DRAWN_SETTINGS = ("points", "class_names")
 
 
 def hideable() -> tuple[str, ...]:
@@ -168,7 +176,7 @@ def hideable() -> tuple[str, ...]:
     (``edit``), or any setting's control."""
     return (("sidebar",) + tuple(f"sidebar.{name}" for name in registry.SIDEBAR_SECTIONS)
             + ("views",) + tuple(f"view.{name}" for name in registry.VIEWS) + ("edit",)
-            + tuple(s.name for s in SETTINGS if s.name not in DISPLAY_SETTINGS and s.kind != "points"))
+            + tuple(s.name for s in SETTINGS if s.name not in DISPLAY_SETTINGS + DRAWN_SETTINGS))
 
 
 def bounds(name: str) -> tuple:
@@ -284,6 +292,8 @@ def validate(name: str, value: Any) -> Any:
         return _validate_params(name, value)
     if s.kind == "points":
         return _validate_points(name, value)
+    if s.kind == "names":
+        return _validate_names(name, value)
     raise AssertionError(f"setting {name} has unknown kind {s.kind}")
 
 
@@ -350,6 +360,34 @@ def _validate_points(name, value):
     return arr
 
 
+def _validate_names(name, value):
+    """Drawn labels' names: a dict of whole, non-zero labels (0 is "unlabeled" in drawn data) to
+    distinct, non-empty names, or None (an empty mapping or text too)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = decode_names(value)
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{name} must map each drawn label to its class's name; got {type(value).__name__}.")
+    out = {}
+    for label, text in value.items():
+        if isinstance(label, str):
+            label = number_from_text(label, f"each label of {name}")
+        if isinstance(label, (bool, np.bool_)) or not isinstance(label, (int, float, np.integer, np.floating)):
+            raise ValueError(f"{name}: each label must be a number; got {label!r}.")
+        if not math.isfinite(label) or label != int(label) or label == 0:
+            raise ValueError(f"{name}: each label must be a whole number other than 0 (0 is unlabeled in drawn "
+                             f"data); got {label!r}.")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{name}: the name of label {int(label)} must be a non-empty text; got {text!r}.")
+        if float(label) in out:
+            raise ValueError(f"{name} names label {int(label)} twice.")
+        out[float(label)] = text
+    if len(set(out.values())) != len(out):
+        raise ValueError(f"{name} gives one name to more than one class.")
+    return out or None
+
+
 # ----------------------------------------------------------------------------- text codecs
 
 
@@ -400,6 +438,29 @@ def decode_points(text: str) -> np.ndarray:
     return np.array(rows, dtype=float)
 
 
+def encode_names(names: Mapping[float, str]) -> str:
+    """``{-1: "class 0", 1: "setosa"}`` → ``"-1:class 0~1:setosa"`` (sorted labels); a ``%`` or ``~`` in a
+    name is written ``%25``, ``%7E``."""
+    return "~".join(f"{_format_number(label)}:" + text.replace("%", "%25").replace("~", "%7E")
+                    for label, text in sorted(names.items()))
+
+
+def decode_names(text: str) -> dict[float, str]:
+    out = {}
+    for item in filter(None, text.split("~")):
+        label, sep, written = item.partition(":")
+        if not sep:
+            raise ValueError(f"Cannot read the class name {item!r}; expected label:name.")
+        number = number_from_text(label, "each label of class_names")
+        if number in out:
+            raise ValueError(f"class_names names label {label} twice.")
+        try:
+            out[number] = unquote(written, errors="strict")
+        except UnicodeDecodeError:
+            raise ValueError(f"The class name {written!r} holds a %-escape that is no UTF-8 text.") from None
+    return out
+
+
 def _to_text(s: Setting, value) -> str:
     if s.kind in ("int", "float", "optfloat"):
         return _format_number(value)
@@ -413,6 +474,8 @@ def _to_text(s: Setting, value) -> str:
         return encode_params(value)
     if s.kind == "points":
         return encode_points(value)
+    if s.kind == "names":
+        return encode_names(value)
     return str(value)
 
 
@@ -432,16 +495,18 @@ def _equal(a, b) -> bool:
 def encode(values: Mapping[str, Any]) -> dict[str, str]:
     """Settings → query-string dict holding only the values that differ from their defaults.
 
-    Drawn points are included when there are at most :data:`MAX_POINTS_IN_URL` of them
-    and the data source is ``"drawn"``.
+    Drawn points, and their classes' names, are included when there are at most
+    :data:`MAX_POINTS_IN_URL` points and the data source is ``"drawn"``.
     """
     out = {}
     for s in SETTINGS:
         if s.name not in values:
             continue
         value = values[s.name]
-        if s.kind == "points":
-            if value is None or values.get("source") != "drawn" or len(value) > MAX_POINTS_IN_URL:
+        if s.kind in ("points", "names"):  # the names go with the points they name, or not at all
+            points = values.get("points")
+            if (value is None or values.get("source") != "drawn" or points is None
+                    or len(points) > MAX_POINTS_IN_URL):
                 continue
         elif s.kind == "optfloat" and value is None:
             continue
@@ -488,6 +553,13 @@ def parse(query: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
             problems.append(f"Ignored the link's {alone}: it needs {missing} beside it "
                             f"({' and '.join(pair)} are one point), which the link does not give or could not be read.")
             values[alone] = BY_NAME[alone].default
+    if values["class_names"] is not None and values["points"] is not None:
+        labels = {float(v) for v in np.unique(values["points"][:, 2]) if v != 0}
+        unnamed = sorted(labels - set(values["class_names"]))
+        if unnamed:
+            problems.append("Ignored the link's class_names: they name no class for the drawn label(s) "
+                            f"{', '.join(_format_number(v) for v in unnamed)}; the classes keep their numbers.")
+            values["class_names"] = None
     if "test_fraction" not in query:  # its default depends on the source
         values["test_fraction"] = _default("test_fraction", values)
     return values, problems

@@ -228,6 +228,21 @@ def test_terms_figure_bars_add_up_to_f_for_each_kernel():
     assert sum(bool(b.showlegend) for b in fig.data if b.name == "bias b") == 1
 
 
+def test_the_anatomy_figures_name_the_classes_as_the_data_name_them():
+    """As the boundaries' legend does (``class_names``: a file's names, or those edited data carry)."""
+    names = {3.0: "setosa", 7.0: "class <b>7</b>"}
+    kernel, svc = fitted("rbf")
+    fig = fg.decision_terms_figure({"rbf": anatomy.decision_terms(svc, kernel, X, QUERIES[2])}, QUERIES[2],
+                                   class_names=names)
+    groups = {b.legendgroup.split(" · ")[0] for b in fig.data if b.type == "bar" and " · " in (b.legendgroup or "")}
+    assert groups <= {"setosa", "class &lt;b&gt;7&lt;/b&gt;"} and groups
+    assert "setosa" in fig.layout.xaxis.title.text and "class 3" not in fig.layout.annotations[0].text
+    grid = fg.grid_over(X, 20)
+    fig = fg.buildup_figure(anatomy.bump_buildup(svc, kernel, X, grid.points), grid, X, Y, class_names=names)
+    assert {t.name for t in fig.data if t.showlegend and (t.legendgroup or "").startswith("class")} == \
+        {"setosa", "class &lt;b&gt;7&lt;/b&gt;"}
+
+
 def test_buildup_figure_rings_the_support_vectors_used_so_far():
     kernel, svc = fitted("ckrbf")
     grid = fg.grid_over(X, 30)

@@ -314,10 +314,10 @@ def test_every_settings_widget_shows_its_settings_help_and_registry_labels():
                         assert w.help == expected, w.key
                     assert w.help, w.key
                     shown.add(w.key)
-    # every setting with a widget of its own (not the data behind the canvas, a generator's parameters, or
-    # the teacher's hide list, which only a link sets)
-    assert {s.name for s in kvstate.SETTINGS} - {"points", "gen_params", "hide"} <= shown, \
-        {s.name for s in kvstate.SETTINGS} - {"points", "gen_params", "hide"} - shown
+    # every setting with a widget of its own (not the drawn data behind the canvas, a generator's parameters,
+    # or the teacher's hide list, which only a link sets)
+    without = {*kvstate.DRAWN_SETTINGS, "gen_params", "hide"}
+    assert {s.name for s in kvstate.SETTINGS} - without <= shown, {s.name for s in kvstate.SETTINGS} - without - shown
     assert widget(at, "partition").options == [registry.PARTITIONS[m].label for m in registry.PARTITIONS]
 
 

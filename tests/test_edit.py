@@ -243,3 +243,116 @@ def test_a_link_to_drawn_data_keeps_their_hold_out_whether_or_not_it_is_the_draw
     # generated data: 0.3 is their default, and a link leaves it out
     assert "test_fraction" not in state.encode(state.defaults())
     assert state.parse({})[0]["test_fraction"] == 0.3
+
+
+# ----------------------------------------------------------------------------- the classes keep their names
+
+def test_the_copy_keeps_each_classs_name_and_minus_and_plus_one_data_need_none():
+    """Drawn label 0 is "unlabeled", so class 0 cannot keep its number: the copy carries the names
+    the figures gave the classes, by drawn label, and prepared drawn data are named by them."""
+    three = prepared(generator="blobs", gen_params={"n_classes": 3, "n_samples": 60})
+    points = pipeline.editable_points(three, drawn=False)
+    names = pipeline.editable_names(three, drawn=False)
+    assert names == {-1.0: "class 0", 1.0: "class 1", 2.0: "class 2"}
+    copy = pipeline.prepared({**state.defaults(), "source": "drawn", "points": points, "class_names": names,
+                              "scaling": "none"}, pipeline.drawn_dataset(points, names), "copy")
+    assert fg.class_names(copy.legend_classes) == {-1.0: "class 0", 1.0: "class 1", 2.0: "class 2"}
+    assert pipeline.editable_names(copy, drawn=True) == names  # a later edit keeps them
+    assert pipeline.editable_names(prepared(), drawn=False) == {-1.0: "class 0", 1.0: "class 1"}  # moons' 0 and 1
+    # −1 / +1 data keep their labels and their names: nothing to carry
+    assert pipeline.editable_names(prepared(source="sample", sample="fourclass"), drawn=False) is None
+    # a file's names (iris's species) go with their classes
+    X, y = kv.data.make("blobs", n_samples=45, n_classes=3, random_state=0)
+    species = {0.0: "setosa", 1.0: "versicolor", 2.0: "virginica"}
+    upload = kv.data.Dataset(X, y, name="iris", class_names=species)
+    named = pipeline.prepared({**state.defaults(), "source": "upload"}, upload, "iris")
+    assert pipeline.editable_names(named, drawn=False) == {-1.0: "setosa", 1.0: "versicolor", 2.0: "virginica"}
+
+
+def test_class_names_round_trip_through_a_link_and_a_bad_value_says_why():
+    points = np.array([[0.0, 0.0, -1.0], [1.0, 1.0, 1.0], [2.0, 0.0, 2.0], [0.5, 0.5, 0.0]])
+    names = {-1.0: "class 0", 1.0: "50% ~ setosa: <b>", 2.0: "virginica"}
+    values = {**state.defaults(), "source": "drawn", "points": points, "class_names": names}
+    query = state.encode(values)
+    assert query["class_names"] == "-1:class 0~1:50%25 %7E setosa: <b>~2:virginica"
+    parsed, problems = state.parse(query)
+    assert problems == [] and parsed["class_names"] == names
+    # only with the drawn points they name
+    assert "class_names" not in state.encode({**values, "source": "generator"})
+    assert "class_names" not in state.encode({**values, "class_names": None})
+    for raw, words in [("1:a~1:b", "names label 1 twice"), ("0:a~1:b", "other than 0"), ("1:a~2:a", "one name"),
+                       ("1.5:a", "whole number"), ("x:a", "label of class_names"), ("a", "expected label:name"),
+                       ("1:%FF", "no UTF-8"), ("1: ", "non-empty")]:
+        with pytest.raises(ValueError, match=words):
+            state.validate("class_names", raw)
+        parsed, problems = state.parse({**query, "class_names": raw})
+        assert parsed["class_names"] is None and len(problems) == 1 and "class_names" in problems[0], raw
+    # names that leave a drawn class unnamed are dropped, saying which
+    parsed, problems = state.parse({**query, "class_names": "-1:a~1:b"})
+    assert parsed["class_names"] is None and "label(s) 2" in problems[0]
+
+
+def _legend(at) -> list[tuple]:
+    """The classes as the first figure's legend shows them, in its order: name, colour, symbol."""
+    return [(trace["name"], str(trace["marker"].get("color")), str(trace["marker"].get("line")),
+             str(trace["marker"].get("symbol"))) for trace in figures(at)[0]["data"]
+            if str(trace.get("legendgroup", "")).startswith("class") and trace.get("showlegend")]
+
+
+def _kinds(at) -> list:
+    """The choices of what a click on empty space adds (each class named as the legend names it)."""
+    return [group.options for group in at.get("button_group") if "unlabeled" in group.options]
+
+
+def _first_edit(at, monkeypatch) -> None:
+    """The browser's first edit, as its callback takes it before the next run: a point moved a little."""
+    from kernelviz.ui import edits
+
+    before = at.session_state.to_dict()
+    store = dict(before)
+    base = store[edits.BASE_KEY]
+    with monkeypatch.context() as patch:
+        patch.setattr(edits.st, "session_state", store)
+        edits.received({"token": "page", "edits": [[1, "move", 0, float(base[0, 0]) + 0.05, float(base[0, 1]), 0]],
+                        "moving": None})
+    assert store["source"] == "drawn"
+    for key in before.keys() - store.keys():
+        del at.session_state[key]
+    for key, value in store.items():
+        if key not in before or value is not before[key]:
+            at.session_state[key] = value
+    at.run()
+
+
+@pytest.mark.app
+def test_the_first_edit_keeps_every_classs_name_colour_and_order_and_so_does_its_link(monkeypatch):
+    """Generated data of three classes: "class 0 / 1 / 2" before an edit, during a drag, after the first
+    edit and in the link it writes; not "class −1 / +1 / 2" because one point moved."""
+    from streamlit.testing.v1 import AppTest
+
+    from kernelviz.ui import edits
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"view": "boundaries", "generator": "blobs", "gen_params": "n_classes:3,n_samples:60",
+                            "kernels": "rbf"})
+    at.run()
+    assert not at.exception and not at.error
+    before, kinds = _legend(at), _kinds(at)
+    assert [entry[0] for entry in before] == ["class 0 (train)", "class 1 (train)", "class 2 (train)",
+                                              "class 0 (test)", "class 1 (test)", "class 2 (test)"]
+    base = at.session_state[edits.BASE_KEY]
+    at.session_state[edits.MOVING_KEY] = (1, 0, float(base[0, 0]) + 0.05, float(base[0, 1]))
+    at.run()  # a frame of the drag
+    assert not at.exception and not at.error
+    assert _legend(at) == before
+    _first_edit(at, monkeypatch)
+    assert not at.exception and not at.error
+    assert at.session_state["source"] == "drawn"
+    assert _legend(at) == before and _kinds(at) == kinds
+    link = {k: v[-1] if isinstance(v, list) else v for k, v in dict(at.query_params).items()}
+    assert "points" in link and "class_names" in link
+    again = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    again.query_params.update(link)
+    again.run()
+    assert not again.exception and not again.error
+    assert _legend(again) == before and _kinds(again) == kinds

@@ -26,6 +26,7 @@ import kernelviz as kv
 from kernelviz import state as kvstate
 from kernelviz.outside import file_name
 
+from _charts import figures
 from _hostile import hostile_text
 from apptest import APP, open_app
 
@@ -85,6 +86,26 @@ def test_a_hostile_upload_is_shown_as_inert_text_everywhere(file, columns, class
     for code in at.code:
         if "DATA_FILE" in code.value:
             assert f"DATA_FILE = {file_name(file or 'upload', 'csv')!r}" in code.value  # caches.uploaded's stem
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(hostile_text.map(lambda t: t[:200]).filter(str.strip), min_size=2, max_size=2, unique=True),
+       view=st.sampled_from(["data", "boundaries"]))
+def test_hostile_class_names_of_drawn_data_in_a_link_are_shown_as_inert_text(names, view):
+    """The names edited data carry (``class_names``) reach the legend, the summary and the edit controls."""
+    link = kvstate.encode_names({-1.0: names[0], 1.0: names[1]})
+    at = open_app(dict(view=view, source="drawn", points="0_0_-1~1_1_1~0.5_0_-1~1_0.5_1", class_names=link,
+                       kernels="rbf", test_fraction="0"))
+    assert not at.exception
+    assert at.session_state["class_names"] is not None  # read, not refused: the names are on the page
+    options = [option for group in at.get("button_group") for option in group.options]
+    for body in markdown_bodies(at) + options:
+        assert_inert(body)
+    for figure in figures(at):
+        spec = json.dumps(figure)
+        assert "<a " not in spec and "<img" not in spec and "<script" not in spec.lower()
+    if view == "boundaries":
+        assert figures(at)  # the legend, where the names are
 
 
 SOURCES = [Path(APP), *sorted((Path(APP).parent / "kernelviz" / "ui").rglob("*.py"))]

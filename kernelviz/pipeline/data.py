@@ -58,13 +58,16 @@ def bundled_dataset(name: str) -> kv.data.Dataset:
     return kv.data.load(name)
 
 
-def drawn_dataset(points: np.ndarray) -> kv.data.Dataset:
+def drawn_dataset(points: np.ndarray, class_names: Mapping[float, str] | None = None) -> kv.data.Dataset:
     """The points drawn on the canvas as a data set; label 0 means unlabeled.
 
     Parameters
     ----------
     points : array of shape (n, 3)
-        Rows ``(x, y, label)`` with label ±1 or 0.
+        Rows ``(x, y, label)`` with label ±1 or 0 (2, 3, … for the further classes of copied data).
+    class_names : mapping of label → name, optional
+        The setting ``class_names``: the names the classes had where the points were copied from
+        (:func:`kernelviz.pipeline.editable_names`), which the figures keep; None: named by label.
 
     Returns
     -------
@@ -74,12 +77,14 @@ def drawn_dataset(points: np.ndarray) -> kv.data.Dataset:
     ------
     NoDataYet
         When no point has been drawn.
+    ValueError
+        When ``class_names`` leaves a drawn class without a name.
     """
     points = np.asarray(points, dtype=float).reshape(-1, 3)
     if len(points) == 0:
         raise NoDataYet("No points drawn yet: click on the canvas in the Data view to add some.")
     y = np.where(points[:, 2] == 0, kv.data.UNLABELED, points[:, 2])
-    return kv.data.Dataset(points[:, :2], y, name="drawn")
+    return kv.data.Dataset(points[:, :2], y, name="drawn", class_names=dict(class_names) if class_names else None)
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,16 @@ class Prepared:
     def legend_classes(self):
         """The classes as the figures take them: with their names from the file, when it had names."""
         return fg.named_classes(self.classes, self.class_names)
+
+    @property
+    def shown_class_names(self) -> dict[float, str]:
+        """Each class of the data (hidden labels' too) and its name as the figures give it, not yet made
+        safe for a page: the data's own (:attr:`class_names`), else :func:`kernelviz.figures.class_names`'s
+        ("class 0", "class −1" …)."""
+        classes = np.unique(self.y_true[self.y_true != kv.data.UNLABELED])
+        numbered = fg.class_names(classes)
+        own = self.class_names or {}
+        return {float(c): own.get(float(c), numbered[c]) for c in classes}
 
     @property
     def sampled(self) -> bool:

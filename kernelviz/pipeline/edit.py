@@ -5,6 +5,8 @@ unlabeled): the first edit of generated, sample or uploaded data copies them as 
 them (:func:`editable_points`). The copy is taken in the plot's coordinates with the scaling set
 to none, so that a point stays exactly where it was dropped: kept in the raw coordinates under
 z-scoring, moving one point would move the mean and the spread, and every other point with them.
+Their classes become drawn labels (0 being unlabeled, a class 0 cannot keep its number) and keep
+their names (:func:`editable_names`, the setting ``class_names``): "class 0", "setosa" as before.
 
 An edit is one row ``(op, index, x, y, label)`` (:data:`OPS`); :func:`apply_edits` applies a list of
 them in order, so that the browser and Python, applying the same list to the same points, hold
@@ -18,9 +20,11 @@ from typing import Sequence
 import numpy as np
 
 import kernelviz as kv
+from kernelviz import figures as fg
 from kernelviz.pipeline.data import VIEW_MAX_POINTS, Prepared
 
-__all__ = ['EDIT_MAX_POINTS', 'OPS', 'edit_refusal', 'editable_points', 'drawn_label', 'apply_edits', 'parse_edit']
+__all__ = ['EDIT_MAX_POINTS', 'OPS', 'edit_refusal', 'editable_points', 'editable_names', 'drawn_label', 'apply_edits',
+           'parse_edit']
 
 #: Above this many points a figure's points cannot be edited: each move refits every kernel on all
 #: of them, and at 1,000 points on two cores a frame takes longer than a person waits for it.
@@ -66,6 +70,20 @@ def editable_points(prep: Prepared, drawn: bool) -> np.ndarray:
         classes = np.unique(prep.y_true[known])
         labels[known] = [drawn_label(classes, value) for value in prep.y_true[known]]
     return np.column_stack([prep.X_view, labels])
+
+
+def editable_names(prep: Prepared, drawn: bool) -> dict[float, str] | None:
+    """The names of the classes of :func:`editable_points`, by drawn label: each class named as the
+    figures named it before the copy (:attr:`Prepared.shown_class_names`), so that the same points
+    keep their names, colours and legend order. None when the drawn labels' own names are those
+    (−1 and +1 data); ``drawn``: the names the drawn data carry already.
+    """
+    if drawn:
+        return prep.class_names
+    shown = prep.shown_class_names
+    classes = sorted(shown)
+    names = {drawn_label(classes, label): name for label, name in shown.items()}
+    return None if names == fg.class_names(list(names)) else names
 
 
 def parse_edit(row) -> tuple[str, int, float, float, float]:

@@ -43,7 +43,7 @@ def check_folds(prep: Prepared, cv: int) -> None:
     if len(labels) < 2:
         raise ValueError("The grid search needs labeled points of at least two classes.")
     smallest = int(counts.min())
-    name = fg.class_names(prep.classes).get(labels[counts.argmin()], f"class {labels[counts.argmin()]:g}")
+    name = prep.shown_class_names.get(float(labels[counts.argmin()]), f"class {labels[counts.argmin()]:g}")
     if smallest < 2:
         raise ValueError(f"Cross-validation needs at least two labeled points in every class, but {name} has "
                          f"{smallest}: label more points (sidebar, *Labeled points*).")

@@ -61,7 +61,8 @@ def section(prep: pipeline.Prepared, values: dict, kernels: dict, kernel_keys: d
             for name in kernels:
                 svc, kernel = svm_of(name)
                 terms[name] = anatomy.decision_terms(svc, kernel, X_train, x)
-            figure = fg.decision_terms_figure(terms, (float(rx), float(ry)), top=TOP_TERMS)
+            figure = fg.decision_terms_figure(terms, (float(rx), float(ry)), top=TOP_TERMS,
+                                              class_names=prep.class_names)
             takeaway.chart(figure, key="terms_chart")
         if st.toggle("Build f up from its bumps (largest |αᵢ| first)", key="buildup_on"):
             name = st.selectbox("Kernel", list(kernels), format_func=fg.kernel_label, key="buildup_kernel")
@@ -71,5 +72,6 @@ def section(prep: pipeline.Prepared, values: dict, kernels: dict, kernel_keys: d
             except ValueError as err:
                 st.info(plain(err))
                 return
-            figure = fg.buildup_figure(buildup, grid, prep.X_view[prep.train], y_train, name=name)
+            figure = fg.buildup_figure(buildup, grid, prep.X_view[prep.train], y_train, name=name,
+                                       class_names=prep.class_names)
             takeaway.chart(figure, key="buildup_chart")

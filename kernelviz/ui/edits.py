@@ -12,7 +12,9 @@ point where it is now (:func:`moving_settings`), at the preview resolution and p
 (``kernelviz.ui.caches.transient``): a refit is the same stages on other data, not a copy of them.
 The browser sends the next position only once this figure is drawn, so refits never queue.
 
-Undo and Redo put back the data (source, points, scaling) as they were before an edit.
+The copy keeps its classes' names (``class_names``, :func:`kernelviz.pipeline.editable_names`): the
+same points are named, coloured and ordered as before. Undo and Redo put back the data (source,
+points, names, scaling) as they were before an edit.
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import kernelviz as kv
-from kernelviz import figures as fg
 from kernelviz import pipeline, registry
 from kernelviz.components.outbox import unapplied
 from kernelviz.outside import plain
@@ -35,6 +35,8 @@ EDITABLE_VIEWS = tuple(view for view, facts in registry.VIEWS.items() if facts.e
 APPLIED_KEY = "_edit_applied"
 #: The points the last editable figure showed, as drawn data (what the edits' indices count).
 BASE_KEY = "_edit_base"
+#: The names of their classes, by drawn label (the setting ``class_names`` of the edited data).
+BASE_NAMES_KEY = "_edit_base_names"
 #: The point being dragged: (seq, index, x, y), or None.
 MOVING_KEY = "_edit_moving"
 #: The data before each edit (latest last) and after each undone one.
@@ -44,7 +46,7 @@ RERUN_KEY = "_edit_rerun_page"
 #: The widget that chooses what a click on empty space adds.
 ADD_KEY = "edit_add"
 #: The settings an edit changes, and Undo puts back.
-DATA_SETTINGS = ("source", "points", "scaling")
+DATA_SETTINGS = ("source", "points", "class_names", "scaling")
 #: (spec, partition) last shown: a dragged point's next frame refits from it, and a fresh fit takes
 #: its components' order.
 PARTITION_KEY = "_edit_partition"
@@ -62,16 +64,15 @@ def refusal(prep: pipeline.Prepared) -> str | None:
 def add_kinds(prep: pipeline.Prepared) -> dict[str, float]:
     """What a click on empty space can add: each class (named as the legend names it) and unlabeled,
     as drawn labels."""
-    classes = np.unique(prep.y_true[prep.y_true != kv.data.UNLABELED])
-    numbered = fg.class_names(classes)
-    names = {c: plain(prep.class_names[float(c)]) if prep.class_names and float(c) in prep.class_names else numbered[c]
-             for c in classes}
+    own = prep.class_names or {}
+    names = {c: plain(name) if c in own else name for c, name in prep.shown_class_names.items()}
+    classes = sorted(names)
     drawn = st.session_state.get("source") == "drawn"
-    kinds = {names[c]: (float(c) if drawn else pipeline.drawn_label(classes, c)) for c in classes}
-    if drawn:  # the canvas's own classes, also when no point of one is left
+    kinds = {names[c]: (c if drawn else pipeline.drawn_label(classes, c)) for c in classes}
+    if drawn:  # the canvas's own classes, also when no point of one is left (named as the data name them)
         for label, name in ((-1.0, "class −1"), (1.0, "class +1")):
             if label not in kinds.values():
-                kinds[name] = label
+                kinds[plain(own[label]) if label in own else name] = label
     kinds["unlabeled"] = 0.0
     return kinds
 
@@ -102,7 +103,9 @@ def browser_edit(prep: pipeline.Prepared) -> EditInfo:
     if reason is not None:
         return {"points": [], "applied": {}, "moved": 0, "label": 0.0, "off": reason}
     if moving is None:  # while a point moves, the base stays the data the move started from
-        st.session_state[BASE_KEY] = pipeline.editable_points(prep, drawn=st.session_state.get("source") == "drawn")
+        drawn = st.session_state.get("source") == "drawn"
+        st.session_state[BASE_KEY] = pipeline.editable_points(prep, drawn=drawn)
+        st.session_state[BASE_NAMES_KEY] = pipeline.editable_names(prep, drawn=drawn)
     base = st.session_state[BASE_KEY]
     kinds = add_kinds(prep)
     return {"points": np.asarray(base, dtype=float).tolist(),
@@ -150,7 +153,7 @@ def moving_settings(values: dict) -> dict | None:
         return None
     _, index, x, y = moving
     points = pipeline.apply_edits(base, [["move", index, x, y, 0]])
-    return {**values, "source": "drawn", "points": points, "scaling": "none"}
+    return {**values, **_drawn(points)}
 
 
 def partition_start(spec: pipeline.PartitionSpec):
@@ -171,11 +174,20 @@ def keep_partition(spec: pipeline.PartitionSpec, partition):
 
 
 def commit(points: np.ndarray) -> None:
-    """The data become ``points`` (drawn, unscaled), the data before kept for Undo."""
+    """The data become ``points`` (drawn, unscaled, their classes named as before), the data before
+    kept for Undo."""
     st.session_state.setdefault(UNDO_KEY, []).append(_data_now())
     st.session_state[REDO_KEY] = []
-    _set_data({"source": "drawn", "points": points, "scaling": "none"})
-    st.session_state[BASE_KEY] = points  # what the next edits count in (their figure draws just these)
+    data = _drawn(points)
+    _set_data(data)
+    # what the next edits count in (their figure draws just these)
+    st.session_state[BASE_KEY], st.session_state[BASE_NAMES_KEY] = points, data["class_names"]
+
+
+def _drawn(points: np.ndarray) -> dict:
+    """The data settings of ``points`` edited from the base: drawn, unscaled, the base's class names."""
+    return {"source": "drawn", "points": points, "class_names": st.session_state.get(BASE_NAMES_KEY),
+            "scaling": "none"}
 
 
 def undo() -> None:
@@ -201,6 +213,7 @@ def _set_data(data: dict) -> None:
     write_settings(st.session_state, data)
     st.session_state[MOVING_KEY] = None
     st.session_state.pop(BASE_KEY, None)  # the next figure's points are the base of the next edits
+    st.session_state.pop(BASE_NAMES_KEY, None)
     # the sidebar shows the source and the scaling, an open lesson's panel (above the view) the view's
     # numbers: the page reruns, not only the view
     if (before["source"], before["scaling"]) != (data["source"], data["scaling"]) or teach.lesson_open():

@@ -144,7 +144,8 @@ def current_settings() -> dict:
 
 def apply_values(values: dict) -> None:
     """Put settings in the session before their widgets are drawn (a button's callback)."""
-    write_settings(st.session_state, {name: value for name, value in values.items() if name != "points"})
+    write_settings(st.session_state, {name: value for name, value in values.items()
+                                      if name not in kvstate.DRAWN_SETTINGS})
     if "generator" in values:
         set_generator_params(values["generator"], values.get("gen_params", {}))
 

@@ -65,8 +65,10 @@ def handed_in(values: dict) -> tuple[kv.data.Dataset | None, str | None]:
         # session uploading another's bytes under its own name must see its own name
         digest, upload_name, raw = st.session_state["_upload"]
         return caches.uploaded(digest, upload_name, raw), f"{digest}:{upload_name}"
-    points = np.asarray(values["points"], dtype=float)
-    return pipeline.drawn_dataset(points), hashlib.sha1(points.tobytes()).hexdigest()
+    points, names = np.asarray(values["points"], dtype=float), values.get("class_names")
+    # the names are part of the content: the same points named otherwise are other figures
+    content = points.tobytes() + (repr(sorted(names.items())).encode() if names else b"")
+    return pipeline.drawn_dataset(points, names), hashlib.sha1(content).hexdigest()
 
 
 def load_prepared(values: dict) -> Prepared:
