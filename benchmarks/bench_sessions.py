@@ -319,7 +319,7 @@ async def drive(browser, url: str, seconds: float, seed: int, on_stuck=lambda: N
                 view = "similarity" if view == "boundaries" else "boundaries"
                 await switch_view(page, view)
                 await page.wait_for_function(
-                    "(t) => [...document.querySelectorAll('.gtitle')].some((e) => e.textContent.includes(t))",
+                    "(t) => [...document.querySelectorAll('.gtitle:not(.kv-preview)')].some((e) => e.textContent.includes(t))",
                     arg=VIEWS[view][1])
             else:
                 await page.locator(LIVE_GAMMA).wait_for()

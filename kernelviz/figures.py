@@ -301,6 +301,10 @@ def _panels(layout: dict, titles: Sequence[str], hspace: float = 0.05, vspace: f
     return refs
 
 
+#: The key in a layout's ``meta`` of the figure title's words with ``{gamma}`` and ``{C}`` where its γ
+#: and C stand (``f"{value:.3g}"``): mid-drag the plot component writes the dragged values there
+#: (support.js), so that the title never says the value before the drag.
+TITLE_META = "kv_title"
 #: The key in a layout's ``meta`` that describes its small multiples: ``count``, ``equal`` (same
 #: units on both axes) and ``titles`` (the index of each panel's title among the annotations).
 PANELS_META = "kv_panels"
@@ -638,7 +642,7 @@ def _wrap_note(note: str, width: int = 48) -> list[str]:
 def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np.ndarray | None = None,
                     title: str = "", y_unlabeled: np.ndarray | None = None, *, support_vectors: bool = True,
                     margins: bool = True, test_points: bool = True,
-                    class_names: Mapping[float, str] | None = None) -> go.Figure:
+                    class_names: Mapping[float, str] | None = None, live_title: str = "") -> go.Figure:
     """One panel per classifier: tinted sides, boundary (solid), ±1 margins (dashed),
     support vectors ringed with a size growing with |α|, test points hollow.
 
@@ -648,8 +652,12 @@ def boundary_figure(panels: Sequence[BoundaryPanel], grid: Grid, X_unlabeled: np
     ``test_points`` False leave those layers out (the teacher's clutter toggles: dozens of
     rings can bury a panel); the tints keep their scale and the titles their scores.
     ``class_names`` (label → name, as ``Dataset.class_names``) names the classes in the legend.
+    ``live_title``: ``title``'s words with ``{gamma}`` and ``{C}`` where its γ and C stand; mid-drag
+    the live preview writes the dragged values there (layout ``meta``, :data:`TITLE_META`).
     """
     layout = _layout(title, height=_panels_height(len(panels), grid, extra=90), top=125)
+    if live_title:
+        layout.setdefault("meta", {})[TITLE_META] = live_title
     refs = _panels(layout, [boundary_title(p) for p in panels])
     traces = []
     for i, (p, ref) in enumerate(zip(panels, refs)):

@@ -52,7 +52,7 @@ def assert_clean(page) -> None:
 
 
 def boundary_title(page) -> str:
-    return page.locator(".js-plotly-plot .gtitle").first.text_content()
+    return page.locator(".js-plotly-plot .gtitle:not(.kv-preview)").first.text_content()
 
 
 def test_every_view_renders_and_is_screenshotted(server, page, screenshot_dir, tmp_path):

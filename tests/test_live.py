@@ -770,3 +770,16 @@ def test_a_lattice_the_browser_has_goes_without_its_bytes():
     finish_jobs(at)
     at.run()  # the new values' lattice: sent whole
     assert not live_data(at)["lattice"].get("sent") and live_data(at)["lattice"]["id"] != whole["lattice"]["id"]
+
+
+def test_the_boundary_figures_title_marks_where_gamma_and_C_stand_for_the_preview():
+    """Mid-drag the plot component writes the dragged γ and C into the figure's title (support.js
+    titleAt): the figure marks its words with {gamma} and {C}, which give its own title at its values."""
+    from kernelviz.figures import TITLE_META
+
+    at = make_app(view="boundaries", log_gamma="1.25", log_C="-0.5")
+    layout = figures(at)[0]["layout"]
+    words = layout["meta"][TITLE_META]
+    assert "{gamma}" in words and "{C}" in words
+    assert words.format(gamma=f"{10 ** 1.25:.3g}", C=f"{10 ** -0.5:.3g}") in layout["title"]["text"]
+    assert "γ = 17.8, C = 0.316" in layout["title"]["text"]

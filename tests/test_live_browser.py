@@ -102,7 +102,7 @@ def test_a_committed_gamma_step_stays_committed_while_the_new_lattice_is_prepare
     page.wait_for_selector(live_drag.IDLE)
     live_drag.commit_gamma_step(page, "γ = 1.78,")
     live_drag.lattice_arrived(page)  # the new lattice came by a rerun
-    titles = page.evaluate("() => [...document.querySelectorAll('.gtitle')].map((t) => t.textContent)")
+    titles = page.evaluate("() => [...document.querySelectorAll('.gtitle:not(.kv-preview)')].map((t) => t.textContent)")
     assert any("γ = 1.78," in t for t in titles) and not any("γ = 1," in t for t in titles), titles
     assert re.search(r"log_gamma=0\.25(&|$)", page.url), page.url
 
@@ -398,8 +398,8 @@ MID_DRAG = """(root) => {
 
 
 def test_mid_drag_the_support_vectors_and_scores_are_the_dragged_values_and_the_table_hides(server, page):
-    """The preview's picture is the dragged value's, and so are its support vectors and its titles'
-    scores: the same as the figure the release draws there. The accuracy table, which only the
+    """The preview's picture is the dragged value's, and so are its support vectors, its titles'
+    scores and the figure's title's γ: the same as the figure the release draws there. The accuracy table, which only the
     release computes, hides rather than say the old value's numbers."""
     page.goto(f"{server}/?view=boundaries&{SMALL}")
     page.locator(live_drag.READY).wait_for()
@@ -414,6 +414,9 @@ def test_mid_drag_the_support_vectors_and_scores_are_the_dragged_values_and_the_
         assert not panel["support"] and panel["preview"] > 0, during  # the figure's hidden, the value's drawn
         assert len(panel["lines"]) == 2 and panel["lines"][1].startswith("train "), during  # no fit time
     assert during["table"] == "hidden"
+    # and the figure's own title says the dragged γ, marked as the preview's (not the committed figure's)
+    title = page.locator(".kv-plot .gtitle").first
+    assert "γ = 3.16," in title.text_content() and "kv-preview" in title.get_attribute("class"), title.text_content()
     live_drag.release(page)
     live_drag.title_contains(page, "γ = 3.16,")
     page.locator('.kv-live[data-state="committed"]').wait_for()

@@ -284,7 +284,9 @@ def first_chart_seconds(page, url: str) -> float:
 
 
 def title_contains(page, text: str) -> None:
-    page.wait_for_function("(text) => [...document.querySelectorAll('.gtitle')].some((t) => t.textContent.includes(text))",
+    """Wait until a committed figure's title says ``text`` (mid-drag a figure's title says the dragged
+    values, marked kv-preview: not the committed figure's)."""
+    page.wait_for_function("(text) => [...document.querySelectorAll('.gtitle:not(.kv-preview)')].some((t) => t.textContent.includes(text))",
                            arg=text)
 
 

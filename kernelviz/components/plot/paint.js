@@ -9,7 +9,7 @@ import { classLook, decisionLook, similarityLook } from "./looks.js";
 import { drawPoints, drawSupport, plotAreas, SV_GROUP } from "./markers.js";
 import { finePicture, paintField } from "./pictures.js";
 import { fitCanvas, plotArea, PLOTLY } from "./plotly_access.js";
-import { previewTitle, restoreTitle, scoreLines, supportLayer } from "./support.js";
+import { previewFigureTitle, previewTitle, restoreFigureTitle, restoreTitle, scoreLines, supportLayer, titleAt } from "./support.js";
 
 function fieldCanvas(view) {
   const { container, drawing } = PLOTLY.layers(view.root);
@@ -104,6 +104,7 @@ export function paintFields(view) {
     drawSupport(view);
   }
   titleScores(view, scores, moved);
+  titleValues(view, moved && where);
   if (!live) return;
   const root = view.controls;
   root.querySelector(".kv-live-status").textContent = moved ? previewNote(view) : live.lattice.complete
@@ -159,6 +160,20 @@ function titleScores(view, scores, moved) {
   });
   if (moved) document.body.dataset.kvPreview = "1";
   else delete document.body.dataset.kvPreview;
+}
+
+// Mid-drag, the figure's title says the sliders' γ and C where its figure marks its words for them
+// (kernelviz.figures.TITLE_META), never the values before the drag.
+function titleValues(view, moved) {
+  const meta = view.split && view.split.layout.meta;
+  const words = meta && meta.kv_title;
+  if (!words || !moved) {
+    restoreFigureTitle(view.root);
+    return;
+  }
+  const { axes } = view.live.lattice;
+  const logC = axes.log_C ? axes.log_C[view.index.log_C] : view.live.log_C;
+  previewFigureTitle(view.root, titleAt(words, axes.log_gamma[view.index.log_gamma], logC));
 }
 
 function badge(context, full, area, text) {

@@ -24,6 +24,8 @@ from kernelviz.pipeline import Prepared
 
 #: Cells along the longer side of the grid the decision functions are evaluated on.
 BOUNDARY_RESOLUTION = 70
+#: The figure's title; mid-drag the figure writes the dragged γ and C into it (figures.TITLE_META).
+TITLE = "Decision boundaries at γ = {gamma}, C = {C}"
 
 
 def show(prep: Prepared, values: dict, partition) -> None:
@@ -55,8 +57,8 @@ def show(prep: Prepared, values: dict, partition) -> None:
     preview = live_preview("decision", prep, values, partition, panels, grid)
     truth = np.where(prep.y_true == kv.data.UNLABELED, np.nan, prep.y_true)[prep.unlabeled]
     fig = fg.boundary_figure(panels, grid, X_unlabeled=prep.X_view[prep.unlabeled], y_unlabeled=truth,
-                             title=f"Decision boundaries at γ = {10 ** values['log_gamma']:.3g}, "
-                                   f"C = {10 ** values['log_C']:.3g}",
+                             title=TITLE.format(gamma=f"{10 ** values['log_gamma']:.3g}", C=f"{10 ** values['log_C']:.3g}"),
+                             live_title=TITLE,
                              support_vectors=values["show_support"], margins=values["show_margins"],
                              test_points=values["show_test"], class_names=prep.class_names)
     fig, event = scrub_chart(fig, panels, preview, key="boundary_chart", prep=prep)
