@@ -314,15 +314,24 @@ function drawAnnotations(root, annotations) {
 
 // The figure's title as Plotly draws it: g.g-gtitle > text.gtitle, its text nodes the words between
 // the tags (none for a figure without a title).
+// plotly.js keeps a drawn title's element (its class and properties too) and writes the new words into it.
 function drawTitle(root, title) {
-  for (const old of root.querySelectorAll("g.g-gtitle")) old.remove();
   const words = typeof title === "string" ? title : title && title.text;
-  if (!words) return;
+  const drawn = root.querySelector("text.gtitle");
+  if (!words) {
+    for (const old of root.querySelectorAll("g.g-gtitle")) old.remove();
+    return;
+  }
+  const leaves = String(words).split(/<[^>]*>/).filter((w) => w).map((nodeValue) => ({ nodeType: 3, nodeValue }));
+  if (drawn) {
+    drawn.childNodes = leaves;
+    return;
+  }
   const group = new FakeElement("g");
   group.className = "g-gtitle";
   const text = new FakeElement("text");
   text.className = "gtitle";
-  text.childNodes = String(words).split(/<[^>]*>/).filter((w) => w).map((nodeValue) => ({ nodeType: 3, nodeValue }));
+  text.childNodes = leaves;
   group.appendChild(text);
   root.appendChild(group);
 }

@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 
 import { FINISHED_EVENT } from "../../kernelviz/components/events.js";
 import plot from "../../kernelviz/components/plot/plot.js";
+import { previewFigureTitle } from "../../kernelviz/components/plot/support.js";
 import { fakePlotly, install, payload, uninstall } from "./fake_dom.mjs";
 
 // Two points on the default axes of the fake plotly.js: (0.5, 0.5) at 330, 250 px and (0, 1) at 80, 100 px.
@@ -235,5 +236,24 @@ test("when the element goes: Plotly's figure purged, the sliders removed, the pa
     assert.equal(controls.parentNode, null);
     document.dispatchEvent(new CustomEvent(FINISHED_EVENT, { detail: { kind: "decision", signal: "after" } }));
     assert.deepEqual(triggers, []);
+  } finally { uninstall(); }
+});
+
+test("a title a preview wrote over is given back before Plotly draws a new figure into its element", async () => {
+  const { show, root } = page();
+  const figure = (gamma, y) => ({ data: [FIGURE.data[0], { ...FIGURE.data[1], y }],
+                                  layout: { ...FIGURE.layout, title: { text: `<b>γ = ${gamma}</b>` } } });
+  try {
+    show(header({ figure: figure(10, [0, 1]), drawing: "t1" }));
+    await settled();
+    const title = root().querySelector("text.gtitle");
+    previewFigureTitle(root(), "γ = 17.8");  // mid-drag
+    assert.ok(title.classList.contains("kv-preview"));
+    show(header({ figure: figure(17.8, [1, 0]), drawing: "t2" }));  // other data: Plotly draws it
+    await settled();
+    assert.equal(root().querySelector("text.gtitle"), title, "plotly.js keeps the element");
+    assert.deepEqual(title.childNodes.map((node) => node.nodeValue), ["γ = 17.8"]);
+    assert.ok(!title.classList.contains("kv-preview"), "not the preview's any more");
+    assert.equal(title.kvFigureText, undefined, "no figure's words of before left to come back");
   } finally { uninstall(); }
 });

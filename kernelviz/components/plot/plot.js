@@ -229,7 +229,12 @@ export default function (component) {
       return writeWords(view.root, drawn, changes);
     }) : Promise.resolve(false);
     view.drawn = written.then((wrote) => {
-      if (!wrote) return Plotly.react(view.root, figure.data, figure.layout, payload.config);
+      if (!wrote) {
+        // plotly.js keeps the drawn title's element and writes the new words into it: what a
+        // preview left on it (its figure's words, the kv-preview mark) must not outlive them
+        restoreTitles(view.root);
+        return Plotly.react(view.root, figure.data, figure.layout, payload.config);
+      }
       drawPoints(view);
       return undefined;
     }).then(() => {

@@ -3,6 +3,7 @@
 
 import { arrangePanels } from "./arrange.js";
 import { PLOTLY } from "./plotly_access.js";
+import { restoreTitles } from "./support.js";
 import { drawnAs } from "./titles.js";
 
 // The box a figure of small multiples may fill: the column's width, and the screen's height below
@@ -46,7 +47,10 @@ export function redrawArranged(view) {
   const figure = arranged(view);
   view.root.style.minHeight = `${figure.layout.height || 450}px`;
   view.given = drawnAs(figure);
-  view.drawn = view.drawn.then(() => window.Plotly.react(view.root, figure.data, figure.layout, view.payload.config))
+  view.drawn = view.drawn.then(() => {
+    restoreTitles(view.root);  // as before every Plotly.react (plot.js)
+    return window.Plotly.react(view.root, figure.data, figure.layout, view.payload.config);
+  })
     .finally(() => { view.root.dataset.arranging = "0"; });
 }
 
