@@ -20,7 +20,11 @@ test("the nearest of a lattice's values, the first of two as near", () => {
 });
 
 test("a power of ten as the sliders write it: two digits, exponents beyond [0.01, 100)", () => {
-  assert.deepEqual([0, 0.5, -1, -2, 2, -3, Math.log10(25)].map(formatPower), ["1", "3.2", "0.1", "0.01", "1.0e+2", "1.0e-3", "25"]);
+  assert.deepEqual([0, 0.5, -1, -2, 2, -3, Math.log10(25)].map(formatPower), ["1", "3.16", "0.1", "0.01", "100", "0.001", "25"]);
+  // Python's f"{10 ** log:.3g}", which the figures' titles print
+  const cases = [[1.25, "17.8"], [1.5, "31.6"], [2.75, "562"], [3, "1e+03"], [4.25, "1.78e+04"], [-1.25, "0.0562"],
+                 [-4, "0.0001"], [-5, "1e-05"], [-4.5, "3.16e-05"], [Math.log10(999.9), "1e+03"], [Math.log10(0.5), "0.5"]];
+  for (const [log, printed] of cases) assert.equal(formatPower(log), printed, String(log));
 });
 
 test("previewing: a slider away from the figure's own value, on an axis the lattice has", () => {
@@ -42,7 +46,7 @@ test("the field of the sliders' values: along γ at the lattice's C, along C at 
 
 test("the note under a preview names its values and the figure's", () => {
   assert.equal(previewNote(at(3, 2)),
-               "Preview at γ = 10, C = 10: its support vectors and scores; the table's show when you release (the figure's are those of γ = 1, C = 10).");
+               "Preview at γ = 10, C = 10: its support vectors and scores; release to fit there (the table, hidden meanwhile, is still at γ = 1, C = 10).");
   const similarity = { live: { lattice: { ...LATTICE, kind: "similarity", axes: { log_gamma: [-1, 0] } }, log_gamma: 0 },
                        index: { log_gamma: 0 } };
   assert.equal(previewNote(similarity), "Preview at γ = 0.1: release to label its level curves.");

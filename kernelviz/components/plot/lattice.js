@@ -11,9 +11,18 @@ export function nearestIndex(values, value) {
   return best;
 }
 
+// 10^log as Python's f"{value:.3g}" prints it, as the figures' titles say γ and C: the sliders, the
+// preview's note and a previewed title then say the same number the committed figure will.
 export function formatPower(log) {
   const value = 10 ** log;
-  return value >= 100 || value < 0.01 ? value.toExponential(1) : String(Number(value.toPrecision(2)));
+  if (value === 0 || !Number.isFinite(value)) return String(value);
+  const exponent = Number(value.toExponential(2).split("e")[1]);  // after rounding to three digits
+  if (exponent < -4 || exponent >= 3) {
+    const mantissa = value.toExponential(2).split("e")[0].replace(/\.?0+$/, "");
+    return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
+  }
+  const fixed = value.toFixed(Math.max(0, 2 - exponent));
+  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
 }
 
 // The figure's own index of each axis (where its picture holds).
@@ -45,5 +54,5 @@ export function previewNote(view) {
   const preview = at((axis) => live.lattice.axes[axis][view.index[axis]]);
   const figure = at((axis) => live[axis]);
   if (live.lattice.kind !== "decision") return `Preview at ${preview}: release to label its level curves.`;
-  return `Preview at ${preview}: its support vectors and scores; the table's show when you release (the figure's are those of ${figure}).`;
+  return `Preview at ${preview}: its support vectors and scores; release to fit there (the table, hidden meanwhile, is still at ${figure}).`;
 }

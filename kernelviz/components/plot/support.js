@@ -4,6 +4,8 @@
 // (kernelviz.figures.boundary_figure, boundary_title). What the lattice does not know (the fit's
 // time, a model's support vectors) hides rather than stays stale.
 
+import { formatPower } from "./lattice.js";
+
 // The support vectors of `kernel` at the lattice value `where` ({axis, index}), as a layer drawPoints
 // paints (markers.js): places from the lattice's training points, symbol (square: α at C) and size
 // (∝ √|α|) from the figure's marker (kernelviz.figures.SUPPORT_MARKER), colour, opacity and outline
@@ -87,21 +89,9 @@ export function restoreTitle(title) {
   }
 }
 
-// Python's f"{value:.3g}", as the figure's title prints γ and C (kernelviz.figures.TITLE_META).
-export function formatG3(value) {
-  if (value === 0 || !Number.isFinite(value)) return String(value);
-  const exponent = Number(value.toExponential(2).split("e")[1]);  // after rounding to three digits
-  if (exponent < -4 || exponent >= 3) {
-    const mantissa = value.toExponential(2).split("e")[0].replace(/\.?0+$/, "");
-    return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
-  }
-  const fixed = value.toFixed(Math.max(0, 2 - exponent));
-  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
-}
-
 // The figure's title at γ = 10^logGamma and C = 10^logC, from its words with {gamma} and {C}.
 export function titleAt(words, logGamma, logC) {
-  return words.replace("{gamma}", formatG3(10 ** logGamma)).replace("{C}", formatG3(10 ** logC));
+  return words.replace("{gamma}", formatPower(logGamma)).replace("{C}", formatPower(logC));
 }
 
 // Where Plotly drew the figure's title (text.gtitle), and the element holding its words.
