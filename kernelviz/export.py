@@ -349,15 +349,17 @@ def _browser_process(browser, patience: float):
     return process
 
 
-#: The export browser's niceness: the lowest priority. PNG and SVG are made in the background while
-#: the person goes on (each 1.5–2.5 s of the browser's CPU for the four-panel figure); at the
-#: server's priority they took a core from the next γ step's run and from the person's browser.
-EXPORT_NICENESS = 10
+#: The export browser's niceness. PNG and SVG are made in the background while the person goes on
+#: (each 1.5–2.5 s of the browser's CPU for the four-panel figure); at the server's priority they
+#: took a core from the next γ step's run and from the person's browser. Not the lowest priority: a
+#: click on PNG may wait for the export, and on a loaded machine a browser at 10 or 19 got so little
+#: CPU that the wait neared the export's timeout (and a hung browser's kill its grace).
+EXPORT_NICENESS = 5
 
 
 def _run_behind(leader: int) -> None:
-    """Give the browser started as ``leader`` the lowest priority: every process of it, and the
-    processes it starts later (they inherit their parent's niceness).
+    """Give the browser started as ``leader`` a lower priority (:data:`EXPORT_NICENESS`): every process
+    of it, and the processes it starts later (they inherit their parent's niceness).
 
     choreographer starts it in a session of its own, and where the kernel groups a session's
     processes for the scheduler (autogroups) the group's share counts first: the group is niced

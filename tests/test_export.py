@@ -394,7 +394,7 @@ def test_the_export_browser_runs_behind_everything_the_person_waits_for():
     """PNG and SVG are made in the background (takeaway.ExportJob): each takes the export browser
     1.5–2.5 s of CPU, and at the server's own priority it took a core from the next γ step's run and
     the person's browser (choreographer starts it in a session, and so an autogroup, of its own, with
-    the CPU share of the whole server). It runs at the lowest priority, every process of it, and its
+    the CPU share of the whole server). It runs at a lower priority, every process of it, and its
     autogroup too where the kernel has them."""
     exporter = export._WarmExporter()
     try:
@@ -404,7 +404,7 @@ def test_the_export_browser_runs_behind_everything_the_person_waits_for():
         assert len(processes) > 2, "the browser's own processes (Chromium, its zygotes and renderer)"
         niceness = {pid: _niceness(pid) for pid in processes}
         assert all(n in (export.EXPORT_NICENESS, None) for n in niceness.values()), niceness
-        assert export.EXPORT_NICENESS >= 10
+        assert export.EXPORT_NICENESS >= 5
         if os.path.exists(f"/proc/{leader}/autogroup") and open("/proc/sys/kernel/sched_autogroup_enabled").read().strip() == "1":
             assert _autogroup_niceness(leader) == export.EXPORT_NICENESS
         assert _niceness(os.getpid()) < export.EXPORT_NICENESS, "not the server itself"
