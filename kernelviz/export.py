@@ -358,24 +358,39 @@ EXPORT_NICENESS = 5
 
 
 def _run_behind(leader: int) -> None:
-    """Give the browser started as ``leader`` a lower priority (:data:`EXPORT_NICENESS`): every process
-    of it, and the processes it starts later (they inherit their parent's niceness).
+    """Give the browser started as ``leader`` a lower priority than the server's: :data:`EXPORT_NICENESS`
+    more than the server's own niceness (at most 19), for every process of it and the processes it
+    starts later (they inherit their parent's niceness).
 
     choreographer starts it in a session of its own, and where the kernel groups a session's
-    processes for the scheduler (autogroups) the group's share counts first: the group is niced
-    too. Only lowered, never raised, so a user may do both without privileges; where neither can
-    be set (no /proc, another system), the export runs as before.
+    processes for the scheduler (autogroups) the group's share counts first: its group gets the
+    server's group's niceness plus as much. Relative, so a server started with ``nice`` keeps its
+    export behind it, and only ever lowered; where neither can be set (no /proc, another system),
+    the export runs as before.
     """
-    try:
-        with open(f"/proc/{leader}/autogroup", "w") as f:
-            f.write(str(EXPORT_NICENESS))
-    except OSError:
-        pass  # no autogroups here
+    own = _autogroup_niceness("self")
+    if own is not None:
+        try:
+            with open(f"/proc/{leader}/autogroup", "w") as f:
+                f.write(str(min(19, own + EXPORT_NICENESS)))
+        except OSError:
+            pass  # not ours to set
+    target = min(19, os.getpriority(os.PRIO_PROCESS, 0) + EXPORT_NICENESS)
     for pid in _process_tree(leader) or (leader,):
         try:
-            os.setpriority(os.PRIO_PROCESS, pid, EXPORT_NICENESS)
+            os.setpriority(os.PRIO_PROCESS, pid, max(target, os.getpriority(os.PRIO_PROCESS, pid)))
         except OSError:
             pass  # gone meanwhile, or not ours
+
+
+def _autogroup_niceness(pid) -> int | None:
+    """The niceness of the scheduler's group of process ``pid`` ("self" for this one), or None where
+    the kernel has no autogroups."""
+    try:
+        with open(f"/proc/{pid}/autogroup") as f:  # "/autogroup-123 nice 0"
+            return int(f.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _proc_stat(pid: int):
