@@ -191,3 +191,26 @@ test("a translucent field (a partition's regions) is painted under Plotly's draw
     assert.equal(root.querySelector(".kv-plot-under"), null);
   } finally { uninstall(); }
 });
+
+test("mid-drag the figure's title says the sliders' γ and C where the figure marks them, and its own words after", async () => {
+  const moved = await view();
+  try {
+    moved.split = { ...moved.split, layout: { ...moved.split.layout,
+                                              meta: { ...moved.split.layout.meta, kv_title: "At γ = {gamma}, C = {C}" } } };
+    moved.live.log_C = 0;
+    const title = new FakeElement("text");
+    title.className = "gtitle";
+    const words = new FakeElement("tspan");
+    words.textContent = "At γ = 1, C = 1";
+    title.appendChild(words);
+    moved.root.appendChild(title);
+    moved.index.log_gamma = 2;
+    paintFields(moved);
+    assert.equal(title.textContent, "At γ = 10, C = 1");
+    assert.ok(title.classList.contains("kv-preview"));
+    moved.index.log_gamma = 1;  // back at the figure's value
+    paintFields(moved);
+    assert.equal(title.textContent, "At γ = 1, C = 1");
+    assert.ok(!title.classList.contains("kv-preview"));
+  } finally { uninstall(); }
+});
