@@ -385,7 +385,8 @@ def _run_behind(leader: int) -> None:
 
 def _autogroup_niceness(pid) -> int | None:
     """The niceness of the scheduler's group of process ``pid`` ("self" for this one), or None where
-    the kernel has no autogroups."""
+    the kernel does not schedule it by autogroup (none compiled in, or the process sits in a cgroup of
+    its own, as in a CI runner's container: the file then reads empty)."""
     try:
         with open(f"/proc/{pid}/autogroup") as f:  # "/autogroup-123 nice 0"
             return int(f.read().split()[-1])

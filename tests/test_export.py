@@ -400,8 +400,10 @@ def test_the_export_browser_runs_behind_everything_the_person_waits_for():
         niceness = {pid: _niceness(pid) for pid in processes}
         assert all(n in (expected, None) for n in niceness.values()), (own, niceness)
         assert export.EXPORT_NICENESS >= 5
-        if os.path.exists(f"/proc/{leader}/autogroup") and open("/proc/sys/kernel/sched_autogroup_enabled").read().strip() == "1":
-            own_group = export._autogroup_niceness("self")
+        # The kernel prints a process's autogroup only while it schedules by autogroups: not where the
+        # process sits in a cgroup of its own (a CI runner's container), whose file reads empty.
+        own_group = export._autogroup_niceness("self")
+        if own_group is not None:
             assert export._autogroup_niceness(leader) == min(19, own_group + export.EXPORT_NICENESS)
         assert _niceness(os.getpid()) == own, "not the server itself"
     finally:
