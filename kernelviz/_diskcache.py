@@ -5,9 +5,10 @@ server's memory they were gone after a restart, and a lecturer who computed the 
 class found them cold. :class:`DiskCache` keeps them in a folder shared by every session and
 every server on the machine:
 
-- **keyed by content**: a key is a digest of the specs a result depends on (the data's spec
-  names uploaded or drawn points by their content) and of :data:`FORMAT`, so a stored result is
-  never reused for other data, nor read by code that stores it differently;
+- **keyed by content and code**: a key is a digest of the specs a result depends on (the data's
+  spec names uploaded or drawn points by their content), of :data:`FORMAT` and of the source of
+  the modules that compute it, so a stored result is never reused for other data, nor read by
+  other code;
 - **bounded**: at most ``max_bytes`` (default :data:`DEFAULT_MAX_BYTES`); a write beyond it
   removes the least recently used entries (a hit touches its entry's time);
 - **safe with several writers**: an entry is written to a file of its own and renamed into
@@ -31,7 +32,9 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-#: Bumped whenever a stored result's layout or the code computing it changes meaning, so that
+from kernelviz import _codeversion
+
+#: Bumped whenever a stored entry's layout changes (the code computing it is in every key already), so that
 #: older entries are never read as today's.
 FORMAT = "kernelviz-cache-1"
 #: The default bound on the folder's size.
@@ -69,9 +72,13 @@ def default_max_bytes() -> int:
     return value
 
 
-def key(*parts: Any) -> str:
-    """The key of a result that depends on ``parts`` (specs and plain values, stable ``repr``)."""
-    return hashlib.sha256(repr((FORMAT,) + parts).encode()).hexdigest()[:40]
+def key(*parts: Any, code: str) -> str:
+    """The key of a result that depends on ``parts`` (specs and plain values, stable ``repr``) and is
+    computed by module ``code``: the key carries the version of the source of every module ``code``
+    reaches (:func:`kernelviz._codeversion.code_version`), so a result stored by other code is never
+    read — an edit to a kernel, the solver or a generator is a miss, not an old pickle read as new."""
+    version = _codeversion.code_version(code, cells=False)
+    return hashlib.sha256(repr((FORMAT, version) + parts).encode()).hexdigest()[:40]
 
 
 class DiskCache:

@@ -737,7 +737,7 @@ def disk_key(lattice: Lattice, data_key: str, specs: Sequence) -> str:
     span = (lattice.kind, lattice.names, lattice.classes, lattice.log_gamma, lattice.log_C, lattice.reference,
             (float(grid.xs[0]), float(grid.xs[-1]), len(grid.xs), float(grid.ys[0]), float(grid.ys[-1]), len(grid.ys)),
             tuple((axis, tuple(float(v) for v in values)) for axis, values in lattice.axes.items()))
-    return _diskcache.key("live lattice", data_key, tuple(specs), span)
+    return _diskcache.key("live lattice", data_key, tuple(specs), span, code=__name__)
 
 
 class LatticeJob(BackgroundJob):

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit
 
 
 def name(i) -> str:
-    return _diskcache.key("test", i)
+    return _diskcache.key("test", i, code="kernelviz._diskcache")
 
 
 def test_an_entry_comes_back_whole_from_another_cache_object(tmp_path):
@@ -170,3 +170,37 @@ def test_another_session_finds_a_search_this_one_finished():
     assert not [b for b in second.button if b.label == "Run grid search"]
     (figure,) = figures(second)
     assert "CV accuracy" in figure["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("edited_module", ["kernelviz.kernels", "kernelviz._svm", "kernelviz.data.generators"])
+def test_a_result_of_other_code_is_never_read(monkeypatch, tmp_path, edited_module):
+    """A stored lattice or grid search is keyed by the source of every module that computes it (the
+    kernels reached as ``kv.kernels``, the SVM solver, and the generator that made the data, which a
+    generated data set's key names by its settings only): after an edit it is computed again, where a
+    pickle of the old code would otherwise be read as today's result."""
+    from kernelviz import _codeversion
+
+    values = kvstate.defaults()
+    values.update(gen_params={"n_samples": 50}, kernels=("rbf",), grid_steps=3, cv=3)
+    kernels, prep, grid = lattice.default_inputs(50, ("rbf",), resolution=10)
+    spec, search_grid = pipeline.KernelSpec.from_settings("rbf", values), pipeline.GridSpec.from_settings(values)
+    live = lattice.Lattice.decision(list(kernels), grid, log_gamma=0.3, log_C=0.5)
+
+    def keys():
+        return pipeline.search_key(spec, search_grid, prep), lattice.disk_key(live, prep.key, [spec])
+
+    before = keys()
+    assert before == keys()
+    real = _codeversion._path
+
+    def edited(module):
+        path = real(module)
+        if module == edited_module:
+            copy = tmp_path / "edited.py"
+            copy.write_bytes(path.read_bytes() + b"\n# an edit\n")
+            return copy
+        return path
+
+    monkeypatch.setattr(_codeversion, "_path", edited)
+    after = keys()
+    assert after[0] != before[0] and after[1] != before[1]

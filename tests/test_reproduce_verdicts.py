@@ -16,7 +16,8 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
 import kernelviz as kv
-from kernelviz.reproduce import claims, diagnostics, published, report, runner, version
+from kernelviz import _codeversion as version
+from kernelviz.reproduce import claims, diagnostics, published, report, runner
 from kernelviz.reproduce.driver import run
 from kernelviz.reproduce.papers import ckrbf
 from kernelviz.reproduce.runner import Measurement, RunResult, Settings, part

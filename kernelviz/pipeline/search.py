@@ -242,7 +242,7 @@ def scale_sentence(data_name: str, normalize: str, normaliser_range: tuple[float
 def search_key(kernel: KernelSpec, grid: GridSpec, prep: Prepared) -> str:
     """The disk cache's name of kernel ``kernel``'s search over ``grid`` on ``prep`` (the data's spec,
     by ``prep.key``): what a search stored by any session or server is found under."""
-    return _diskcache.key("grid search", prep.key, kernel, grid)
+    return _diskcache.key("grid search", prep.key, kernel, grid, code=__name__)
 
 
 def stored_search(kernel: KernelSpec, grid: GridSpec, prep: Prepared):

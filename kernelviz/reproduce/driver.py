@@ -11,7 +11,7 @@ import time
 from .. import _validation
 from . import datasets as _datasets
 from . import published as _published
-from . import version as _version
+from kernelviz import _codeversion as _version
 from .papers import RUNNERS
 from .runner import Context, EarlierCodeMissing, Interrupted, Progress, RunResult, Settings
 from .store import ResultStore

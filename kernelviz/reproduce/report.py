@@ -290,7 +290,7 @@ def _code_line(result):
                 "and predictions, MCPM's times) are absent, and today's code may give other numbers. ")
     if not result.code:
         return ""
-    from .version import modules
+    from kernelviz._codeversion import modules
 
     count = len([m for m in modules(f"kernelviz.reproduce.papers.{result.paper}") if m != "kernelviz.data"])
     return (f"Code version `{result.code}` (a digest of the {count} modules the cells' computation runs "

@@ -22,7 +22,7 @@ from sklearn.model_selection import train_test_split
 from .. import _validation
 from . import datasets as _datasets
 from . import published as _published
-from . import version as _version
+from kernelviz import _codeversion as _version
 from .store import CellKey, ResultStore
 
 __all__ = ["PaperRunners", "Settings", "Progress", "Measurement", "RunResult", "Context", "Interrupted", "require_folds",

@@ -44,7 +44,7 @@ class CellKey:
     only the row, so a run on another file under the same row name, or with other settings the
     split and cell names do not spell out, read the earlier run's results and reported them as
     its own. ``code`` is the version of the code that computed the cell
-    (:func:`kernelviz.reproduce.version.code_version`): a cell of other code is another
+    (:func:`kernelviz._codeversion.code_version`): a cell of other code is another
     computation's, so it is never read for this one. Keys of stores written before these fields
     existed have them empty, and their digest leaves empty fields out, so such files keep their
     names and still read as cells; no run asks for them again, since every run's keys carry all
