@@ -395,8 +395,10 @@ def run(args, checkout: Path) -> dict:
             results = asyncio.run(batch(server.url, args.sessions, args.seconds, first_seed=1000 * b,
                                         browser_nice=args.browser_nice, on_stuck=server.dump_stacks))
             time.sleep(args.settle)
+            # the server's last word on where its shared results are (kernelviz.ui.session_end.held_line)
+            held = [line for line in server.output().splitlines() if "shared results hold" in line]
             out["batches"].append({"rss": server.rss(), "peak": server.peak, "sessions": results,
-                                   "load": os.getloadavg()})
+                                   "load": os.getloadavg(), "held": held[-1] if held else "(no session ended)"})
         # the runs that put back page settings the browser had changed or forgotten
         # (kernelviz.ui.pollers.keep_page_settings, kernelviz.session.restore_forgotten)
         out["kept"] = [line[line.index("a fragment's run"):] if "a fragment's run" in line
@@ -423,6 +425,7 @@ def report(out: dict) -> bool:
               f"{statistics.median(idle):.2f} s, max {max(idle):.2f} s; RSS after close {b['rss']:.0f} MB "
               f"({b['rss'] / out['start']:.1f}× the start; peak so far {b['peak']:.0f} MB); load average "
               f"{', '.join(f'{x:.2f}' for x in b['load'])}")
+        print(f"    {b['held'][b['held'].find('shared results'):]}")
     stuck = [s["stuck"] for b in out["batches"] for s in b["sessions"] if s["stuck"]]
     print(f"Sessions stuck (not idle within {STUCK_SECONDS:g} s of an action): {len(stuck)}  "
           f"[{verdict(not stuck)} = 0]")

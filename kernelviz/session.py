@@ -279,14 +279,9 @@ def describe_values(values: Mapping[str, Any]) -> str:
     return ", ".join(f"{name.rsplit(':', 1)[-1]} = {show(value)}" for name, value in values.items())
 
 
-def read_only(obj: Any) -> Any:
-    """Make every NumPy array reachable from ``obj`` read-only, and return ``obj``.
-
-    What the app caches with ``st.cache_resource`` is one object shared by every session:
-    a write into one of its arrays would change another person's view. Arrays are found in
-    attributes, dataclass fields, dicts, lists and tuples (object arrays' items too);
-    modules, classes and functions are not entered.
-    """
+def _arrays(obj: Any) -> Iterable[np.ndarray]:
+    """Every NumPy array reachable from ``obj``, once each: in attributes, dataclass fields, dicts,
+    lists and tuples (object arrays' items too); modules, classes and functions are not entered."""
     seen: set[int] = set()
     pending = [obj]
     while pending:
@@ -295,7 +290,7 @@ def read_only(obj: Any) -> Any:
             continue
         seen.add(id(item))
         if isinstance(item, np.ndarray):
-            item.flags.writeable = False
+            yield item
             if item.dtype == object:
                 pending.extend(item.ravel())
         elif isinstance(item, Mapping):
@@ -304,4 +299,20 @@ def read_only(obj: Any) -> Any:
             pending.extend(item)
         elif hasattr(item, "__dict__"):
             pending.extend(vars(item).values())
+
+
+def read_only(obj: Any) -> Any:
+    """Make every NumPy array reachable from ``obj`` read-only, and return ``obj``.
+
+    What the app caches is one object shared by every session: a write into one of its arrays would
+    change another person's view.
+    """
+    for array in _arrays(obj):
+        array.flags.writeable = False
     return obj
+
+
+def array_bytes(obj: Any) -> int:
+    """The bytes of the NumPy arrays reachable from ``obj`` (a view counts its own extent): what a
+    cached result holds, as far as it matters — the rest of a result is small beside its arrays."""
+    return sum(array.nbytes for array in _arrays(obj))

@@ -18,7 +18,7 @@ from _charts import click, figures
 from apptest import open_app
 from kernelviz import lattice as kvlattice
 from kernelviz.components import plot as kvplot
-from kernelviz.ui import grid_jobs, live, pollers, session_end
+from kernelviz.ui import caches, grid_jobs, live, pollers, session_end
 
 pytestmark = pytest.mark.app
 
@@ -262,6 +262,7 @@ def test_a_lattice_one_session_computed_comes_from_the_disk_to_a_new_session_of_
     before = live_data(first)["lattice"]
     assert before["complete"]
     st.cache_resource.clear()  # a new server: nothing of the first one in memory
+    caches.RESULTS.clear()
 
     def computes(*args, **kwargs):
         raise AssertionError("a stored lattice was computed again")

@@ -6,14 +6,20 @@ and C where a result depends on them: a γ change leaves every spec unchanged, s
 partition and no kernel. Arguments whose names start with ``_`` are not hashed (Streamlit's
 rule): they are the objects the key stands for.
 
-What ``st.cache_resource`` returns is one object shared by every session, so each result is made
-read-only (``kernelviz.session.read_only``).
+What a cached function returns is one object shared by every session, so each result is made
+read-only (``kernelviz.session.read_only``). All of them share one bound, :data:`MEMORY_BYTES` of
+arrays, least recently used out first (:class:`SharedResults`): a bound per function by entries
+left a server holding whatever its largest entries weighed (a boundary panel's γ-families are
+~12 MB each), and its memory grew by a third over ten rounds of six closed sessions.
 """
 
 from __future__ import annotations
 
 import contextvars
 import functools
+import inspect
+import threading
+from collections import OrderedDict
 from contextlib import contextmanager
 
 import numpy as np
@@ -22,7 +28,7 @@ import streamlit as st
 import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import pipeline
-from kernelviz.session import read_only
+from kernelviz.session import array_bytes, read_only
 from kernelviz.pipeline import Prepared
 
 
@@ -58,18 +64,88 @@ def resolution(full: int) -> int:
     return max(20, int(full * PREVIEW_SHARE)) if _TRANSIENT.get() else full
 
 
-def _cached(max_entries: int):
-    """``st.cache_resource`` (shared by every session, results read-only), skipped in a :func:`transient` run."""
-    def wrap(function):
-        cached = st.cache_resource(show_spinner=False, max_entries=max_entries)(function)
+#: The bytes of arrays the shared results may hold in all (:class:`SharedResults`).
+MEMORY_BYTES = 256 << 20
 
-        @functools.wraps(function)
-        def call(*args, **kwargs):
-            return function(*args, **kwargs) if _TRANSIENT.get() else cached(*args, **kwargs)
 
-        call.clear = cached.clear
-        return call
-    return wrap
+class SharedResults:
+    """The results of every cached function, shared by every session and kept in one order of use:
+    past ``max_bytes`` of arrays the least recently used go first (the newest always stays).
+
+    A result is computed once however many sessions ask for it at the same time (the others wait for
+    it, as with ``st.cache_resource``); one that raises is not kept.
+    """
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict = OrderedDict()  # (function, key) → (result, bytes)
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self._computing: dict = {}  # (function, key) → the lock its computation holds
+
+    def get(self, function: str, key: tuple, compute):
+        name = (function, key)
+        with self._lock:
+            if name in self._entries:
+                self._entries.move_to_end(name)
+                return self._entries[name][0]
+            computing = self._computing.setdefault(name, threading.Lock())
+        with computing:
+            with self._lock:
+                if name in self._entries:  # another session computed it meanwhile
+                    self._entries.move_to_end(name)
+                    return self._entries[name][0]
+            try:
+                result = compute()
+            finally:
+                with self._lock:
+                    self._computing.pop(name, None)
+            size = array_bytes(result)
+            with self._lock:
+                if name not in self._entries:
+                    self._entries[name] = (result, size)
+                    self._bytes += size
+                while self._bytes > self.max_bytes and len(self._entries) > 1:
+                    _, (_, freed) = self._entries.popitem(last=False)
+                    self._bytes -= freed
+            return result
+
+    def clear(self, function: str | None = None) -> None:
+        """Forget ``function``'s results (every function's without)."""
+        with self._lock:
+            for name in [n for n in self._entries if function is None or n[0] == function]:
+                self._bytes -= self._entries.pop(name)[1]
+
+    def holdings(self) -> dict[str, tuple[int, int]]:
+        """function → (results kept, bytes of their arrays): where the shared memory is."""
+        held: dict[str, tuple[int, int]] = {}
+        with self._lock:
+            for (function, _), (_, size) in self._entries.items():
+                count, total = held.get(function, (0, 0))
+                held[function] = (count + 1, total + size)
+        return held
+
+
+#: The app's one store of shared results.
+RESULTS = SharedResults(MEMORY_BYTES)
+
+
+def _cached(function):
+    """``function``'s results kept in :data:`RESULTS`, keyed by its arguments whose names do not
+    start with ``_`` (they must be hashable: specs, keys, numbers); skipped in a :func:`transient` run."""
+    signature = inspect.signature(function)
+    name = function.__qualname__
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        if _TRANSIENT.get():
+            return function(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        key = tuple(value for arg, value in bound.arguments.items() if not arg.startswith("_"))
+        return RESULTS.get(name, key, lambda: function(*args, **kwargs))
+
+    call.clear = functools.partial(RESULTS.clear, name)
+    return call
 
 
 def backend_key() -> int:
@@ -85,18 +161,18 @@ def evaluation_grid_key(grid: fg.Grid) -> tuple:
 
 # ============================================================================ data and partition
 
-@_cached(8)
+@_cached
 def uploaded(digest: str, upload_name: str, _raw: bytes) -> kv.data.Dataset:
     stem = upload_name.rsplit(".", 1)[0] or "upload"
     return read_only(kv.data.read(_raw, name=stem))
 
 
-@_cached(32)
+@_cached
 def prepare(spec: pipeline.DataSpec, _raw: kv.data.Dataset | None) -> Prepared:
     return read_only(pipeline.prepare(spec, _raw))
 
 
-@_cached(16)
+@_cached
 def fit_partition(data_key: str, spec: pipeline.PartitionSpec, backend: int, _prep: Prepared, _start=None):
     """``_start``: an earlier fit to refit from (a dragged point's previous frame; transient runs only,
     where nothing is cached: a cached fit depends on the data and the spec alone)."""
@@ -105,7 +181,7 @@ def fit_partition(data_key: str, spec: pipeline.PartitionSpec, backend: int, _pr
 
 # ============================================================================ kernels
 
-@_cached(48)
+@_cached
 def fitted_kernel(spec: pipeline.KernelSpec, data_key: str, backend: int, _prep: Prepared, _partition):
     """The kernel's unsupervised part fitted on every point (labels are never used)."""
     return read_only(pipeline.fit_kernel(spec, _prep, _partition))
@@ -125,14 +201,14 @@ def get_kernel(name: str, prep: Prepared, values: dict, partition):
 
 # ============================================================================ panels at (γ, C)
 
-@_cached(24)
+@_cached
 def gamma_families(name: str, data_key: str, kkey: tuple, grid_key: tuple, _kernel, _prep: Prepared, _grid_model):
     """γ-free parts of a boundary panel's Gram matrices, computed once per data/partition:
     a γ change then costs one ``exp`` per matrix."""
     return read_only(pipeline.gamma_families(_kernel, _prep, _grid_model))
 
 
-@_cached(96)
+@_cached
 def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float, log_C: float,
                    _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
     def cached_families(grid_model: np.ndarray) -> dict:
@@ -144,7 +220,7 @@ def boundary_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_g
                                              lines=not previewing()))
 
 
-@_cached(64)
+@_cached
 def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log_C: float, seed: int,
                 log_eta: float, unit_kernel: str, _prep: Prepared, _grid: fg.Grid) -> fg.BoundaryPanel:
     """One of ``kv.models`` (mkRBF, SCM, MPM, …) with the sidebar's γ, C, η and unit kernel, on the same grid."""
@@ -152,13 +228,13 @@ def model_panel(name: str, data_key: str, grid_key: tuple, log_gamma: float, log
                                           lines=not previewing()))
 
 
-@_cached(64)
+@_cached
 def similarity_panel(name: str, data_key: str, kkey: tuple, grid_key: tuple, log_gamma: float,
                      reference: tuple, _kernel, _prep: Prepared, _grid: fg.Grid) -> fg.SimilarityPanel:
     return read_only(pipeline.similarity_panel(name, _kernel, _prep, _grid, log_gamma, reference))
 
 
-@_cached(32)
+@_cached
 def fitted_svm(name: str, data_key: str, kernel_key: tuple, log_gamma: float, log_C: float, _kernel,
                _prep: Prepared):
     """(SVC, kernel at γ) of one panel: the panel's own fit (``pipeline.fit_svm``)."""

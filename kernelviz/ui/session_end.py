@@ -25,6 +25,7 @@ again: a lattice in seconds, a grid search when its button is clicked.
 from __future__ import annotations
 
 import functools
+import sys
 import weakref
 from typing import Callable, MutableMapping
 
@@ -67,6 +68,19 @@ def release(computed: MutableMapping) -> None:
             value.clear()
     computed.clear()
     server.give_freed_memory_back()
+    print(held_line(), file=sys.stderr, flush=True)
+
+
+def held_line() -> str:
+    """The server log's line at a session's end: what the shared results hold, and where (for a
+    lecturer watching the server's memory, and benchmarks/bench_sessions.py)."""
+    from kernelviz.ui import caches
+
+    held = sorted(caches.RESULTS.holdings().items(), key=lambda item: -item[1][1])
+    total = sum(size for _, (_, size) in held)
+    parts = ", ".join(f"{name} {count} ({size / 2**20:.0f} MB)" for name, (count, size) in held)
+    return (f"kernelviz: a session ended; shared results hold {total / 2**20:.0f} MB of "
+            f"{caches.RESULTS.max_bytes / 2**20:.0f} MB: {parts or 'nothing'}")
 
 
 @functools.cache
