@@ -421,8 +421,8 @@ def report(out: dict) -> bool:
         sessions = b["sessions"]
         actions = sum(len(s["actions"]) for s in sessions)
         idle = [t for s in sessions for t in s["idle"]]
-        print(f"  batch {i}: {len(sessions)} sessions, {actions} actions; time to idle median "
-              f"{statistics.median(idle):.2f} s, max {max(idle):.2f} s; RSS after close {b['rss']:.0f} MB "
+        waits = f"median {statistics.median(idle):.2f} s, max {max(idle):.2f} s" if idle else "none (no page got idle)"
+        print(f"  batch {i}: {len(sessions)} sessions, {actions} actions; time to idle {waits}; RSS after close {b['rss']:.0f} MB "
               f"({b['rss'] / out['start']:.1f}× the start; peak so far {b['peak']:.0f} MB); load average "
               f"{', '.join(f'{x:.2f}' for x in b['load'])}")
         print(f"    {b['held'][b['held'].find('shared results'):]}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -97,11 +98,22 @@ _RESULTS_EXCLUDED = frozenset({"kernelviz._codeversion", "kernelviz.figures", "k
                                "kernelviz._diskcache", "kernelviz._background"})
 
 
+#: Held while sources are parsed: CPython 3.11's ``ast.parse`` is not safe from several threads at a
+#: time ("SystemError: AST constructor recursion depth mismatch" when sessions asked for their first
+#: lattice's key at once).
+_PARSING = threading.Lock()
+
+
 @lru_cache(maxsize=None)
 def modules(root: str, *, cells: bool = True) -> tuple:
     """Every kernelviz module ``root`` reaches through its imports, sorted: for the reproduction's
     ``cells`` minus :data:`EXCLUDED` (and packages of :data:`_THROUGH` followed into the modules that
     compute); else, for the app's stored results, all of them."""
+    with _PARSING:
+        return _reached(root, cells)
+
+
+def _reached(root: str, cells: bool) -> tuple:
     excluded, through = (EXCLUDED, _THROUGH) if cells else (_RESULTS_EXCLUDED, {})
     seen, todo = set(), [root]
     while todo:

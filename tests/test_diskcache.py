@@ -204,3 +204,37 @@ def test_a_result_of_other_code_is_never_read(monkeypatch, tmp_path, edited_modu
     monkeypatch.setattr(_codeversion, "_path", edited)
     after = keys()
     assert after[0] != before[0] and after[1] != before[1]
+
+
+def test_the_code_version_parses_one_module_at_a_time(monkeypatch):
+    """Sessions ask for their first lattice's key at once; CPython 3.11's ``ast.parse`` is not safe
+    from several threads at a time (a server's log: "SystemError: AST constructor recursion depth
+    mismatch", in a page's run). The modules' sources are parsed under one lock."""
+    import ast
+    import threading
+    import time
+
+    from kernelviz import _codeversion
+
+    inside, overlaps = [0], []
+    parse = ast.parse
+
+    def slow_parse(*args, **kwargs):
+        inside[0] += 1
+        overlaps.append(inside[0])
+        time.sleep(0.002)  # long enough for another thread to enter, were nothing to stop it
+        try:
+            return parse(*args, **kwargs)
+        finally:
+            inside[0] -= 1
+
+    monkeypatch.setattr(_codeversion.ast, "parse", slow_parse)
+    _codeversion.modules.cache_clear()
+    threads = [threading.Thread(target=_codeversion.code_version, args=("kernelviz.lattice",), kwargs={"cells": False})
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    _codeversion.modules.cache_clear()
+    assert overlaps and max(overlaps) == 1
