@@ -219,7 +219,7 @@ class DiskCache:
 
 
 #: Entries shipped with the package, read after the user's folder: the lessons' grid searches, made
-#: by ``kernelviz --cache-dir kernelviz/shipped_cache warm --lessons`` (tests/test_teach.py checks
+#: by ``kernelviz --cache-dir kernelviz/shipped_cache warm --lessons --searches-only`` (tests/test_teach.py checks
 #: that every heavy lesson step finds its searches here, and recomputes one).
 SHIPPED = Path(__file__).with_name("shipped_cache")
 

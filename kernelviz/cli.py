@@ -241,13 +241,17 @@ def build_parser():
     app.set_defaults(streamlit_args=[])
     _reproduce.add_parser(commands)
     warm = commands.add_parser(
-        "warm", help="compute what pages need (their grid searches) into the disk cache, e.g. before class",
-        description="Compute the grid searches of the pages LINK opens and keep them in the disk cache, so "
-                    "that every session opens those pages at once. LINK is a page's link (a full URL or its "
-                    "query string); a lesson link without a step warms every step of the lesson.")
+        "warm", help="compute what pages need (grid searches, live lattices) into the disk cache, e.g. before class",
+        description="Compute the grid searches and the live preview's lattices of the pages LINK opens and keep "
+                    "them in the disk cache, so that every session opens those pages at once, their sliders live "
+                    "from the start. LINK is a page's link (a full URL or its query string); a lesson link "
+                    "without a step warms every step of the lesson.")
     warm.add_argument("links", nargs="*", metavar="LINK", help="page links, e.g. '?lesson=ckrbf' or "
                                                                 "'http://localhost:8501/?view=grid&kernels=rbf'")
     warm.add_argument("--lessons", action="store_true", help="warm every step of every lesson")
+    warm.add_argument("--searches-only", action="store_true",
+                      help="grid searches only, no live lattices (how the package's shipped entries are made: "
+                           "a lattice is megabytes)")
     return parser
 
 
@@ -486,7 +490,7 @@ def command_app(args):
 
 # ----------------------------------------------------------------------------- warm
 def command_warm(args):
-    """``kernelviz warm``: the pages' grid searches into the disk cache, under one progress bar."""
+    """``kernelviz warm``: the pages' grid searches and live lattices into the disk cache, under one progress bar."""
     from .lessons import names as lesson_names
     from .pipeline import warm as _warm
 
@@ -496,10 +500,10 @@ def command_warm(args):
     cache = _diskcache.cache()
     if cache.folder is None:
         raise CommandError("the disk cache is off (KERNELVIZ_CACHE_DIR=off): there is nowhere to keep the results.")
-    counts = _warm.warm(links, bar=lambda total: tqdm(total=total, unit="search", desc="warming",
-                                                      file=sys.stderr))
-    print(f"{counts['searched']} grid searches computed, {counts['stored already']} stored already, in "
-          f"{cache.folder}")
+    counts = _warm.warm(links, bar=lambda total: tqdm(total=total, unit="result", desc="warming", file=sys.stderr),
+                        lattices=not args.searches_only)
+    print(f"{counts['searched']} grid searches and {counts['lattices']} live lattices computed, "
+          f"{counts['stored already']} stored already, in {cache.folder}")
     return 0
 
 

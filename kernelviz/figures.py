@@ -141,6 +141,20 @@ def grid_over(X: np.ndarray, resolution: int = 80, margin: float = 0.12,
     return Grid(np.linspace(lo[0], hi[0], counts[0]), np.linspace(lo[1], hi[1], counts[1]))
 
 
+#: Cells along the longer side of each live view's field grid: the grid its figure and its live
+#: lattice are evaluated on (Decision boundaries: "decision"; Similarity: "similarity").
+FIELD_RESOLUTION = {"decision": 70, "similarity": 80}
+
+
+def field_grid(kind: str, X_view: np.ndarray, reference: tuple[float, float] | None = None,
+               resolution: int | None = None) -> Grid:
+    """A live view's field grid over the plotted points (and the Similarity view's reference point):
+    one function for the view and ``kernelviz warm``, so the lattice warmed before class is the one
+    the page asks for. ``resolution``: fewer cells than :data:`FIELD_RESOLUTION` (a dragged point's frames)."""
+    cells = FIELD_RESOLUTION[kind] if resolution is None else resolution
+    return grid_over(X_view, cells, extra=None if reference is None else np.array([reference]))
+
+
 def ellipse_xy(mean: np.ndarray, cov: np.ndarray, radius: float, n: int = 120) -> tuple[np.ndarray, np.ndarray]:
     """The ellipse {x : (x−m)ᵀ Σ⁻¹ (x−m) = radius²} as a closed polyline."""
     vals, vecs = np.linalg.eigh(np.asarray(cov, dtype=float)[:2, :2])

@@ -50,7 +50,7 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -572,6 +572,34 @@ def _model_fields(lattice: Lattice, name: str, model: Model, prep: pipeline.Prep
 def training_classes(prep: pipeline.Prepared) -> int:
     """How many classes the SVMs of a decision lattice train on."""
     return len(np.unique(prep.y[prep.train]))
+
+
+# ============================================================================ a live view's request
+
+def page_kernels(kind: str, values: Mapping, drawn: Sequence[str],
+                 kernel_of: Callable[[str], object]) -> tuple[dict, dict]:
+    """What a live view's lattice previews, from the names of the panels its figure drew (``drawn``,
+    in the figure's order): name → fitted kernel (``kernel_of(name)``) or :class:`Model`, and name →
+    its spec (:class:`kernelviz.pipeline.KernelSpec`, a model's :class:`Model`), which names the
+    lattice in the disk cache. One function for the view and ``kernelviz warm``, so that a lattice
+    warmed before class is the one the page asks for."""
+    names = [name for name in drawn if name in values["kernels"]]
+    kernels = {name: kernel_of(name) for name in names}
+    specs: dict = {name: pipeline.KernelSpec.from_settings(name, values) for name in names}
+    if kind == "decision":
+        models = {name: Model(name, values["partition_seed"], values["log_eta"], values["unit_kernel"])
+                  for name in drawn if name in values["models"]}
+        kernels.update(models)
+        specs.update(models)
+    return kernels, specs
+
+
+def page_lattice(kind: str, prep: pipeline.Prepared, names: Sequence[str], grid: fg.Grid, log_gamma: float,
+                 log_C: float | None = None, reference: tuple[float, float] | None = None) -> Lattice:
+    """The empty lattice a live view asks for at its committed values (filled by :class:`LatticeJob`)."""
+    if kind == "decision":
+        return Lattice.decision(list(names), grid, log_gamma, log_C, classes=training_classes(prep))
+    return Lattice.similarity(list(names), grid, log_gamma, reference)
 
 
 def _class_fields(lattice: Lattice, kernels: Mapping[str, object], prep: pipeline.Prepared, grid_model: np.ndarray,

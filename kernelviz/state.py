@@ -179,6 +179,13 @@ def hideable() -> tuple[str, ...]:
             + tuple(s.name for s in SETTINGS if s.name not in DISPLAY_SETTINGS + DRAWN_SETTINGS))
 
 
+def within(name: str, value: float) -> float:
+    """``value`` to four decimals, clipped to setting ``name``'s bounds (a grid's axis, a click on a
+    figure may reach beyond the sliders and inputs)."""
+    lo, hi = bounds(name)
+    return float(min(max(round(value, 4), lo), hi))
+
+
 def bounds(name: str) -> tuple:
     """The closed range of a numeric (``int``, ``float``, ``optfloat``) or ``range`` setting.
 

@@ -126,8 +126,8 @@ def test_warm_computes_a_pages_searches_once_and_a_lesson_link_warms_its_steps(m
     monkeypatch.setattr(_diskcache, "CACHE", _diskcache.DiskCache(tmp_path))
     link = "http://localhost:8501/?view=grid&kernels=rbf,mrbf&grid_steps=3&cv=2&gen_params=n_samples:40"
     lines = []
-    assert warm.warm([link], report=lines.append) == {"searched": 2, "stored already": 0, "pages": 1}
-    assert warm.warm([link.split("?", 1)[1]], report=lines.append) == {"searched": 0, "stored already": 2,
+    assert warm.warm([link], report=lines.append) == {"searched": 2, "lattices": 0, "stored already": 0, "pages": 1}
+    assert warm.warm([link.split("?", 1)[1]], report=lines.append) == {"searched": 0, "lattices": 0, "stored already": 2,
                                                                        "pages": 1}
     # what the app finds for that page is the stored search
     (_, values), = warm.pages(link)

@@ -23,8 +23,6 @@ pytestmark = pytest.mark.unit
 ALL_STEPS = [(lesson.name, k) for lesson in lessons.LESSONS.values() for k in range(1, len(lesson.steps) + 1)]
 #: Values a step may point at besides a panel (the names the views' tables and controls use).
 VALUE_TARGETS = {"partition", "diagonal range", "test accuracy", "accuracy on hidden labels", "AUC", "best cell", "α"}
-BOUNDARY_RESOLUTION = 70  # as app.py draws the Decision boundaries view
-SIMILARITY_RESOLUTION = 80
 PARTITION_RESOLUTION = 90
 
 
@@ -180,7 +178,7 @@ def test_a_missing_number_is_named():
 # ============================================================================ the claims, on the data
 
 def boundary_panels(values, prep, partition):
-    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    grid = fg.field_grid("decision", prep.X_view)
     panels = [pipeline.boundary_panel(n, pipeline.kernel_on_points(n, prep.X_model, partition, values["normalize"]), prep, grid,
                                    values["log_gamma"], values["log_C"]) for n in values["kernels"]]
     return panels + [pipeline.model_panel(n, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"])
@@ -215,7 +213,7 @@ def test_every_light_step_computes_and_its_sentence_can_be_written(name, k):
     elif step.view == "kernel":
         results = kernel_view(values, prep, partition)[2]
     elif step.view == "similarity":
-        grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION)
+        grid = fg.field_grid("similarity", prep.X_view)
         for n in values["kernels"]:
             pipeline.similarity_panel(n, pipeline.kernel_on_points(n, prep.X_model, partition, values["normalize"]), prep, grid,
                                    values["log_gamma"], pipeline.default_reference(prep))
@@ -244,7 +242,7 @@ def test_rwm_with_one_label_per_class_beats_rbf_as_in_the_papers_fig1():
     assert results["rwm"]["hidden"] > results["rbf"]["hidden"] + 0.2
     assert lessons.get("rwm").step(1).explain(results).startswith("On accuracy on hidden labels, RWM is ahead of RBF")
     # "the ring RWM closes around the tight class": the region holding the centre touches no edge of the map
-    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    grid = fg.field_grid("decision", prep.X_view)
     rwm = next(p for p in panels if p.name == "rwm").values.reshape(len(grid.ys), len(grid.xs))
     centre = (np.abs(grid.ys).argmin(), np.abs(grid.xs).argmin())
     regions, _ = ndimage.label((rwm > 0) == (rwm[centre] > 0))
@@ -306,7 +304,7 @@ def sign_regions(step):
     values = step.applied()
     prep = pipeline.prepared(values)
     panel = boundary_panels(values, prep, pipeline.partition_of(values, prep))[0]
-    grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+    grid = fg.field_grid("decision", prep.X_view)
     positive = panel.values.reshape(len(grid.ys), len(grid.xs)) > 0
     return ndimage.label(positive)[1] + ndimage.label(~positive)[1]
 
@@ -397,7 +395,7 @@ def _step_figure(name: str, k: int):
         return pipeline.fit_kernel(pipeline.KernelSpec.from_settings(n, values), prep, partition)
 
     if view == "boundaries":
-        grid = fg.grid_over(prep.X_view, BOUNDARY_RESOLUTION)
+        grid = fg.field_grid("decision", prep.X_view)
         panels = [pipeline.boundary_panel(n, kernel(n), prep, grid, values["log_gamma"], values["log_C"])
                   for n in values["kernels"]]
         panels += [pipeline.model_panel(n, prep, grid, values["log_gamma"], values["log_C"], values["partition_seed"],
@@ -408,9 +406,8 @@ def _step_figure(name: str, k: int):
                                     test_points=values["show_test"], class_names=prep.class_names)
         return figure, [p.name for p in panels], lessons.boundary_results(panels)
     if view == "similarity":
-        lo, hi = state.bounds("ref_x")  # the app's reference: the data point nearest the centre, on its inputs
-        reference = tuple(float(np.clip(round(v, 4), lo, hi)) for v in pipeline.default_reference(prep))
-        grid = fg.grid_over(prep.X_view, SIMILARITY_RESOLUTION, extra=np.array([reference]))
+        reference = pipeline.default_reference(prep)  # the app's: the data point nearest the centre, on its inputs
+        grid = fg.field_grid("similarity", prep.X_view, reference)
         panels = [pipeline.similarity_panel(n, kernel(n), prep, grid, values["log_gamma"], reference)
                   for n in values["kernels"]]
         figure = fg.similarity_figure(panels, grid, reference, prep.X_view, prep.y, prep.labeled,

@@ -278,6 +278,36 @@ def test_a_lattice_one_session_computed_comes_from_the_disk_to_a_new_session_of_
     assert [k["accuracy"] for k in after["kernels"]] == [k["accuracy"] for k in before["kernels"]]
 
 
+
+@pytest.mark.parametrize("page", [{"view": "boundaries", "models": "mpm"},
+                                  {"view": "similarity"},
+                                  {"view": "similarity", "ref_x": "0.25", "ref_y": "-0.5"}])
+def test_warm_stores_the_lattice_a_live_page_asks_for(monkeypatch, page):
+    """Issue 30: ``kernelviz warm LINK`` computes a Decision boundaries or Similarity page's live lattice
+    into the disk cache; the page opened afterwards (a new server) computes no field of it."""
+    from kernelviz.pipeline import warm
+
+    query = {**SMALL, **page}
+    link = "?" + "&".join(f"{k}={v}" for k, v in query.items())
+    assert warm.warm([link]) == {"searched": 0, "lattices": 1, "stored already": 0, "pages": 1}
+    assert warm.warm([link]) == {"searched": 0, "lattices": 0, "stored already": 1, "pages": 1}
+    st.cache_resource.clear()  # a new server: nothing in memory
+    caches.RESULTS.clear()
+
+    def computes(*args, **kwargs):
+        raise AssertionError("a warmed lattice was computed again")
+        yield  # a generator, as the lattice's fields are
+
+    monkeypatch.setitem(kvlattice.FIELDS, "decision", computes)
+    monkeypatch.setitem(kvlattice.FIELDS, "similarity", computes)
+    at = open_app(query)
+    finish_jobs(at)
+    at.run()
+    assert not at.exception, at.exception
+    lattice = live_data(at)["lattice"]
+    assert lattice["complete"]
+    assert len(lattice["kernels"]) == (3 if page["view"] == "boundaries" else 2)
+
 def test_stop_and_prepare_under_the_figure_and_the_figure_says_whether_it_waits():
     """The figure's ``waiting`` is what makes the watcher's poll tick (poll.js): on while the lattice
     is prepared, off once it is there or stopped; Stop and Prepare are the view's own buttons."""

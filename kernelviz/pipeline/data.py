@@ -15,6 +15,7 @@ import numpy as np
 
 import kernelviz as kv
 from kernelviz import figures as fg
+from kernelviz import state as kvstate
 from kernelviz.pipeline.specs import DataSpec
 
 __all__ = ['VIEW_MAX_POINTS', 'NoDataYet', 'bundled_dataset', 'drawn_dataset', 'Prepared', 'prepare_dataset',
@@ -309,10 +310,11 @@ def holdout(y: np.ndarray, labeled: np.ndarray, fraction: float, seed: int) -> n
 
 
 def default_reference(prep: Prepared) -> tuple[float, float]:
-    """The data point nearest the centre of the data: a place where kernels differ most."""
+    """The data point nearest the centre of the data, a place where kernels differ most, as the
+    Similarity view's coordinate inputs hold it (:func:`kernelviz.state.within`)."""
     centre = prep.X_view.mean(axis=0)
     i = int(np.argmin(((prep.X_view - centre) ** 2).sum(axis=1)))
-    return float(prep.X_view[i, 0]), float(prep.X_view[i, 1])
+    return kvstate.within("ref_x", prep.X_view[i, 0]), kvstate.within("ref_y", prep.X_view[i, 1])
 
 
 def check_upload(ds: kv.data.Dataset, file_name: str) -> None:

@@ -28,7 +28,7 @@ from kernelviz import registry
 from kernelviz import state as kvstate
 from kernelviz.components import poll
 from kernelviz.protocol import Finished, LivePreview
-from kernelviz.outside import message, plain
+from kernelviz.outside import message
 from kernelviz.session import mark_fragment_rerun, write_settings
 from kernelviz.ui import pollers, session_end
 
@@ -204,14 +204,6 @@ def clicked_cell(figure, points: list) -> tuple[str, float, float] | None:
     return None
 
 
-def within(setting: str, value: float) -> float:
-    """``value`` clipped to a setting's bounds (a grid's axis may reach beyond the sliders)."""
-    from kernelviz import state as kvstate
-
-    lo, hi = kvstate.bounds(setting)
-    return float(min(max(round(value, 4), lo), hi))
-
-
 # ============================================================================ drawing
 
 #: Where the hold-out chosen before switching to drawing waits, to come back after it.
@@ -293,14 +285,12 @@ def live_preview(kind: str, *, prep, kernels: dict, grid, context: Hashable, log
         return None
     import streamlit as st
 
-    from kernelviz.lattice import Lattice, LatticeJob, disk_key, training_classes
+    from kernelviz.lattice import Lattice, LatticeJob, disk_key, page_lattice
 
     committed = (log_gamma, log_C)
 
     def empty() -> Lattice:
-        return (Lattice.decision(list(kernels), grid, log_gamma, log_C, classes=training_classes(prep))
-                if kind == "decision"
-                else Lattice.similarity(list(kernels), grid, log_gamma, reference))
+        return page_lattice(kind, prep, list(kernels), grid, log_gamma, log_C, reference)
 
     if not kernels:
         st.session_state[SCRUB_SHOWN_KEY] = True

@@ -16,14 +16,13 @@ import kernelviz as kv
 from kernelviz import figures as fg
 from kernelviz import lessons
 from kernelviz import pipeline
-from kernelviz.ui import anatomy, caches, live, takeaway, teach
+from kernelviz import state as kvstate
+from kernelviz.ui import anatomy, caches, takeaway, teach
 from kernelviz.ui.page import busy, open_view, queue_and_rerun
 from kernelviz.ui.views.shared import (explain_regularised, live_preview, require_two_classes, scrub_chart,
                                        selected_points, show_panels)
 from kernelviz.pipeline import Prepared
 
-#: Cells along the longer side of the grid the decision functions are evaluated on.
-BOUNDARY_RESOLUTION = 70
 #: The figure's title; mid-drag the figure writes the dragged γ and C into it (figures.TITLE_META).
 TITLE = "Decision boundaries at γ = {gamma}, C = {C}"
 
@@ -37,7 +36,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
         return
     if not require_two_classes(prep):
         return
-    grid = fg.grid_over(prep.X_view, caches.resolution(BOUNDARY_RESOLUTION))
+    grid = fg.field_grid("decision", prep.X_view, resolution=caches.resolution(fg.FIELD_RESOLUTION["decision"]))
     gkey = caches.evaluation_grid_key(grid)
 
     def kernel_panel(name):
@@ -86,7 +85,7 @@ def reference_from_click(event) -> None:
     a button then opens Similarity around it."""
     clicked = selected_points(event)
     if clicked:
-        x, y = (live.within("ref_x", float(clicked[0][axis])) for axis in ("x", "y"))
+        x, y = (kvstate.within("ref_x", float(clicked[0][axis])) for axis in ("x", "y"))
         if (x, y) != (st.session_state.get("ref_x"), st.session_state.get("ref_y")):
             queue_and_rerun({"ref_x": x, "ref_y": y})
         st.button(f"Similarity around ({x:.3g}, {y:.3g})", key="open_similarity", on_click=open_view,

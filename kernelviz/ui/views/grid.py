@@ -9,6 +9,7 @@ import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import pipeline
+from kernelviz import state as kvstate
 from kernelviz.ui import live, takeaway, teach
 from kernelviz.ui.page import queue_and_rerun
 from kernelviz.ui.searches import ensure_grids
@@ -76,5 +77,5 @@ def open_clicked_cell(fig, event, values: dict) -> None:
     st.session_state["_grid_click"] = signature  # a selection outlives its run: act on each click once
     name, log_gamma, log_C = cell
     kernels = [name] + [n for n in values["kernels"] if n != name]
-    queue_and_rerun({"view": "boundaries", "kernels": kernels, "log_gamma": live.within("log_gamma", log_gamma),
-                     "log_C": live.within("log_C", log_C)})
+    queue_and_rerun({"view": "boundaries", "kernels": kernels, "log_gamma": kvstate.within("log_gamma", log_gamma),
+                     "log_C": kvstate.within("log_C", log_C)})

@@ -58,7 +58,7 @@ def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, gri
     While a point is dragged (``caches.previewing``) no lattice is asked for — the data change at
     every frame — and the figure keeps the sliders of its last settled run (the pointer is busy: they
     do not move meanwhile), so that the figure does not jump under it."""
-    from kernelviz.lattice import Model  # the lattice imports scikit-learn: first needed here
+    from kernelviz.lattice import page_kernels  # the lattice imports scikit-learn: first needed here
 
     if caches.previewing():
         kept = st.session_state.get(LAST_PREVIEW_KEY, {}).get(kind)
@@ -67,15 +67,11 @@ def live_preview(kind: str, prep: Prepared, values: dict, partition, panels, gri
         st.session_state[live.SCRUB_SHOWN_KEY] = True
         return live.Preview({**kept, "waiting": False}, lambda: None)
 
-    names = [p.name for p in panels if p.name in values["kernels"]]
-    kernels = {name: caches.get_kernel(name, prep, values, partition) for name in names}
-    specs = {name: caches.kernel_cache_key(name, values)[0] for name in names}
-    if kind == "decision":
-        kernels.update({p.name: Model(p.name, values["partition_seed"], values["log_eta"], values["unit_kernel"])
-                        for p in panels if p.name in values["models"]})
-        specs.update({name: kernel for name, kernel in kernels.items() if isinstance(kernel, Model)})
+    kernels, specs = page_kernels(kind, values, [p.name for p in panels],
+                                  lambda name: caches.get_kernel(name, prep, values, partition))
+    names = [name for name in kernels if name in values["kernels"]]
     context = (prep.key, tuple((name, caches.kernel_cache_key(name, values)) for name in names),
-               tuple(kernel for kernel in kernels.values() if isinstance(kernel, Model)),
+               tuple(specs[name] for name in kernels if name not in values["kernels"]),
                caches.evaluation_grid_key(grid), reference)
     # each panel's subplot, and whether its f = ±1 are margins (an SVM's): its tints saturate otherwise
     axes = {p.name: {**fg.panel_axes(i), "margins": getattr(p, "margins", True)} for i, p in enumerate(panels)}

@@ -7,20 +7,18 @@ own live preview — the γ slider above it repaints the panels from a lattice (
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import pipeline
-from kernelviz.ui import caches, live, takeaway
+from kernelviz import state as kvstate
+from kernelviz.ui import caches, takeaway
 from kernelviz.ui.page import busy, queue_and_rerun
 from kernelviz.ui.views.shared import (explain_regularised, live_preview, require_kernels, scrub_chart, selected_points,
                                        show_panels)
 from kernelviz.ui.widgets import choice, number_input
 from kernelviz.pipeline import Prepared
 
-#: Cells along the longer side of the grid the kernels are evaluated on.
-SIMILARITY_RESOLUTION = 80
 
 
 def show(prep: Prepared, values: dict, partition) -> None:
@@ -32,7 +30,8 @@ def show(prep: Prepared, values: dict, partition) -> None:
         return
     names = values["kernels"]
     reference = (float(st.session_state["ref_x"]), float(st.session_state["ref_y"]))
-    grid = fg.grid_over(prep.X_view, caches.resolution(SIMILARITY_RESOLUTION), extra=np.array([reference]))
+    grid = fg.field_grid("similarity", prep.X_view, reference,
+                         resolution=caches.resolution(fg.FIELD_RESOLUTION["similarity"]))
     gkey = caches.evaluation_grid_key(grid)
 
     def panel(name):
@@ -50,7 +49,7 @@ def show(prep: Prepared, values: dict, partition) -> None:
     explain_regularised(panels)
     clicked = selected_points(event)
     if clicked:
-        x, y = (live.within("ref_x", float(clicked[0][axis])) for axis in ("x", "y"))
+        x, y = (kvstate.within("ref_x", float(clicked[0][axis])) for axis in ("x", "y"))
         if (x, y) != (round(reference[0], 4), round(reference[1], 4)):
             queue_and_rerun({"ref_x": x, "ref_y": y})
     st.caption(
@@ -76,5 +75,5 @@ def controls(prep: Prepared) -> None:
 
 def centre_reference(prep: Prepared) -> dict:
     """The reference on the data point nearest the centre, within the coordinate inputs' bounds."""
-    rx, ry = (live.within("ref_x", v) for v in pipeline.default_reference(prep))
+    rx, ry = pipeline.default_reference(prep)
     return {"ref_x": rx, "ref_y": ry}
