@@ -502,7 +502,10 @@ def command_warm(args):
         raise CommandError("the disk cache is off (KERNELVIZ_CACHE_DIR=off): there is nowhere to keep the results.")
     counts = _warm.warm(links, bar=lambda total: tqdm(total=total, unit="result", desc="warming", file=sys.stderr),
                         lattices=not args.searches_only)
-    print(f"{counts['searched']} grid searches and {counts['lattices']} live lattices computed, "
+    def many(count: int, what: str) -> str:
+        return f"{count} {what}{'' if count == 1 else ('es' if what.endswith('h') else 's')}"
+
+    print(f"{many(counts['searched'], 'grid search')} and {many(counts['lattices'], 'live lattice')} computed, "
           f"{counts['stored already']} stored already, in {cache.folder}")
     return 0
 

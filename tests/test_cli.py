@@ -414,3 +414,21 @@ def test_the_library_run_checks_its_store_folder_before_any_work(tmp_path, monke
     a_file.write_text("")
     with pytest.raises(ValueError, match=r"out: .*store.txt' is not a folder kernelviz can keep its result store in"):
         run("cksvmnda", rows=["Heart"], out=a_file)
+
+
+def test_warm_computes_a_pages_lattice_and_searches_only_leaves_it(tmp_path):
+    """``kernelviz warm LINK`` of a Decision boundaries page keeps its live lattice in the disk cache (the
+    folder ``--cache-dir`` names); ``--searches-only``, as the package's shipped entries are made, does not."""
+    link = "?view=boundaries&kernels=rbf&gen_params=n_samples:40"
+
+    def warm(folder, *options):
+        done = subprocess.run([sys.executable, "-m", "kernelviz", "--cache-dir", str(folder), "warm", link, *options],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert warm(tmp_path / "a") == f"0 grid searches and 1 live lattice computed, 0 stored already, in {tmp_path / 'a'}"
+    assert len(list((tmp_path / "a").glob("*.entry"))) == 1
+    assert warm(tmp_path / "a").startswith("0 grid searches and 0 live lattices computed, 1 stored already")
+    assert warm(tmp_path / "b", "--searches-only").startswith("0 grid searches and 0 live lattices computed, 0 stored")
+    assert not list((tmp_path / "b").glob("*.entry"))
