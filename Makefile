@@ -11,7 +11,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test newest screenshots venv browser node bench clean
+.PHONY: run test newest screenshots venv browser node bench shipped-cache clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,12 @@ screenshots: venv browser
 
 bench: venv
 	$(BIN)/python benchmarks/run_all.py
+
+# The lessons' grid searches shipped in the package: their keys carry the version of the code that
+# computes them, so an edit to it needs them made again (tests/test_teach.py fails until then).
+shipped-cache: venv
+	rm -f kernelviz/shipped_cache/*.entry
+	$(BIN)/python -m kernelviz --cache-dir kernelviz/shipped_cache warm --lessons --searches-only
 
 clean:
 	rm -rf $(VENV) $(NEWEST) .pytest_cache

@@ -477,7 +477,8 @@ def test_every_heavy_step_has_its_grids_shipped():
     for name, k in steps:
         values = lessons.get(name).step(k).applied()
         for kernel in values["kernels"]:
-            assert shipped(kernel, values) is not None, (name, k, kernel)
+            assert shipped(kernel, values) is not None, (f"{name} step {k}: no shipped search of {kernel} for today's "
+                                                         "code (its key carries the code's version): make shipped-cache")
 
 
 @pytest.mark.unit
