@@ -111,3 +111,27 @@ def test_a_sessions_end_says_in_the_server_log_where_the_shared_memory_is(monkey
     results.get("gamma_families", ("b",), lambda: block(12))
     assert session_end.held_line() == ("kernelviz: a session ended; shared results hold 25 MB of 256 MB: "
                                        "gamma_families 2 (24 MB), boundary_panel 1 (1 MB)")
+
+
+def test_a_session_arriving_while_a_result_is_being_stored_waits_for_it(monkeypatch):
+    """Between a computation's end and its result's entry (its bytes being counted) a session asking
+    for the same result waits for that entry rather than computing it again."""
+    results = caches.SharedResults(max_bytes=100 * MB)
+    calls, late = [], []
+    counted = caches.array_bytes
+
+    def compute():
+        calls.append(1)
+        return block(1)
+
+    def counting(result):
+        if not late:  # the first result's count: a second session asks now
+            late.append(threading.Thread(target=lambda: results.get("kernel", ("k",), compute)))
+            late[0].start()
+            late[0].join(0.5)  # a second computation, were it allowed, would be done by now
+        return counted(result)
+
+    monkeypatch.setattr(caches, "array_bytes", counting)
+    results.get("kernel", ("k",), compute)
+    late[0].join(30)
+    assert len(calls) == 1

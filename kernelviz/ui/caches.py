@@ -9,8 +9,8 @@ rule): they are the objects the key stands for.
 What a cached function returns is one object shared by every session, so each result is made
 read-only (``kernelviz.session.read_only``). All of them share one bound, :data:`MEMORY_BYTES` of
 arrays, least recently used out first (:class:`SharedResults`): a bound per function by entries
-left a server holding whatever its largest entries weighed (a boundary panel's γ-families are
-~12 MB each), and its memory grew by a third over ten rounds of six closed sessions.
+let a server keep whatever its largest entries weighed (24 boundary panels' γ-families of ~12 MB
+each could stay), and the server's log says what the store holds at each session's end.
 """
 
 from __future__ import annotations
@@ -97,17 +97,18 @@ class SharedResults:
                     return self._entries[name][0]
             try:
                 result = compute()
+                size = array_bytes(result)
+                with self._lock:
+                    if name not in self._entries:
+                        self._entries[name] = (result, size)
+                        self._bytes += size
+                    while self._bytes > self.max_bytes and len(self._entries) > 1:
+                        _, (_, freed) = self._entries.popitem(last=False)
+                        self._bytes -= freed
             finally:
+                # only once the result is in: a session arriving in between would compute it again
                 with self._lock:
                     self._computing.pop(name, None)
-            size = array_bytes(result)
-            with self._lock:
-                if name not in self._entries:
-                    self._entries[name] = (result, size)
-                    self._bytes += size
-                while self._bytes > self.max_bytes and len(self._entries) > 1:
-                    _, (_, freed) = self._entries.popitem(last=False)
-                    self._bytes -= freed
             return result
 
     def clear(self, function: str | None = None) -> None:
