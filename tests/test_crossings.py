@@ -4,6 +4,8 @@ with the cells' period; the panels carry them and the figures hand them to the p
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import pytest
 
@@ -136,13 +138,17 @@ def test_a_kernel_panel_carries_its_boundarys_and_margins_crossings_found_on_its
     keys, t = panel.crossings[0.0]
     assert len(keys) > 60
     assert from_bisector(crossing_points(grid, keys, t)).max() < 0.02 * (grid.xs[1] - grid.xs[0])
-    figure = fg.boundary_figure([panel], grid).to_plotly_json()
-    contours = [trace for trace in figure["data"] if trace["type"] == "contour"]
+    figure = fg.boundary_figure([panel], grid)
+    contours = [trace for trace in figure.data if trace.type == "contour"]
     boundary, margins = contours
-    (level,) = boundary["meta"]["kv_crossings"]
-    assert level["level"] == 0.0 and level["edges"] == keys.tolist()
-    assert np.allclose(level["at"], t, atol=1e-5)
-    assert [c["level"] for c in margins["meta"]["kv_crossings"]] == [-1.0, 1.0]
+    (level,) = boundary.meta["kv_crossings"]
+    assert level["level"] == 0.0 and level["edges"].tolist() == keys.tolist()
+    assert np.allclose(level["at"], t, atol=1e-6)
+    assert [c["level"] for c in margins.meta["kv_crossings"]] == [-1.0, 1.0]
+    # they travel as Plotly's typed arrays, not number by number
+    sent = next(trace for trace in figure.to_plotly_json()["data"] if trace["type"] == "contour")
+    assert {key: set(value) for key, value in sent["meta"]["kv_crossings"][0].items() if key != "level"} == \
+        {"edges": {"dtype", "bdata"}, "at": {"dtype", "bdata"}}
     # without the margins drawn their crossings do not travel
     plain = fg.boundary_figure([panel], grid, margins=False).to_plotly_json()
     assert [trace["meta"]["kv_crossings"][0]["level"] for trace in plain["data"] if trace["type"] == "contour"] == [0.0]
@@ -172,8 +178,10 @@ def test_a_partition_figure_hands_on_its_regions_borders():
     borders = (np.array([2, 8]), np.array([0.25, 0.75]))
     figure = fg.partition_figure(np.zeros((0, 2)), None, None, np.zeros((2, 2)), np.tile(np.eye(2), (2, 1, 1)), grid,
                                  R, np.zeros((0, 2)), region_crossings=borders).to_plotly_json()
-    regions = figure["data"][0]
-    assert regions["meta"] == {"kv_crossings": [{"level": "classes", "edges": [2, 8], "at": [0.25, 0.75]}]}
+    (regions,) = figure["data"][0]["meta"]["kv_crossings"]
+    assert regions["level"] == "classes"
+    assert np.frombuffer(base64.b64decode(regions["edges"]["bdata"]), regions["edges"]["dtype"]).tolist() == [2, 8]
+    assert np.frombuffer(base64.b64decode(regions["at"]["bdata"]), regions["at"]["dtype"]).tolist() == [0.25, 0.75]
     plain = fg.partition_figure(np.zeros((0, 2)), None, None, np.zeros((2, 2)), np.tile(np.eye(2), (2, 1, 1)), grid,
                                 R, np.zeros((0, 2))).to_plotly_json()
     assert "meta" not in plain["data"][0]

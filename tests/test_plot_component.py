@@ -354,6 +354,28 @@ def test_the_boundary_fields_are_painted_on_a_canvas_as_plotly_colours_them_with
 
 
 @pytest.mark.browser
+def test_a_click_on_a_field_that_cannot_be_edited_selects_the_cell_under_the_mouse(server, page):
+    """Plotly's stand-in of a field is one cell over the panel (split.js); a click on it reports the
+    field's own cell under the mouse, whose centre becomes the reference point offered for the
+    Similarity view. (Iris's four features are drawn on their principal components: no point can
+    be edited, and a click on the field is a selection.)"""
+    page.goto(f"{server}/?view=boundaries&source=sample&sample=iris-2class&kernels=rbf")
+    live_drag.title_contains(page, "Decision boundaries at")
+    page.locator(live_drag.READY).wait_for()
+    live_drag.settled(page)
+    x, y, cell = page.evaluate("""() => {
+        const root = document.querySelector('.kv-plot'), full = root._fullLayout, field = root._kvFields[0];
+        const xa = full[`xaxis${field.xaxis.slice(1)}`], ya = full[`yaxis${field.yaxis.slice(1)}`];
+        const [i, j] = [Math.round(field.nx * 0.1), Math.round(field.ny * 0.9)];
+        const box = root.getBoundingClientRect();
+        return [box.left + xa._offset + xa.l2p(field.xs[i]), box.top + ya._offset + ya.l2p(field.ys[j]),
+                [field.xs[i], field.ys[j]]];
+    }""")
+    page.mouse.click(x, y)
+    page.get_by_role("button", name=f"Similarity around ({cell[0]:.3g}, {cell[1]:.3g})").wait_for()
+
+
+@pytest.mark.browser
 def test_under_the_projector_the_canvas_hover_labels_are_as_large_as_plotlys(server, page):
     """The labels of the canvas's points and fields take the figure's hover font, which the
     projector enlarges (they were 12 px whatever the figure's)."""

@@ -114,5 +114,9 @@ test("a trace's crossings are read at its level, or a class field's at any level
   const classes = { kv_crossings: [{ level: "classes", edges: [2], at: [0.4] }] };
   assert.deepEqual([...crossingsAt(classes, 0.5)], [[2, 0.4]]);
   assert.deepEqual([...crossingsAt(classes, "classes")], [[2, 0.4]]);
+  // as the page sends them: Plotly's base64 arrays (int8 edges, float64 fractions)
+  const typed = { kv_crossings: [{ level: 0, edges: { dtype: "i1", bdata: "AwU=" },
+                                   at: { dtype: "f8", bdata: "AAAAAAAA0D8AAAAAAAD4Pw==" } }] };
+  assert.deepEqual([...crossingsAt(typed, 0)], [[3, 0.25], [5, 1]]);
   assert.deepEqual([edgePoint(6, 1, 2, 0.25), edgePoint(7, 1, 2, 0.25)], [{ key: 6, x: 1.25, y: 2 }, { key: 7, x: 1, y: 2.25 }]);
 });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { fieldLabel, fieldLines, hoverLines, pointLabel, showHover } from "../../kernelviz/components/plot/hover.js";
+import { fieldCell, fieldLabel, fieldLines, hoverLines, pointLabel, showHover } from "../../kernelviz/components/plot/hover.js";
 import { splitCanvas } from "../../kernelviz/components/plot/split.js";
 import { install, uninstall } from "./fake_dom.mjs";
 
@@ -47,6 +47,16 @@ test("a cell's hover label fills the field's template from its own values and cl
                                 layout: {} });
   assert.deepEqual(fieldLines(classes.fields[0], 0, 3), ["(2.00, 0.00)", "predicted virginica"]);
   assert.equal(fieldLines({ ...fields[0], hoverinfo: "skip" }, 0, 0), null);
+});
+
+test("the cell under data coordinates: the nearest grid value's, up to half a cell beyond the first and last", () => {
+  const { fields } = splitCanvas({ data: [field(Z)], layout: {} });
+  const cell = (x, y) => fieldCell(fields[0], x, y);
+  assert.deepEqual(cell(0.4, 0.6), { j: 1, i: 1 });
+  assert.deepEqual(cell(xs.at(-1) + 0.49 * (xs[1] - xs[0]), ys[0] - 0.49 * (ys[1] - ys[0])), { j: 0, i: xs.length - 1 });
+  assert.equal(cell(xs[0] - 0.51 * (xs[1] - xs[0]), 0.5), null);
+  assert.equal(cell(0.5, ys.at(-1) + 0.51 * (ys[1] - ys[0])), null);
+  assert.equal(cell(NaN, 0.5), null);
 });
 
 test("a cell's label is framed in the cell's own colour; without a template it says x, y and z", () => {

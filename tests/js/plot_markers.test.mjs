@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { canvasSelection, drawPoints, drawSupport, pointAt, selectedPoints } from "../../kernelviz/components/plot/markers.js";
+import { canvasSelection, drawPoints, drawSupport, fieldCellAt, fieldSelection, pointAt, selectedPoints } from "../../kernelviz/components/plot/markers.js";
 import { splitCanvas } from "../../kernelviz/components/plot/split.js";
 import { drawnAxis, fakePlotly, install, uninstall } from "./fake_dom.mjs";
 
@@ -149,6 +149,35 @@ test("a click selects the canvas point under it as Plotly reports a point, its c
                      [{ x: 0, y: 1, curve_number: 0, point_number: 1, point_index: 1, customdata: ["b"] }]);
     assert.equal(canvasSelection(view, { event: { clientX: 200, clientY: 300 } }), null);
     assert.equal(canvasSelection(view, {}), null);
+  } finally { uninstall(); }
+});
+
+// A field on the second panel (600–800 × 100–400 px over [0, 1]²): cells 0.25 wide, 0.5 high.
+async function withField() {
+  install();
+  const root = document.createElement("div");
+  const fxs = [0, 0.25, 0.5, 0.75, 1];
+  const fys = [0, 0.5, 1];
+  const { figure, layers, fields } = splitCanvas({
+    data: [{ type: "heatmap", x: fxs, y: fys, z: fys.map((y) => fxs.map((x) => x + y)), zmin: 0, zmax: 2, showscale: false,
+             colorscale: [[0, "#000000"], [1, "#ffffff"]], xaxis: "x2", yaxis: "y2" }],
+    layout: {} });
+  await fakePlotly({ layout: PANELS }).react(root, figure.data, figure.layout, {});
+  return { root, layers, fields, covered: new Set(), canvas: null };
+}
+
+test("the field cell under the mouse, and a click on a field's stand-in as a click on that cell", async () => {
+  const view = await withField();
+  try {
+    const [field] = view.fields;
+    // x = 0.3 (660 px) is nearest 0.25; y = 0.9 (130 px) nearest 1
+    assert.deepEqual(fieldCellAt(view, field, 660, 130), { j: 2, i: 1 });
+    assert.equal(fieldCellAt(view, field, 500, 130), null);  // the first panel's plot area: not this field's
+    // Plotly reports its stand-in's one cell; the selection is the field's cell under the mouse
+    const click = { event: { clientX: 660, clientY: 130 }, points: [{ x: 0.5, y: 0.5, curveNumber: 0, pointNumber: [0, 0] }] };
+    assert.deepEqual(fieldSelection(view, click), [{ x: 0.25, y: 1, curve_number: 0, point_number: [2, 1], point_index: [2, 1] }]);
+    assert.equal(fieldSelection(view, { ...click, points: [{ ...click.points[0], curveNumber: 3 }] }), null);  // not a field
+    assert.equal(fieldSelection(view, { points: click.points }), null);  // no mouse event
   } finally { uninstall(); }
 });
 

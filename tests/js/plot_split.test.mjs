@@ -77,14 +77,15 @@ const Z = FY.map((y) => FX.map((x) => x + y));
 const svs = (sizes) => ({ type: "scatter", mode: "markers", name: "support vectors", legendgroup: "sv", x: sizes.map(() => 0),
                           y: sizes.map(() => 0), marker: { symbol: "circle-open", size: sizes, color: "black", line: { width: 1.5 } } });
 
-test("a field heatmap leaves Plotly as an invisible stand-in of its grid; the canvas keeps its values", () => {
+test("a field heatmap leaves Plotly as an invisible stand-in over its grid; the canvas keeps its values", () => {
   const { figure, fields } = splitCanvas({ data: [field(Z)], layout: { datarevision: 7 } });
   assert.equal(fields.length, 1);
   const [stand] = figure.data;
   assert.deepEqual([stand.type, stand.opacity, stand.hoverinfo, stand.showlegend, stand.xaxis, stand.yaxis],
                    ["heatmap", 0, "none", false, "x2", "y2"]);
-  assert.deepEqual([stand.x, stand.y], [FX, FY]);  // the same cells: hover and click report the one under the mouse
-  assert.deepEqual(stand.z, FY.map(() => FX.map(() => 0)));
+  // one cell from the first grid value to the last (x and y as its edges): Plotly reports a hover and
+  // a click anywhere over the field, and the component finds the field's own cell under the mouse
+  assert.deepEqual([stand.x, stand.y, stand.z], [[-1, 2], [0, 1], [[0]]]);
   assert.deepEqual([...fields[0].z], Z.flat());
   assert.deepEqual([fields[0].zmin, fields[0].zmax, fields[0].index], [-2, 2, 0]);
 });
@@ -115,6 +116,9 @@ test("Plotly's data revision changes with what it draws, not with what the canva
   // a legend entry that changes (smaller markers), a field on another grid, a trace more: Plotly redraws
   assert.notEqual(revision([field(Z), svs([4, 6])]), first);
   assert.notEqual(revision([field(Z, { x: [0, 1, 2, 3] }), svs([18, 25, 30])]), first);
+  // the same span at another resolution (a dragged point's coarse frames, then its release): the same
+  const fine = [-1, -0.5, 0, 0.5, 1, 1.5, 2];
+  assert.equal(revision([field(FY.map(() => fine), { x: fine }), svs([18, 25, 30])]), first);
   assert.notEqual(revision([field(Z), svs([18, 25, 30]), { type: "scatter", mode: "lines", x: [0, 1], y: [0, 1] }]), first);
 });
 
@@ -123,6 +127,12 @@ test("a marker trace's legend entry is Plotly's: mean size within [2, 16], mean 
                                    layout: {} });
   const { marker } = figure.data[0];
   assert.deepEqual([marker.size, marker.opacity, marker.color], [6, 0.2, "red"]);
+  // symbols one by one (support vectors: square at the bound C): not the first point's, which a moved
+  // point's refit can change, but the first in order of those drawn, so the entry stays while both kinds are
+  const symbol = (symbols) => splitCanvas({ data: [{ ...svs([4, 8]), marker: { size: 10, symbol: symbols } }], layout: {} })
+    .figure.data[0].marker.symbol;
+  assert.deepEqual([symbol(["square-open", "circle-open"]), symbol(["circle-open", "square-open"]), symbol(["square-open"])],
+                   ["circle-open", "circle-open", "square-open"]);
 });
 
 test("a marker trace's points go to the canvas, decoded; Plotly keeps one empty point of it", () => {

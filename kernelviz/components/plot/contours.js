@@ -3,6 +3,8 @@
 // for the committed figure's level lines and the live preview's, so a line looks the same while a
 // slider moves and after the release.
 
+import { arrayOf, isArray } from "./arrays.js";
+
 export function levelsOf(contours) {
   const { start, end, size } = contours;
   const levels = [];
@@ -91,10 +93,13 @@ export function crossingsAt(meta, level) {
   const all = meta && Array.isArray(meta.kv_crossings) ? meta.kv_crossings : [];
   const found = all.find((c) => c.level === "classes"
     || (typeof level === "number" && Math.abs(Number(c.level) - level) < 1e-9));
-  if (!found || !Array.isArray(found.edges) || !Array.isArray(found.at)) return null;
+  // the page sends them as Plotly's base64 arrays; a figure built in a test, as lists
+  const edges = found ? arrayOf(found.edges) : null;
+  const at = found ? arrayOf(found.at) : null;
+  if (!isArray(edges) || !isArray(at)) return null;
   const map = new Map();
-  found.edges.forEach((key, k) => {
-    const t = Number(found.at[k]);
+  edges.forEach((key, k) => {
+    const t = Number(at[k]);
     if (Number.isFinite(t)) map.set(Number(key), Math.min(Math.max(t, 0), 1));
   });
   return map;

@@ -59,6 +59,18 @@ export function pointLabel(found) {
   return { lines, colour: colour === "rgba(0,0,0,0)" ? pick(found.layer.lineColor, found.i, "#444") : colour };
 }
 
+// The cell (row j, column i) of a field's even grid nearest data coordinates (x, y), or null beyond
+// half a cell from its first and last values.
+export function fieldCell(field, x, y) {
+  const nearest = (values, n, value) => {
+    const k = Math.round(((value - values[0]) / (values[n - 1] - values[0])) * (n - 1)) + 0;  // + 0: never −0
+    return k >= 0 && k < n ? k : null;  // NaN fails both
+  };
+  const i = nearest(field.xs, field.nx, x);
+  const j = nearest(field.ys, field.ny, y);
+  return i === null || j === null ? null : { j, i };
+}
+
 // A field cell's label, framed in the cell's colour as Plotly frames it.
 export function fieldLabel(field, j, i) {
   const lines = fieldLines(field, j, i);

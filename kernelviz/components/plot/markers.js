@@ -4,6 +4,7 @@
 import { paintMarker } from "../points.js";
 import { pick } from "./arrays.js";
 import { strokePaths } from "./contours.js";
+import { fieldCell } from "./hover.js";
 import { fitCanvas, plotArea, PLOTLY } from "./plotly_access.js";
 import { along } from "./split.js";
 import { paintSprites } from "./sprites.js";
@@ -199,6 +200,28 @@ export function pointAt(view, clientX, clientY) {
     }
   }
   return best;
+}
+
+// The cell of `field` under (clientX, clientY), {j, i}, or null outside its panel's plot area or its grid.
+export function fieldCellAt(view, field, clientX, clientY) {
+  const area = plotArea(PLOTLY.layout(view.root), field);
+  if (!area) return null;
+  const box = view.root.getBoundingClientRect();
+  const [px, py] = [clientX - box.left, clientY - box.top];
+  if (px < area.left || px > area.left + area.width || py < area.top || py > area.top + area.height) return null;
+  return fieldCell(field, area.xa.toValue(px), area.ya.toValue(py));
+}
+
+// A click on a field's stand-in (split.js: one cell over the field) as Plotly reported a click on
+// the field's own cell under the mouse (its centre, its row and column), or null for any other click.
+export function fieldSelection(view, event) {
+  const point = event.points && event.points[0];
+  const field = point && view.fields.find((f) => f.index === point.curveNumber);
+  const mouse = event.event;
+  const cell = field && mouse ? fieldCellAt(view, field, mouse.clientX, mouse.clientY) : null;
+  if (!cell) return null;
+  return [{ x: field.xs[cell.i], y: field.ys[cell.j], curve_number: field.index, point_number: [cell.j, cell.i],
+            point_index: [cell.j, cell.i] }];
 }
 
 export function canvasSelection(view, event) {

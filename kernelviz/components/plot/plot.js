@@ -34,10 +34,9 @@
 
 import { FINISHED_EVENT } from "../events.js";
 import { mount } from "../lifecycle.js";
-import { isArray } from "./arrays.js";
 import { editArrived, editDrawn, editing, listenForEdits } from "./edit.js";
 import { fieldLabel, pointLabel, showHover } from "./hover.js";
-import { canvasSelection, drawPoints, plotAreas, pointAt, selectedPoints } from "./markers.js";
+import { canvasSelection, drawPoints, fieldCellAt, fieldSelection, plotAreas, pointAt, selectedPoints } from "./markers.js";
 import { paintFields } from "./paint.js";
 import { decode } from "./payload.js";
 import { loadPlotly, plotlyChanges } from "./plotly_access.js";
@@ -103,9 +102,9 @@ function listenForPoints(view) {
   view.root.on("plotly_hover", (event) => {
     const point = event && event.points && event.points[0];
     const field = point && view.fields.find((f) => f.index === point.curveNumber);
-    if (view.pointHovered || !field || !isArray(point.pointNumber) || !event.event) return;
-    const [j, i] = point.pointNumber;
-    showHover(view, fieldLabel(field, j, i), event.event.clientX, event.event.clientY);
+    if (view.pointHovered || !field || !event.event) return;
+    const cell = fieldCellAt(view, field, event.event.clientX, event.event.clientY);
+    showHover(view, cell && fieldLabel(field, cell.j, cell.i), event.event.clientX, event.event.clientY);
   });
   view.root.on("plotly_unhover", () => {
     if (!view.pointHovered) showHover(view, null);
@@ -245,7 +244,8 @@ export default function (component) {
         view.root.on("plotly_click", (event) => {
           if (!view.payload.selectable) return;
           // where points can be edited, a click on empty space adds one: it selects nothing
-          const points = canvasSelection(view, event) || (editing(view) ? null : selectedPoints(event));
+          const points = canvasSelection(view, event)
+            || (editing(view) ? null : fieldSelection(view, event) || selectedPoints(event));
           if (points) view.setStateValue("selection", { revision: view.payload.revision, points });
         });
         view.stopEditing = listenForEdits(view, EDIT_HOOKS);

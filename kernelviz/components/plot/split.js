@@ -121,22 +121,21 @@ function fieldLayer(trace, index) {
   return field;
 }
 
-// Plotly's invisible stand-in of a field: the same grid, so that its hover and click report the cell
-// under the mouse, and the same values every time (zeros), so that it never needs recomputing.
-const STAND_IN_ZEROS = new Map();
-
+// Plotly's invisible stand-in of a field: one cell from its grid's first value to its last (x and y
+// as the cell's edges), the axes' range, so that Plotly reports a hover and a click anywhere over the
+// field; the component finds the field's own cell under the mouse (markers.js fieldCellAt). It is the
+// same whatever the field's values and resolution: a stand-in of the field's own cells changed at a
+// dragged point's release (its frames are coarser than the committed figure), and Plotly recomputed
+// every trace (~90 ms of the four-panel figure's release).
 function fieldStandIn(trace, field) {
-  const key = `${field.ny}x${field.nx}`;
-  if (!STAND_IN_ZEROS.has(key)) STAND_IN_ZEROS.set(key, Array.from({ length: field.ny }, () => new Array(field.nx).fill(0)));
-  return { type: "heatmap", x: field.xs, y: field.ys, z: STAND_IN_ZEROS.get(key), zmin: 0, zmax: 1, opacity: 0,
-           showscale: false, hoverinfo: "none", showlegend: false, name: trace.name,
+  return { type: "heatmap", x: [field.xs[0], field.xs[field.nx - 1]], y: [field.ys[0], field.ys[field.ny - 1]], z: [[0]],
+           zmin: 0, zmax: 1, opacity: 0, showscale: false, hoverinfo: "none", showlegend: false, name: trace.name,
            xaxis: trace.xaxis, yaxis: trace.yaxis };
 }
 
-// A digest (FNV-1a, 32 bits) of what Plotly is handed as data, its stand-ins' zeros as their size.
-function dataDigest(data, standIns) {
-  const size = (trace) => `${trace.z.length}x${trace.z[0].length}`;
-  const text = JSON.stringify(data.map((trace, index) => (standIns.has(index) ? { ...trace, z: size(trace) } : trace)));
+// A digest (FNV-1a, 32 bits) of what Plotly is handed as data.
+function dataDigest(data) {
+  const text = JSON.stringify(data);
   let hash = 0x811c9dc5;
   for (let k = 0; k < text.length; k += 1) {
     hash ^= text.charCodeAt(k);
@@ -153,12 +152,10 @@ export function splitCanvas(figure) {
   const layers = [];
   const levels = [];
   const fields = [];
-  const standIns = new Set();
   const data = figure.data.map((trace, index) => {
     if (fieldOnCanvas(trace)) {
       const field = fieldLayer(trace, index);
       fields.push(field);
-      standIns.add(index);
       return fieldStandIn(trace, field);
     }
     if (levelsOnCanvas(trace)) {
@@ -179,14 +176,17 @@ export function splitCanvas(figure) {
     };
     layers.push(layer);
     // what Plotly's legend draws of a trace's markers (plotly.js legend/style.js): sizes, opacities and
-    // outline widths by their mean within its bounds, colours and symbols by the first; so a
-    // step that changes only the support vectors' sizes hands Plotly the same entry
-    const legendMarker = { ...marker, size: legendValue(layer.size, [2, 16]), symbol: first(layer.symbol),
+    // outline widths by their mean within its bounds, colours by the first; so a step that changes
+    // only the support vectors' sizes hands Plotly the same entry. Symbols one by one (a support
+    // vector's square at the bound C) by the first in order of those drawn, not the first point's,
+    // which a moved point's refit changes: Plotly would then recompute every trace for its legend.
+    const symbol = isArray(layer.symbol) ? [...new Set(layer.symbol)].sort()[0] : layer.symbol;
+    const legendMarker = { ...marker, size: legendValue(layer.size, [2, 16]), symbol,
                            color: first(layer.color), opacity: legendValue(layer.opacity, [0.2, 1]),
                            line: { ...line, width: legendValue(layer.lineWidth, [0, 5]), color: first(layer.lineColor) } };
     return { ...trace, x: [null], y: [null], customdata: undefined, hovertext: undefined, marker: legendMarker };
   });
-  let layout = { ...figure.layout, datarevision: dataDigest(data, standIns) };
+  let layout = { ...figure.layout, datarevision: dataDigest(data) };
   // A translucent field (a partition's regions) lies under Plotly's drawing (paint.js), as Plotly's
   // own heatmap lay under its other traces: the ellipses and centres drawn over it keep their colours.
   // Plotly's backgrounds, which would hide it, are then the canvas's to paint.
