@@ -31,8 +31,8 @@ figure previews γ in place (one picture per panel: its field, contours, points 
 6. A dragged point (``--points``, issue 31): in the app's Decision boundaries (moons, n = 300, four
    kernels, 1440 × 900), a data point dragged round a circle for a few seconds, a move every two animation frames:
    refitted figures drawn per second (each the pipeline's every stage on the moved data; ≥ 5/s), the
-   time from a move to its figure drawn (median, p95), and the release until the committed figure is
-   drawn (≤ 0.3 s median). Baseline in the same run: a committed γ step of the same figure, the
+   time from a move to its figure drawn (median, p95), and the release (the page's pointerup event:
+   the driver's round trip to send it is not the page's) until the committed figure is drawn (≤ 0.3 s median). Baseline in the same run: a committed γ step of the same figure, the
    step every frame of the drag repeats with new data. Several drags; each line gives the spread.
 
 Usage: ``.venv/bin/python benchmarks/bench_live.py [--no-browser] [--app] [--points] [--against CHECKOUT [--rounds N]]``.

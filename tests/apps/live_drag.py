@@ -524,7 +524,9 @@ def busy_cpu(processes: int = 2):
 # Times every move of a dragged point sent to Python (data-edit-sent) and every refitted figure drawn
 # (data-edit-painted) on the figure `root` (kernelviz/components/plot/edit.js).
 EDIT_PROBES = """(root) => {
-  const probe = {sent: {}, painted: {}, settled: {}, runs: 0, states: []};
+  const probe = {sent: {}, painted: {}, settled: {}, runs: 0, states: [], up: null};
+  // the release as the page got it (the driver's round trip to send it is not the page's time)
+  window.addEventListener('pointerup', (event) => { probe.up = event.timeStamp; }, {capture: true, once: true});
   // what the figure said before this probe: a value set again is not a new one
   const before = {'data-edit-sent': root.dataset.editSent, 'data-edit-painted': root.dataset.editPainted,
                   'data-edit-settled': root.dataset.editSettled};
@@ -593,8 +595,8 @@ def drag_point(page, seconds: float = 4.0, radius: float = 60.0, index: int = 3,
         up = page.evaluate("() => performance.now()")
         page.mouse.up()
         page.wait_for_function("() => Object.keys(window.__kvEdit.settled).length > 0")
-        settled = page.evaluate("() => window.__kvEdit.settled")
-        released = (max(settled.values()) - up) / 1000
+        settled, got = page.evaluate("() => [window.__kvEdit.settled, window.__kvEdit.up]")
+        released = (max(settled.values()) - (got if got is not None else up)) / 1000
     latencies = [(probe["painted"][seq] - sent) / 1000 for seq, sent in probe["sent"].items() if seq in probe["painted"]]
     return {"refits": len(probe["painted"]), "seconds": elapsed, "latencies": latencies, "release": released,
             "start": (point["x"], point["y"]), "end": (x, y), "point": point, "runs": probe["runs"]}
