@@ -247,22 +247,52 @@ def test_an_unknown_hide_flag_is_named():
     assert any("hide" in unescaped(e.value) and "sidebar.nonsense" in unescaped(e.value) for e in at.error)
 
 
+def plotlys_projector(fig: go.Figure) -> dict:
+    """What takeaway.figure_json(fig, projector=True) must give, built through Plotly's own validated
+    figure: a copy, its margins, marker sizes and line widths enlarged through its properties."""
+    big = go.Figure(fig)
+    grown = 0
+    for side in ("t", "l", "b"):
+        before = getattr(big.layout.margin, side)
+        if before is not None:
+            setattr(big.layout.margin, side, round(before * takeaway.PROJECTOR_FONT))
+            grown += getattr(big.layout.margin, side) - before if side != "l" else 0
+    if big.layout.height is not None:
+        big.layout.height += grown
+    for trace in big.data:
+        marker = getattr(trace, "marker", None)
+        if marker is not None and marker.size is not None:
+            marker.size = (np.asarray(marker.size, dtype=float) if np.ndim(marker.size) else marker.size) * takeaway.PROJECTOR_MARKERS
+        for line in (getattr(trace, "line", None), getattr(marker, "line", None) if marker is not None else None):
+            if line is not None and line.width is not None:
+                line.width = (np.asarray(line.width, dtype=float) if np.ndim(line.width) else line.width) * takeaway.PROJECTOR_LINES
+    return big.to_plotly_json()
+
+
+def as_text(spec: dict) -> str:
+    import plotly.utils
+
+    return json.dumps(spec, cls=plotly.utils.PlotlyJSONEncoder, sort_keys=True)
+
+
 @pytest.mark.unit
 def test_the_projector_enlarges_fonts_markers_and_margins():
     figure = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], mode="markers", marker={"size": 10}),
                        layout={"font": {"size": 14}, "margin": {"t": 100}, "height": 400})
-    big = takeaway.for_projector(figure)
-    assert big.data[0].marker.size == 10 * takeaway.PROJECTOR_MARKERS and big.layout.margin.t == 150
-    assert big.layout.height == 450  # the plot keeps its size
+    big = takeaway.figure_json(figure, projector=True)
+    assert big["data"][0]["marker"]["size"] == 10 * takeaway.PROJECTOR_MARKERS and big["layout"]["margin"]["t"] == 150
+    assert big["layout"]["height"] == 450  # the plot keeps its size
     assert figure.data[0].marker.size == 10 and figure.layout.margin.t == 100  # the original is left as it was
-    # the lines too: a boundary, a level curve, a marker's outline
+    assert as_text(big) == as_text(plotlys_projector(figure))
+    # the lines too: a boundary, a level curve, a marker's outline (one width per point)
     lined = go.Figure([go.Scatter(x=[0, 1], y=[0, 1], mode="lines+markers", line={"width": 2},
                                   marker={"size": 8, "line": {"width": [1, 3]}}),
                        go.Contour(z=[[0, 1], [1, 0]], line={"width": 1.5})])
-    thick = takeaway.for_projector(lined)
-    assert thick.data[0].line.width == 2 * takeaway.PROJECTOR_LINES
-    assert list(thick.data[0].marker.line.width) == [1 * takeaway.PROJECTOR_LINES, 3 * takeaway.PROJECTOR_LINES]
-    assert thick.data[1].line.width == 1.5 * takeaway.PROJECTOR_LINES
+    thick = takeaway.figure_json(lined, projector=True)
+    assert thick["data"][0]["line"]["width"] == 2 * takeaway.PROJECTOR_LINES
+    assert thick["data"][1]["line"]["width"] == 1.5 * takeaway.PROJECTOR_LINES
+    assert as_text(thick) == as_text(plotlys_projector(lined))
+    assert list(lined.data[0].marker.line.width) == [1, 3]
     spec = {"data": [{"type": "contour", "contours": {"labelfont": {"size": 10}}}],
             "layout": {"xaxis": {"tickfont": {"size": 12}, "title": {"font": {"size": 14}}},
                        "annotations": [{"text": "RBF<br><span style='font-size:11px'>train 90%</span>",
@@ -679,9 +709,9 @@ def test_every_figure_is_sent_as_plotlys_own_json_would_give_it(monkeypatch):
     own = takeaway.figure_json
     text = lambda spec: json.dumps(spec, cls=plotly.utils.PlotlyJSONEncoder, sort_keys=True)  # noqa: E731
 
-    def compared(fig):
-        sent = own(fig)
-        assert text(sent) == text(fig.to_plotly_json())
+    def compared(fig, projector=False):
+        sent = own(fig, projector=projector)
+        assert text(sent) == text(plotlys_projector(fig) if projector else fig.to_plotly_json())
         checked.append(sent["layout"].get("title", {}).get("text", ""))
         return sent
 
@@ -697,8 +727,9 @@ def test_every_figure_is_sent_as_plotlys_own_json_would_give_it(monkeypatch):
                                  log_Cs, log_gammas)
     alphas = np.linspace(0.5, 1, 11)
     pf = fg.pf_figure({"rbf": (alphas, np.linspace(1, 0, 11))}, alpha0=0.5, aucs={"rbf": 0.25})
-    for fig in (grid, pf, takeaway.for_projector(grid)):
+    for fig in (grid, pf):
         assert text(own(fig)) == text(fig.to_plotly_json())
+        assert text(own(fig, projector=True)) == text(plotlys_projector(fig))
     # what Plotly converts and what it leaves: an array under a dict's key becomes a typed array, one
     # in a list stays, and a skipped key's value is copied as it is
     # and every kind of array: 64-bit integers in the smallest type that holds them (or none), 2-d
