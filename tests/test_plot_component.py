@@ -246,6 +246,14 @@ POINT_ON_CANVAS = """(name) => {
     const box = gd.getBoundingClientRect();
     return [box.left + layer.px[0], box.top + layer.py[0], [layer.x[0], layer.y[0]]];
 }"""
+#: The first field's cell at the given shares of its columns and rows: [page x, page y, [column, row]].
+FIELD_CELL = """([across, up]) => {
+    const root = document.querySelector('.kv-plot'), full = root._fullLayout, field = root._kvFields[0];
+    const xa = full[`xaxis${field.xaxis.slice(1)}`], ya = full[`yaxis${field.yaxis.slice(1)}`];
+    const [i, j] = [Math.round(field.nx * across), Math.round(field.ny * up)];
+    const box = root.getBoundingClientRect();
+    return [box.left + xa._offset + xa.l2p(field.xs[i]), box.top + ya._offset + ya.l2p(field.ys[j]), [i, j]];
+}"""
 #: The canvas's colour at a page position, as [r, g, b, a].
 CANVAS_PIXEL = """([x, y]) => {
     const canvas = document.querySelector('canvas.kv-plot-points');
@@ -336,14 +344,9 @@ def test_the_boundary_fields_are_painted_on_a_canvas_as_plotly_colours_them_with
 
     page.locator(".js-plotly-plot").scroll_into_view_if_needed()
     # a cell away from the points: the first field's cell nearest a quarter of the way in
-    x, y, expected = page.evaluate("""() => {
-        const root = document.querySelector('.kv-plot'), full = root._fullLayout, field = root._kvFields[0];
-        const xa = full[`xaxis${field.xaxis.slice(1)}`], ya = full[`yaxis${field.yaxis.slice(1)}`];
-        const [i, j] = [Math.round(field.nx * 0.05), Math.round(field.ny * 0.95)];
-        const box = root.getBoundingClientRect();
-        return [box.left + xa._offset + xa.l2p(field.xs[i]), box.top + ya._offset + ya.l2p(field.ys[j]),
-                `(${field.xs[i].toFixed(2)}, ${field.ys[j].toFixed(2)})\nf = ${field.z[j * field.nx + i].toFixed(3)}`];
-    }""")
+    x, y, (i, j) = page.evaluate(FIELD_CELL, [0.05, 0.95])
+    expected = page.evaluate("""([i, j]) => { const field = document.querySelector('.kv-plot')._kvFields[0];
+        return `(${field.xs[i].toFixed(2)}, ${field.ys[j].toFixed(2)})\nf = ${field.z[j * field.nx + i].toFixed(3)}`; }""", [i, j])
     page.mouse.move(x, y)
     label = page.locator(".kv-plot-hover")
     label.wait_for()
@@ -363,14 +366,9 @@ def test_a_click_on_a_field_that_cannot_be_edited_selects_the_cell_under_the_mou
     live_drag.title_contains(page, "Decision boundaries at")
     page.locator(live_drag.READY).wait_for()
     live_drag.settled(page)
-    x, y, cell = page.evaluate("""() => {
-        const root = document.querySelector('.kv-plot'), full = root._fullLayout, field = root._kvFields[0];
-        const xa = full[`xaxis${field.xaxis.slice(1)}`], ya = full[`yaxis${field.yaxis.slice(1)}`];
-        const [i, j] = [Math.round(field.nx * 0.1), Math.round(field.ny * 0.9)];
-        const box = root.getBoundingClientRect();
-        return [box.left + xa._offset + xa.l2p(field.xs[i]), box.top + ya._offset + ya.l2p(field.ys[j]),
-                [field.xs[i], field.ys[j]]];
-    }""")
+    x, y, (i, j) = page.evaluate(FIELD_CELL, [0.1, 0.9])
+    cell = page.evaluate("([i, j]) => { const f = document.querySelector('.kv-plot')._kvFields[0]; return [f.xs[i], f.ys[j]]; }",
+                         [i, j])
     page.mouse.click(x, y)
     page.get_by_role("button", name=f"Similarity around ({cell[0]:.3g}, {cell[1]:.3g})").wait_for()
 
