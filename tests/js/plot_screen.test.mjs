@@ -124,3 +124,21 @@ test("the figure is laid out again only when its room changed, and while a scrip
     assert.equal(view.runEnd, null);
   } finally { uninstall(); }
 });
+
+test("a panel alone and back again keeps the room the figure was laid out for while it moved less than a re-layout's margin", () => {
+  install({ innerHeight: 900 });
+  try {
+    const view = chart({ width: 1400, top: 300, split: panels(4) });
+    const before = arranged(view);
+    view.root.box.top = 295;  // a line above the figure lost a few pixels after it was drawn
+    view.solo = 2;
+    arranged(view);
+    view.solo = null;
+    const after = arranged(view);
+    assert.deepEqual(view.box, { width: 1400, height: 900 - 300 - 16 });
+    assert.deepEqual([after.layout.width, after.layout.height], [before.layout.width, before.layout.height]);
+    view.root.box.top = 200;  // a whole line less above it: a new room
+    arranged(view);
+    assert.equal(view.box.height, 900 - 200 - 16);
+  } finally { uninstall(); }
+});

@@ -19,10 +19,18 @@ function screenBox(view) {
   return { width: Math.round(view.root.clientWidth), height: Math.round(Math.max(room, screen * 0.55)) };
 }
 
+// The room the figure was laid out for, unless the screen's box moved from it by more than a margin:
+// a line above the figure that comes or goes after it was drawn must not change the panels' size at
+// the next layout (a panel shown alone and back again), only a real change of the room does.
+function sameRoom(box, old) {
+  return Boolean(old) && Math.abs(box.width - old.width) < 2 && Math.abs(box.height - old.height) < 8;
+}
+
 // The figure Plotly draws: the split figure, its small multiples laid out for the screen.
 export function arranged(view) {
   const figure = view.split;
-  view.box = screenBox(view);
+  const box = screenBox(view);
+  if (!sameRoom(box, view.box)) view.box = box;
   view.root.dataset.box = `${view.box.width}x${view.box.height}`;  // the room it was laid out for
   const result = arrangePanels(figure, view.box, view.solo);
   if (!result) {
@@ -75,7 +83,6 @@ function scriptRunning(view) {
 export function fitToScreen(view) {
   const full = PLOTLY.layout(view.root);
   if (!window.Plotly || !full || !view.split || view.root.clientWidth === 0 || scriptRunning(view)) return;
-  const box = screenBox(view);
-  if (view.box && Math.abs(box.width - view.box.width) < 2 && Math.abs(box.height - view.box.height) < 8) return;
+  if (sameRoom(screenBox(view), view.box)) return;
   redrawArranged(view);
 }
