@@ -100,7 +100,7 @@ def test_no_module_imports_itself_through_others():
 #: ones below it, never above. A module lies in the layer of the longest prefix that names it.
 LAYERS = (
     ("foundations", ("kernelviz.registry", "kernelviz.protocol", "kernelviz._validation", "kernelviz._svm",
-                     "kernelviz._chunks", "kernelviz._background", "kernelviz._diskcache", "kernelviz._codeversion", "kernelviz._dask",
+                     "kernelviz._chunks", "kernelviz._threads", "kernelviz._background", "kernelviz._diskcache", "kernelviz._codeversion", "kernelviz._dask",
                      "kernelviz.data", "kernelviz.export", "kernelviz.references", "kernelviz.outside")),
     ("kernels", ("kernelviz.kernels", "kernelviz._cluster_pairs", "kernelviz.partitions")),
     ("models", ("kernelviz.models", "kernelviz.anatomy")),

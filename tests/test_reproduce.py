@@ -14,7 +14,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.svm import SVC
 
 import kernelviz as kv
-from kernelviz import _dask
+from kernelviz import _dask, _threads
 from kernelviz.reproduce import command, datasets, published, report, store
 from kernelviz.reproduce.driver import run
 from kernelviz.reproduce.runner import Settings
@@ -607,6 +607,26 @@ def test_command_runs_writes_report_and_refuses_bad_arguments(tmp_path, monkeypa
         command.run(_parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path),
                                           "--data", "nope=heart"]))
     assert os.path.exists(tmp_path / "report.md")
+
+
+@pytest.mark.parametrize("given, expected", [(None, 1), ("2", 2)])
+def test_a_reproduce_run_computes_with_one_blas_thread_unless_the_environment_says_otherwise(tmp_path, monkeypatch,
+                                                                                           given, expected):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    seen = []
+    monkeypatch.setattr(command, "run_paper", lambda *a, **kw: seen.append(
+        {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}) or
+        run("ckrbf", tables=["4"], rows=["bank"], data={"bank": LIBSVM_FOURCLASS}, out=tmp_path / "cells",
+            settings=tiny(max_points=40), insist=True))
+    for variable in _threads.BLAS_THREAD_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    if given is not None:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", given)
+    with threadpool_limits(limits=2, user_api="blas"):  # as numpy starts on this 2-core machine
+        assert command.run(_parser().parse_args(["reproduce", "ckrbf", "--table", "4", "--out", str(tmp_path)])) == 0
+        after = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    assert seen == [{expected}] and after == {2}  # and the caller's setting is back afterwards
 
 
 def test_cksvmnda_selects_on_the_training_part_like_an_independent_grid_search(tmp_path):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import joblib
 
-from .. import _dask, _validation
+from .. import _dask, _threads, _validation
 from .papers import RUNNERS
 from .report import write_report
 from .driver import run as run_paper
@@ -123,6 +123,8 @@ def run(args) -> int:
     stop = None
     try:
         with _stopped_by_signals(), contextlib.ExitStack() as stack:
+            # a long run shares the machine: one BLAS thread (kernelviz/_threads.py says why)
+            stack.enter_context(_threads.one_blas_thread())
             client = stack.enter_context(_dask_client(scheduler, args.out / "cells")) if scheduler else None
             if client is not None:
                 stack.enter_context(joblib.parallel_backend("dask", client=client))

@@ -19,6 +19,7 @@ import signal
 import numpy  # noqa: F401  (loaded here, so that its BLAS is among those limited below)
 from threadpoolctl import threadpool_limits
 
+from kernelviz._threads import BLAS_THREAD_VARIABLES
 from kernelviz.ui.streamlit_private import hold_messages
 
 #: BLAS threads per call in the app's server. Its BLAS calls are small (a committed step's fits and
@@ -27,7 +28,7 @@ from kernelviz.ui.streamlit_private import hold_messages
 #: spun on one. One thread: a committed γ step to a new value 0.30–0.31 s median against 0.33–0.36 s
 #: (benchmarks/RESULTS.md, 2026-11-27 afternoon). Processes the server starts inherit the variables.
 SERVER_BLAS_THREADS = 1
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+for _variable in BLAS_THREAD_VARIABLES:
     os.environ[_variable] = str(SERVER_BLAS_THREADS)  # read by the BLAS libraries loaded from now on (scipy's)
 threadpool_limits(limits=SERVER_BLAS_THREADS, user_api="blas")  # and those already loaded (numpy's)
 
