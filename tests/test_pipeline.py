@@ -173,3 +173,34 @@ def test_digests_are_stable_names_of_specs():
     assert a == b and len(a) == 32
     assert a != pipeline.digest(pipeline.DataSpec.from_settings({**values, "data_seed": 9}),
                                 pipeline.GridSpec.from_settings(values))
+
+
+# ----------------------------------------------------------------------------- one kernel's failure, side by side
+def _fit_or_fail(name):
+    if name == "bad":
+        raise ValueError("no fit for bad")
+    return name.upper()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_or_reason_keeps_the_names_order_and_each_failure_beside_the_others(workers):
+    results, reasons = pipeline.each_or_reason(["a", "bad", "c"], _fit_or_fail, workers=workers)
+    assert list(results.items()) == [("a", "A"), ("c", "C")] and reasons == {"bad": "no fit for bad"}
+
+
+def test_each_or_reason_with_two_workers_computes_two_names_at_once_and_a_bug_still_propagates():
+    import threading
+
+    both = threading.Barrier(2, timeout=60)  # passes only when two computations wait at once
+
+    def meet(name):
+        both.wait()
+        return name
+
+    assert pipeline.each_or_reason(["a", "b"], meet, workers=2) == ({"a": "a", "b": "b"}, {})
+
+    def bug(name):
+        raise KeyError(name)
+
+    with pytest.raises(KeyError):
+        pipeline.each_or_reason(["a", "b"], bug, workers=2)

@@ -48,3 +48,31 @@ def test_the_connection_queue_is_where_it_is_held():
 def test_streamlit_ships_one_plotly_chunk_that_defines_plotly():
     (chunk,) = streamlit_private.plotly_chunk_files()
     assert "Plotly" in chunk.read_text(encoding="utf-8", errors="replace")[:2_000_000]
+
+
+def test_a_function_run_in_another_thread_belongs_to_this_run_and_sees_its_context_variables():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import contextvars
+        import threading
+
+        import streamlit as st
+
+        from kernelviz.ui import streamlit_private
+
+        flag = contextvars.ContextVar("flag", default="unset")
+        flag.set("set by the run")
+
+        def work():
+            st.session_state["seen"] = flag.get()  # needs this run's context, in any thread
+
+        threads = [threading.Thread(target=streamlit_private.in_this_run(work)) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        st.write(st.session_state["seen"])
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception and at.markdown[0].value == "set by the run"

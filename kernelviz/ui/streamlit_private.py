@@ -6,7 +6,8 @@ Streamlit release moves or renames the part (run ``make newest`` before a bound 
 pyproject.toml moves):
 
 - the run's context: whether this run is a fragment's own (:func:`fragment_run`) and whether the
-  browser's Back / Forward started it (:func:`history_navigation`);
+  browser's Back / Forward started it (:func:`history_navigation`), and a function that runs in
+  another thread as part of this run (:func:`in_this_run`);
 - the browser connection's send queue, which Streamlit caps at 500 messages and then drops the
   browser (:func:`hold_messages`);
 - the plotly.js chunk Streamlit's own Plotly element loads (:func:`plotly_chunk_files`), which the
@@ -16,6 +17,7 @@ pyproject.toml moves):
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from pathlib import Path
 
 
@@ -23,6 +25,21 @@ def _context():
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     return get_script_run_ctx(suppress_warning=True)
+
+
+def in_this_run(function):
+    """``function``, callable from any thread as part of the running script: with this run's context
+    (``st.session_state`` and the elements work there) and the caller's context variables as they
+    stand now (``caches.transient``). Wrap in the script's own thread; each call runs in a copy."""
+    from streamlit.runtime.scriptrunner import add_script_run_ctx
+
+    run, variables = _context(), contextvars.copy_context()
+
+    def in_run(*args, **kwargs):
+        add_script_run_ctx(ctx=run)
+        return variables.copy().run(function, *args, **kwargs)
+
+    return in_run
 
 
 def fragment_run() -> bool:

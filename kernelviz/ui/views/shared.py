@@ -3,13 +3,15 @@ the points a click selected, and the check that an SVM has two classes to separa
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import streamlit as st
 
 from kernelviz import figures as fg
 from kernelviz import pipeline
 from kernelviz.outside import message
-from kernelviz.ui import caches, edits, live, takeaway, teach
+from kernelviz.ui import caches, edits, live, streamlit_private, takeaway, teach
 from kernelviz.ui.page import rerun_page
 from kernelviz.pipeline import Prepared
 
@@ -31,13 +33,19 @@ def require_two_classes(prep: Prepared) -> bool:
     return True
 
 
+#: Threads that compute a view's panels side by side (:func:`kernelviz.pipeline.each_or_reason` says
+#: what two gain on two cores); more would take the cores the browser and the lattice jobs need.
+PANEL_WORKERS = min(2, os.cpu_count() or 1)
+
+
 def show_panels(names: list, compute, label=fg.kernel_label) -> list:
     """Each name's panel; a name that fails gets a warning in its place, the others still show.
 
-    When every one fails there is nothing to show: a ValueError then takes the view's
-    error path (message, and the last model settings that worked).
+    The panels are computed side by side (:data:`PANEL_WORKERS`), each as part of this run. When
+    every one fails there is nothing to show: a ValueError then takes the view's error path (message,
+    and the last model settings that worked).
     """
-    panels, reasons = pipeline.each_or_reason(names, compute)
+    panels, reasons = pipeline.each_or_reason(names, streamlit_private.in_this_run(compute), workers=PANEL_WORKERS)
     if names and not panels:
         raise ValueError(" ".join(f"{label(n)}: {r}" for n, r in reasons.items()))
     for name, reason in reasons.items():
