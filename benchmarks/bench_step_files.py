@@ -1,9 +1,9 @@
 """How many Python files of kernelviz one committed γ step runs code in (issue 30's budget: ≤ 12).
 
 The app's server is started under a profiling hook (``sys.setprofile`` in every thread) that records
-the file of every function called by Streamlit's script thread (the view's run, not the background
-lattice job). In headless Chromium, Decision boundaries opens with the default settings and its live
-lattice ready; the record is cleared (SIGUSR2); → on the γ slider commits one step; when the figure
+the file of every function called by Streamlit's script thread and the threads it computes panels on
+(the view's run, not the background lattice job). In headless Chromium, Decision boundaries opens with
+the default settings and its live lattice ready; the record is cleared (SIGUSR2); → on the γ slider commits one step; when the figure
 shows it and the page is idle, the record is written (SIGUSR2 again) and printed: each file with the
 functions it ran, and PASS / FAIL against the budget.
 
@@ -36,13 +36,15 @@ import json, os, runpy, signal, sys, threading
 PACKAGE = os.path.join(os.environ["KV_ROOT"], "kernelviz") + os.sep
 ran = {}
 def record(frame, event, arg):
-    if event == "call" and threading.current_thread().name.startswith("ScriptRunner"):
+    if event == "call" and threading.current_thread().name.startswith(("ScriptRunner", "kernelviz-panel")):
         name = frame.f_code.co_filename
         if name.startswith(PACKAGE):
             ran.setdefault(name[len(PACKAGE):], set()).add(frame.f_code.co_name)
 def dump(signum, frame):
-    with open(os.environ["KV_FILES_OUT"], "w") as out:
-        json.dump({name: sorted(functions) for name, functions in ran.items()}, out)
+    record = {name: sorted(functions) for name, functions in ran.items()}
+    with open(os.environ["KV_FILES_OUT"] + ".part", "w") as out:  # renamed whole: never read half written
+        json.dump(record, out)
+    os.replace(os.environ["KV_FILES_OUT"] + ".part", os.environ["KV_FILES_OUT"])
     ran.clear()
 signal.signal(signal.SIGUSR2, dump)
 threading.setprofile(record)

@@ -58,8 +58,66 @@ def test_a_job_cancelled_while_it_waits_for_the_gate_ends_at_once_without_workin
 def test_a_failing_job_gives_the_gate_back():
     log: list = []
     broken = Recorded(log, 0.01, fail=True)
-    broken._thread.join(5)
+    broken.join(5)
     assert isinstance(broken.error, RuntimeError)
     after = Recorded(log, 0.01)
     after.wait(timeout=2)
     assert after.done and len(log) == 2
+
+
+class Niceness(BackgroundJob):
+    """Records the nice value its work runs at."""
+
+    def __init__(self):
+        super().__init__(name="test-niceness")
+        self.seen = None
+        self._start()
+
+    def _work(self) -> None:
+        import os
+
+        self.seen = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="a thread's own nice value is Linux's")
+def test_a_job_works_behind_the_page_and_the_page_keeps_its_priority():
+    """A lattice started by one γ step computed while the next step's panels did, at the same priority."""
+    import os
+
+    from kernelviz import _background
+
+    page = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    job = Niceness()
+    job.wait(timeout=10)
+    assert job.seen == max(_background.NICENESS, page)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == page
+
+
+class Where(BackgroundJob):
+    """Records the thread it works on, and a context variable it sets there."""
+
+    mark = __import__("contextvars").ContextVar("mark", default=None)
+
+    def __init__(self):
+        super().__init__(name="test-where")
+        self._start()
+
+    def _work(self) -> None:
+        self.thread, self.name_seen, self.mark_seen = threading.current_thread(), threading.current_thread().name, self.mark.get()
+        self.mark.set("left by a job")
+
+
+def test_jobs_run_on_kept_threads_under_their_own_names_and_start_from_a_clean_context():
+    """Starting a thread per job waited for the system to run it: up to 58 ms of a committed γ step."""
+    from kernelviz import _background
+
+    first = Where()
+    first.wait(timeout=10)
+    kept = set(threading.enumerate())
+    while not _background._WORKERS._idle:  # a kept thread is idle again (it counts itself after its job)
+        time.sleep(0.01)
+    second = Where()
+    second.wait(timeout=10)
+    assert second.thread in kept  # no thread started for it (the objects: a new thread may take an ended one's id)
+    assert second.name_seen == "test-where" and second.mark_seen is None
+    assert first.done and second.done and first.thread.daemon

@@ -76,3 +76,33 @@ def test_a_function_run_in_another_thread_belongs_to_this_run_and_sees_its_conte
 
     at = AppTest.from_function(script).run()
     assert not at.exception and at.markdown[0].value == "set by the run"
+
+
+def test_a_thread_lent_to_a_run_carries_none_of_it_afterwards():
+    """The panels' threads live on between runs and sessions: a run's context left on one would keep
+    a closed session's state alive, and give its next computation the wrong session."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import threading
+
+        import streamlit as st
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        from kernelviz.ui import streamlit_private
+
+        # called in a thread that had no context, as a pool's thread has none
+        wrapped = streamlit_private.in_this_run(lambda: get_script_run_ctx(suppress_warning=True) is not None)
+        result = {}
+
+        def pooled():
+            result["inside"] = wrapped()
+            result["after"] = get_script_run_ctx(suppress_warning=True)
+
+        thread = threading.Thread(target=pooled)
+        thread.start()
+        thread.join()
+        st.write(f"{result['inside']} {result['after']}")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception and at.markdown[0].value == "True None"

@@ -387,7 +387,7 @@ def _exports(monkeypatch, result):
 def _export_of(at, name: str):
     """The background export of figure ``name``, waited for."""
     job = at.session_state[takeaway.EXPORTS_KEY][name]
-    job._thread.join(10)
+    job.join(10)
     return job
 
 

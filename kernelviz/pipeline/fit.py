@@ -4,6 +4,8 @@ rule that one kernel or model that cannot be fitted does not blank the others.""
 from __future__ import annotations
 
 import copy
+import functools
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
@@ -16,6 +18,21 @@ from kernelviz.pipeline.specs import KernelSpec, PartitionSpec
 
 __all__ = ['each_or_reason', 'partition_points', 'matched', 'kernel_params', 'kernel_on_points', 'at_gamma',
            'fit_partition', 'partition_of', 'fit_kernel']
+
+
+#: The name prefix of the threads that compute names side by side (``each_or_reason``).
+PANEL_THREADS = "kernelviz-panel"
+
+
+@functools.cache
+def _side_by_side(workers: int) -> ThreadPoolExecutor:
+    """The threads of :func:`each_or_reason` with ``workers``, started once and kept for the process.
+
+    Every session's panels share them. A pool per call started its threads on every step, and a
+    thread start waits until the system runs the new thread: on a busy machine up to 0.2 s of a
+    committed γ step (Thread.start timed in the app's server, 2026-11-28).
+    """
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix=PANEL_THREADS)
 
 
 def each_or_reason(names: Sequence[str], compute: Callable[[str], object], *, workers: int = 1) -> tuple[dict, dict]:
@@ -33,7 +50,10 @@ def each_or_reason(names: Sequence[str], compute: Callable[[str], object], *, wo
         Threads computing names side by side. numpy lets go of the GIL in a panel's heavy parts (the
         Gram matrices' ``exp``, distances, matrix products), so on two cores two threads draw four
         panels in less time: the run of Decision boundaries at a new γ took 0.17–0.18 s with one and
-        0.13 s with two (AppTest, medians of ten steps, 2026-11-28, the machine otherwise idle).
+        0.11–0.12 s with two (AppTest, medians of ten steps, 2026-11-28, the machine otherwise idle).
+        The threads are started once and shared by every caller (:func:`_side_by_side`); they are
+        named ``kernelviz-panel…`` so that a profile of a step can tell them apart. Called from
+        one of them, the names are computed one after the other in that thread.
 
     Returns
     -------
@@ -48,9 +68,9 @@ def each_or_reason(names: Sequence[str], compute: Callable[[str], object], *, wo
         except ValueError as err:
             return False, str(err)
 
-    if workers > 1 and len(names) > 1:
-        with ThreadPoolExecutor(max_workers=min(workers, len(names))) as pool:
-            outcomes = list(pool.map(attempt, names))
+    # inside one of the pool's own computations, waiting for the pool could wait for ever
+    if workers > 1 and len(names) > 1 and not threading.current_thread().name.startswith(PANEL_THREADS):
+        outcomes = list(_side_by_side(workers).map(attempt, names))
     else:
         outcomes = [attempt(name) for name in names]
     results, reasons = {}, {}

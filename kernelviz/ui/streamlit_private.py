@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import threading
 from pathlib import Path
 
 
@@ -30,14 +31,22 @@ def _context():
 def in_this_run(function):
     """``function``, callable from any thread as part of the running script: with this run's context
     (``st.session_state`` and the elements work there) and the caller's context variables as they
-    stand now (``caches.transient``). Wrap in the script's own thread; each call runs in a copy."""
+    stand now (``caches.transient``). Wrap in the script's own thread; each call runs in a copy, and
+    leaves the calling thread's context as it found it (a pool's thread, lent to many runs of many
+    sessions, keeps none of them)."""
     from streamlit.runtime.scriptrunner import add_script_run_ctx
+    from streamlit.runtime.scriptrunner_utils.script_run_context import SCRIPT_RUN_CONTEXT_ATTR_NAME
 
     run, variables = _context(), contextvars.copy_context()
 
     def in_run(*args, **kwargs):
-        add_script_run_ctx(ctx=run)
-        return variables.copy().run(function, *args, **kwargs)
+        thread = threading.current_thread()
+        before = _context()
+        add_script_run_ctx(thread, run)
+        try:
+            return variables.copy().run(function, *args, **kwargs)
+        finally:  # add_script_run_ctx(thread, None) would attach the current context again
+            setattr(thread, SCRIPT_RUN_CONTEXT_ATTR_NAME, before)
 
     return in_run
 

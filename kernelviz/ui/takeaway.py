@@ -429,7 +429,7 @@ class ExportJob(BackgroundJob):
 
     def file(self, fmt: str) -> bytes:
         """The file, waiting for it if it is still being made (a click on its button)."""
-        self._thread.join(SAVE_WAIT)
+        self.join(SAVE_WAIT)
         if fmt not in self.files:
             raise export.ExportTimeout(SAVE_WAIT) if self.error is None else self.error
         return self.files[fmt]
