@@ -66,6 +66,7 @@ class _Workers:
         while True:
             task = self._tasks.get()
             contextvars.Context().run(task)  # as on a new thread: nothing of an earlier job's context
+            del task  # an idle thread keeps no job alive, nor the arrays of its session
             with self._lock:
                 self._idle += 1
 
@@ -150,4 +151,3 @@ class BackgroundJob:
         self.join(timeout)
         if self.error is not None:
             raise self.error
-

@@ -121,3 +121,21 @@ def test_jobs_run_on_kept_threads_under_their_own_names_and_start_from_a_clean_c
     assert second.thread in kept  # no thread started for it (the objects: a new thread may take an ended one's id)
     assert second.name_seen == "test-where" and second.mark_seen is None
     assert first.done and second.done and first.thread.daemon
+
+
+def test_an_idle_kept_thread_keeps_no_job_alive():
+    """A closed session's lattice must not live on in the thread that computed it."""
+    import gc
+    import weakref
+
+    from kernelviz import _background
+
+    job = Where()
+    job.wait(timeout=10)
+    gone = weakref.ref(job)
+    del job
+    deadline = time.monotonic() + 10
+    while gone() is not None and time.monotonic() < deadline:  # the thread counts itself idle after its job
+        gc.collect()
+        time.sleep(0.01)
+    assert gone() is None and _background._WORKERS._idle
