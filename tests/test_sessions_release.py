@@ -39,7 +39,8 @@ def count_alive() -> dict:
     import gc
     import threading
 
-    from kernelviz import evaluation, lattice
+    from kernelviz import _background, evaluation, lattice
+    from kernelviz.pipeline import fit
     from kernelviz.ui import grid_jobs
 
     gc.collect()
@@ -50,8 +51,10 @@ def count_alive() -> dict:
         for name, kind in kinds.items():
             if isinstance(obj, kind):
                 counts[name] += 1
+    # threads kept for the process count only while they work (a kept thread carries its job's name then)
+    kept = (_background.IDLE_NAME, fit.PANEL_THREADS)
     counts["running jobs"] = sum(t.name.startswith("kernelviz-") and t.name != "kernelviz-export"
-                                 for t in threading.enumerate())
+                                 and not t.name.startswith(kept) for t in threading.enumerate())
     counts["connected sessions"] = _connected_sessions()
     return counts
 
