@@ -114,8 +114,9 @@ def test_jobs_run_on_kept_threads_under_their_own_names_and_start_from_a_clean_c
     first = Where()
     first.wait(timeout=10)
     kept = set(threading.enumerate())
-    while not _background._WORKERS._idle:  # a kept thread is idle again (it counts itself after its job)
-        time.sleep(0.01)
+    deadline = time.monotonic() + 10
+    while not _background._WORKERS._idle and time.monotonic() < deadline:  # a kept thread is idle again
+        time.sleep(0.01)  # (it counts itself after its job): polled, not waited for a fixed time
     second = Where()
     second.wait(timeout=10)
     assert second.thread in kept  # no thread started for it (the objects: a new thread may take an ended one's id)
