@@ -481,6 +481,11 @@ _EXPORTER = _WarmExporter()
 atexit.register(_EXPORTER.close)
 
 
+def browser_running() -> bool:
+    """Whether the export browser is running (an export made since the warm-up, or the warm-up itself)."""
+    return _EXPORTER.is_open
+
+
 def warm_up() -> None:
     """Start the export browser now (say, in the background when the app opens), so the
     first download does not wait for it.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kernelviz import state as kvstate
+from kernelviz.ui import takeaway
 
 from _charts import figures
 from apptest import assert_clean, open_app, unescaped
@@ -91,6 +92,7 @@ def test_an_export_whose_browser_cannot_start_is_said_in_words_and_keeps_the_pag
     from kernelviz import export
 
     export._EXPORTER.close()  # an export browser an earlier test left warm would draw the figure
+    monkeypatch.setattr(takeaway, "_LAUNCH", takeaway._Launch(allowed=True))  # not the warm-up's 30 s
     at = open_app(dict(view="data", generator="blobs", gen_params="n_samples:40", data_seed="7"))
     assert_clean(at)
     before = figures(at)

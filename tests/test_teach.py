@@ -382,6 +382,7 @@ def _exports(monkeypatch, result):
     monkeypatch.setattr(takeaway, "_unavailable_reason", lambda: "")
     monkeypatch.setattr(takeaway, "_warm_exporter", lambda: None)
     monkeypatch.setattr(takeaway, "EXPORT_DELAY", 0.0)
+    monkeypatch.setattr(takeaway, "_LAUNCH", takeaway._Launch(allowed=True))
 
 
 def _export_of(at, name: str):
@@ -428,6 +429,71 @@ def test_a_click_on_a_png_still_being_made_waits_for_it(monkeypatch):
     assert not job.done and _png(at, "kernel_matrix").label == "PNG"
     threading.Timer(0.5, release.set).start()
     assert job.file("png") == b"late-png"  # the click's callback: it waited for the file
+
+
+def _waits_at_the_gate(job, deadline: float = 10.0) -> bool:
+    import time
+
+    end = time.monotonic() + deadline
+    while time.monotonic() < end and not job.held:
+        time.sleep(0.01)
+    return job.held
+
+
+def test_no_export_launches_the_export_browser_in_the_warm_up_a_click_does(monkeypatch):
+    """A fresh server's first figure was exported 1.5 s after it was drawn: its job launched the
+    export browser (seconds of a core, at the server's priority while it starts) while the person made
+    the first steps, and the committed γ step's median rose from 0.28–0.30 s to 0.31–0.39 s (the same
+    steps 35 s after the page opened, the browser already warm, did not). A background export waits
+    for the warm-up (WARM_UP_DELAY after the first figure) unless the browser is already running; a
+    click on PNG does not wait for it."""
+    made = []  # (figure, format) of every export; earlier tests' jobs may land here too: only ours are read
+    _exports(monkeypatch, b"picture-")
+    from kernelviz import export
+
+    monkeypatch.setattr(export, "figure_bytes", lambda fig, fmt: made.append((fig, fmt)) or b"picture-" + fmt.encode())
+
+    def made_of(job):
+        return [fmt for fig, fmt in made if fig is job.fig]
+
+    gate = takeaway._Launch(allowed=False)
+    monkeypatch.setattr(takeaway, "_LAUNCH", gate)
+    monkeypatch.setattr(export, "browser_running", lambda: False)
+    at = open_app(dict(view="kernel"))
+    job = at.session_state[takeaway.EXPORTS_KEY]["kernel_matrix"]
+    assert _waits_at_the_gate(job) and made_of(job) == [] and not job.done
+    gate.allow()  # the warm-up's time has come
+    assert job.join(10) and job.files == {"png": b"picture-png", "svg": b"picture-svg"}
+
+    # a click before the warm-up: made at once
+    gate = takeaway._Launch(allowed=False)
+    monkeypatch.setattr(takeaway, "_LAUNCH", gate)
+    clicked = takeaway.ExportJob(go.Figure(), "a second figure")
+    assert _waits_at_the_gate(clicked) and made_of(clicked) == []
+    assert clicked.file("png") == b"picture-png" and "png" in made_of(clicked)
+    # a job cancelled at the gate ends there, making nothing
+    cancelled = takeaway.ExportJob(go.Figure(), "a third figure")
+    assert _waits_at_the_gate(cancelled)
+    cancelled.cancel()
+    assert cancelled.join(10) and made_of(cancelled) == [] and cancelled.files == {}
+    # with the browser already running (another session's export, the warm-up done) nothing waits
+    monkeypatch.setattr(export, "browser_running", lambda: True)
+    running = takeaway.ExportJob(go.Figure(), "a fourth figure")
+    assert running.join(10) and running.files == {"png": b"picture-png", "svg": b"picture-svg"}
+    assert not running.held
+
+
+def test_the_warm_up_opens_the_gate_then_starts_the_export_browser(monkeypatch):
+    from kernelviz import export
+
+    calls = []
+    gate = takeaway._Launch(allowed=False)
+    monkeypatch.setattr(takeaway, "_LAUNCH", gate)
+    monkeypatch.setattr(takeaway, "WARM_UP_DELAY", 0.05)
+    monkeypatch.setattr(export, "warm_up", lambda: calls.append(gate.allowed))
+    timer = takeaway._warm_exporter.__wrapped__()  # not the server's cached one
+    timer.join(10)
+    assert calls == [True] and gate.allowed
 
 
 def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeypatch):

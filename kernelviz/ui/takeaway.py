@@ -361,11 +361,46 @@ def fonts_enlarged(spec: dict) -> dict:
 WARM_UP_DELAY = 30.0
 
 
+class _Launch:
+    """Whether a background export may start the export browser: only once the warm-up's time has
+    come (or the browser runs already). Until then an :class:`ExportJob` waits here, and a click on
+    its PNG lets it go at once. The first figure's export, 1.5 s after the page opened, launched the
+    browser while the person made the first steps: a committed γ step's median went from 0.28–0.30 s
+    to 0.31–0.39 s in a fresh server's first half-minute (``bench_live.py --app``, 2026-11-28)."""
+
+    def __init__(self, *, allowed: bool = False):
+        self._changed = threading.Condition()
+        self.allowed = allowed
+
+    def allow(self) -> None:
+        with self._changed:
+            self.allowed = True
+            self._changed.notify_all()
+
+    def wake(self) -> None:
+        """Let the waiting jobs look again (one was clicked or cancelled)."""
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait(self, go) -> None:
+        """Until the launch is allowed, the browser runs, or ``go()`` (the job's click or cancel)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.allowed or go() or export.browser_running())
+
+
+#: The server's gate (one per process, as the export browser is).
+_LAUNCH = _Launch()
+
+
 @st.cache_resource(show_spinner=False)
 def _warm_exporter() -> threading.Timer:
     """Start the export browser once per server, in the background and :data:`WARM_UP_DELAY`
-    seconds after the first figure, so the first PNG seldom waits for it."""
+    seconds after the first figure, so the first PNG seldom waits for it; from then on a background
+    export may start it too (:class:`_Launch`)."""
+    gate = _LAUNCH
+
     def start():
+        gate.allow()
         try:
             export.warm_up()
         except export.ExportUnavailable:
@@ -419,16 +454,29 @@ class ExportJob(BackgroundJob):
         self.fig, self.identity, self.formats = fig, identity, formats
         self.files: dict[str, bytes] = {}
         self.said = False  # whether the page has said why it failed
+        self.held = False  # whether it waits for the export browser's warm-up (:class:`_Launch`)
+        self._asked = threading.Event()  # a click wants a file now
+        self._gate = _LAUNCH
         self._start()
 
     def _work(self) -> None:
+        if not (self._gate.allowed or export.browser_running()):
+            self.held = True
+            self._gate.wait(lambda: self._asked.is_set() or self.cancelled)
+            self.held = False
         for fmt in self.formats:
             if self.cancelled:
                 return
             self.files[fmt] = export.figure_bytes(self.fig, fmt)
 
+    def cancel(self) -> None:
+        super().cancel()
+        self._gate.wake()
+
     def file(self, fmt: str) -> bytes:
         """The file, waiting for it if it is still being made (a click on its button)."""
+        self._asked.set()
+        self._gate.wake()
         self.join(SAVE_WAIT)
         if fmt not in self.files:
             raise export.ExportTimeout(SAVE_WAIT) if self.error is None else self.error
