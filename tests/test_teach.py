@@ -496,6 +496,34 @@ def test_the_warm_up_opens_the_gate_then_starts_the_export_browser(monkeypatch):
     assert calls == [True] and gate.allowed
 
 
+def test_the_warm_up_waits_for_a_pause_in_the_figures_drawn(monkeypatch):
+    """At a fixed time after the first figure, the export browser's launch (a core for seconds) fell
+    into whatever the person was doing then: a dragged point's refits, a γ step. It waits until no
+    figure has been drawn for WARM_UP_QUIET seconds."""
+    import time
+
+    from kernelviz import export
+
+    gate = takeaway._Launch(allowed=False)
+    monkeypatch.setattr(takeaway, "_LAUNCH", gate)
+    monkeypatch.setattr(takeaway, "WARM_UP_DELAY", 0.05)
+    monkeypatch.setattr(takeaway, "WARM_UP_QUIET", 0.3)
+    quiet_at_launch = []
+    monkeypatch.setattr(export, "warm_up", lambda: quiet_at_launch.append(time.monotonic() - gate.last_drawn))
+    gate.drawn()
+    timer = takeaway._warm_exporter.__wrapped__()
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:  # a figure every 50 ms for a second: a point dragged
+        gate.drawn()
+        time.sleep(0.05)
+    timer.join(10)
+    assert len(quiet_at_launch) == 1 and quiet_at_launch[0] >= 0.3, quiet_at_launch
+    at = open_app(dict(view="kernel"))  # every figure the page draws counts
+    before = gate.last_drawn
+    at.run()
+    assert gate.last_drawn > before
+
+
 def test_an_export_that_times_out_says_so_on_the_page_and_the_page_stays(monkeypatch):
     """Made in Streamlit's download callback, a failure reached the person only as "Failed to generate
     file for download": our sentence (how long, try again) was lost."""

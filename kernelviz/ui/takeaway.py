@@ -17,6 +17,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 
 import numpy as np
 import plotly.graph_objects as go
@@ -158,6 +159,7 @@ def chart(fig: go.Figure, *, key: str, selectable: bool = False, data_on_canvas:
     (:func:`kernelviz.ui.live.live_preview`; Streamlit's element has none, and the sidebar's γ and
     C then stay). ``edit`` and ``on_edit``: its points can be edited where they are drawn
     (:mod:`kernelviz.ui.edits`; not on Streamlit's element)."""
+    _LAUNCH.drawn()
     component = plot.available()
     spec = drawn_once(shown(fig), selectable=selectable, typed=component)
     # what identifies this figure for its PNG / SVG (downloads): its data's revision and its titles,
@@ -359,6 +361,9 @@ def fonts_enlarged(spec: dict) -> dict:
 #: Chromium takes a core for seconds: started at once, it slowed the first paint and the first
 #: steps of the visitor's own browser (on a 2-core machine, cold start 1.7× → 3.0× a one-chart app).
 WARM_UP_DELAY = 30.0
+#: … and then the seconds without a figure drawn that it waits for: at a fixed time, the launch fell
+#: into whatever the person was doing (a dragged point's refits, a γ step).
+WARM_UP_QUIET = 2.0
 
 
 class _Launch:
@@ -371,6 +376,15 @@ class _Launch:
     def __init__(self, *, allowed: bool = False):
         self._changed = threading.Condition()
         self.allowed = allowed
+        self.last_drawn = time.monotonic()  # when the page last drew a figure (any session's)
+
+    def drawn(self) -> None:
+        self.last_drawn = time.monotonic()
+
+    def wait_for_quiet(self, seconds: float) -> None:
+        """Until no figure has been drawn for ``seconds``."""
+        while (left := self.last_drawn + seconds - time.monotonic()) > 0:
+            time.sleep(left)
 
     def allow(self) -> None:
         with self._changed:
@@ -394,12 +408,14 @@ _LAUNCH = _Launch()
 
 @st.cache_resource(show_spinner=False)
 def _warm_exporter() -> threading.Timer:
-    """Start the export browser once per server, in the background and :data:`WARM_UP_DELAY`
-    seconds after the first figure, so the first PNG seldom waits for it; from then on a background
-    export may start it too (:class:`_Launch`)."""
+    """Start the export browser once per server, in the background: :data:`WARM_UP_DELAY` seconds
+    after the first figure, at the first pause of :data:`WARM_UP_QUIET` seconds in the figures drawn,
+    so the first PNG seldom waits for it; from then on a background export may start it too
+    (:class:`_Launch`)."""
     gate = _LAUNCH
 
     def start():
+        gate.wait_for_quiet(WARM_UP_QUIET)
         gate.allow()
         try:
             export.warm_up()
