@@ -4,6 +4,7 @@ the link holds it; a click adds a point, a right-click removes one, Undo puts th
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -67,6 +68,13 @@ def test_a_dragged_point_refits_every_panel_during_the_drag_and_stays_where_it_i
     assert any(abs(x - moved[0]) < 0.002 and abs(y - moved[1]) < 0.002 for x, y, _ in points_in_link(page))
     after = figure_state(page)
     assert after["fields"] != before["fields"] and after["titles"]
+    # the scores follow: they are the dropped data's, as a new page opened on the link computes them
+    scores = re.findall(r"train [\d.]+% · test [\d.]+%", after["titles"])
+    assert len(scores) == 2, after["titles"]
+    page.goto(page.url)
+    page.wait_for_selector(live_drag.IDLE)
+    page.locator(".kv-plot[data-drawing=done]").wait_for()
+    assert re.findall(r"train [\d.]+% · test [\d.]+%", figure_state(page)["titles"]) == scores
 
 
 def test_a_click_adds_a_point_a_right_click_removes_one_and_undo_puts_the_data_back(server, page):
@@ -141,3 +149,60 @@ def test_a_released_point_spares_plotly_recomputing_its_traces(server, page):
     live_drag.drag_point(page, seconds=1.5, radius=6, index=index)
     page.wait_for_selector(live_drag.IDLE)
     assert page.evaluate("() => document.querySelector('.js-plotly-plot').calcdata === window.__kvCalc")
+
+
+def _shown_points(page) -> int:
+    return figure_state(page)["points"]
+
+
+def test_twenty_quick_edits_on_a_figure_on_a_busy_machine_all_arrive_in_order(server, page):
+    """Issue 31, item 4, on the figure itself (the drawing canvas has its own test): sixteen points
+    added and four removed, each as soon as the figure has shown the one before (the server still at
+    work on earlier ones), while every core is busy. The link ends with all of them: the added points
+    in the order they were made, the removed ones gone."""
+    page.goto(f"{server}/?view=partition&{SMALL}")
+    page.wait_for_selector(live_drag.IDLE)
+    page.locator(".kv-plot[data-drawing=done]").wait_for()
+    page.locator(".kv-plot").first.evaluate("(r) => r.scrollIntoView({block: 'start'})")
+    box = page.locator(".kv-plot .nsewdrag").first.bounding_box()
+    # the first edit copies the generated data (a page run); the twenty come after it
+    page.mouse.click(box["x"] + 8, box["y"] + 8)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('points')?.split('~').length === 81")
+    page.wait_for_selector(live_drag.IDLE)
+    page.locator(".kv-plot").first.evaluate("(r) => r.scrollIntoView({block: 'start'})")
+    box = page.locator(".kv-plot .nsewdrag").first.bounding_box()
+    # the plot area's four corners hold no point of the two moons: four clicks near each, in turn
+    corners = [(1, 1), (-1, 1), (-1, -1), (1, -1)]  # (sign of x, sign of y) from the middle, data up
+    clicks = []
+    for k in range(4):
+        for sx, sy in corners:
+            inset = 10 + 7 * k
+            clicks.append((box["x"] + (box["width"] - inset if sx > 0 else inset),
+                           box["y"] + (inset if sy > 0 else box["height"] - inset), (sx, sy)))
+    removed = []
+    with live_drag.busy_cpu():
+        for i, (x, y, _) in enumerate(clicks):
+            shown = _shown_points(page)
+            page.mouse.click(x, y)
+            page.wait_for_function("(n) => { const r = document.querySelector('.kv-plot');"
+                                   " return r._kvLayers.reduce((k, l) => k + (l.px ? [...l.px].filter(Number.isFinite)"
+                                   ".length : 0), 0) > n; }", arg=shown)
+            if i % 4 == 3:  # after each round of corners, a point of the data removed
+                point = live_drag.data_point(page, 10 + i)
+                removed.append((point["dx"], point["dy"]))
+                shown = _shown_points(page)
+                page.mouse.click(point["x"], point["y"], button="right")
+                page.wait_for_function("(n) => { const r = document.querySelector('.kv-plot');"
+                                       " return r._kvLayers.reduce((k, l) => k + (l.px ? [...l.px]"
+                                       ".filter(Number.isFinite).length : 0), 0) < n; }", arg=shown)
+        page.wait_for_function("() => new URLSearchParams(location.search).get('points').split('~').length === 93")
+        page.wait_for_selector(live_drag.IDLE)
+    link = points_in_link(page)
+    assert len(link) == 81 + 16 - 4
+    added = link[-16:]
+    mx = (min(x for x, _, _ in link[:-16]) + max(x for x, _, _ in link[:-16])) / 2
+    my = (min(y for _, y, _ in link[:-16]) + max(y for _, y, _ in link[:-16])) / 2
+    assert [((1 if x > mx else -1), (1 if y > my else -1)) for x, y, _ in added] == [c for _, _, c in clicks]
+    assert len({label for _, _, label in added}) == 1  # the kind chosen, every time
+    for dx, dy in removed:
+        assert not any(abs(x - dx) < 1e-3 and abs(y - dy) < 1e-3 for x, y, _ in link), (dx, dy)
