@@ -356,3 +356,46 @@ def test_the_first_edit_keeps_every_classs_name_colour_and_order_and_so_does_its
     again.run()
     assert not again.exception and not again.error
     assert _legend(again) == before and _kinds(again) == kinds
+
+
+# ----------------------------------------------------------------------------- every kernel and model, lessons too
+
+def _moved_frame(at, dx: float = 0.3) -> float:
+    """A frame of the first data point dragged ``dx`` to the right; the x where it is now."""
+    from kernelviz.ui import edits
+
+    base = at.session_state[edits.BASE_KEY]
+    x = round(float(base[0, 0]) + dx, 9)
+    at.session_state[edits.MOVING_KEY] = (1, 0, x, float(base[0, 1]))
+    at.run()
+    return x
+
+
+def _marker_xs(at) -> set:
+    return {round(x, 9) for figure in figures(at) for trace in figure["data"]
+            if "markers" in str(trace.get("mode", "")) for x in trace.get("x") or []}
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("settings", [
+    *({"view": "boundaries", "kernels": kernel} for kernel in ("mrbf", "ckrbf-radial", "gmm", "lap", "lppk", "rbf-ppk")),
+    *({"view": "boundaries", "kernels": "rbf", "models": model} for model in ("mkRBF", "SCM", "MPM", "MCPM", "KFD",
+                                                                              "KNDA", "CKSVMNDA")),
+    {"view": "similarity", "kernels": "rbf,mrbf,ckrbf,rwm"},
+    {"view": "partition", "kernels": "ckrbf", "partition": "gmm"},
+    {"lesson": "rwm", "step": "2"},
+    {"lesson": "mcpm", "step": "2"},
+], ids=lambda s: "-".join(f"{v}" for v in s.values()))
+def test_every_kernel_model_and_lesson_refits_a_dragged_points_frame(settings):
+    """Issue 31, item 5: every kernel and model, and the lessons' figures, follow a dragged point: the
+    frame draws the point where it is now, with no error, and nothing is committed by a move."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update({"gen_params": "n_samples:60", **settings})
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    x = _moved_frame(at)
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    assert x in _marker_xs(at), settings
+    assert at.query_params.get("source") != ["drawn"]  # a move is not an edit
