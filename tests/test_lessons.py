@@ -360,6 +360,35 @@ def test_psd_verdict_says_a_theorem_covers_lap_as_docs_math_says():
     assert [n for n, facts in registry.KERNELS.items() if not facts.psd_proven] == ["gmm", "rwm"]
 
 
+def test_rwm_step_two_says_what_its_panels_draw():
+    """"its similarity is down to 0.1 about two units out, where RBF's is still above 0.6 … The grey
+    circle is the wide Gaussian (1 Mahalanobis unit); the tight Gaussian's lies under the ×": the
+    kernels' values around the reference point the view draws, and the mixture the panels draw."""
+    step = lessons.get("rwm").step(2)
+    values = step.applied()
+    prep = pipeline.prepared(values)
+    partition = pipeline.partition_of(values, prep)
+    _, kernels, _ = kernel_view(values, prep, partition)
+    assert "down to 0.1 about two units out, where RBF's is still above 0.6" in step.narrative
+    ref = np.array(pipeline.default_reference(prep))
+    directions = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    radii = np.linspace(0.05, 4, 400)
+    for angle in directions:  # in every direction, where RWM's similarity first falls to 0.1
+        ring = ref + radii[:, None] * np.array([np.cos(angle), np.sin(angle)])
+        rwm = kernels["rwm"](ref[None], ring)[0]
+        out = radii[np.argmax(rwm <= 0.1)]
+        assert rwm.min() <= 0.1 and 1.6 <= out <= 2.5, (angle, out)
+        # independent: RBF's value there, exp(-γ r²)
+        assert np.exp(-kernels["rbf"].gamma * out ** 2) > 0.6
+        assert kernels["rbf"](ref[None], ring[[np.argmax(rwm <= 0.1)]])[0, 0] == pytest.approx(
+            np.exp(-kernels["rbf"].gamma * out ** 2))
+    # the two Gaussians: a wide one (variance about 1.93, one unit ≈ 1.4 around the centre) and a tight
+    # one (about 0.07: one unit ≈ 0.26, under the × marking the reference point)
+    variances = sorted(float(np.sqrt(np.linalg.det(c))) for c in partition.covariances_)
+    assert variances[0] == pytest.approx(0.07, rel=0.35) and variances[1] == pytest.approx(1.93, rel=0.2)
+    assert all(np.hypot(*(m - ref)) < 0.3 for m in partition.means_)
+
+
 def test_rwm_is_not_psd_on_the_fig1_data_as_its_step_shows():
     step = lessons.get("rwm").step(3)
     values = step.applied()
