@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernelviz import lessons
+from kernelviz import lessons, registry
 from test_browser import assert_clean, settle
 
 pytestmark = pytest.mark.browser
@@ -79,6 +79,15 @@ def test_the_views_figure_starts_in_the_upper_half_and_fills_the_screen(server, 
     width, height = open_at(page, server, screen, f"view={view}")
     assert_clean(page)
     assert_figure_first(page, width, height, f"{view}, {screen}")
+    # the view buttons: once on the page, each whole (its label not cut)
+    buttons = page.locator("[data-testid=stButtonGroup]").first.locator("button:not([aria-label^=Help])").evaluate_all(
+        "(bs) => bs.map((b) => ({text: b.innerText.trim(), cut: b.scrollWidth > b.clientWidth + 1"
+        " || [...b.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth + 1)}))")
+    labels = [b["text"] for b in buttons]
+    assert labels == [facts.label for facts in registry.VIEWS.values()], labels
+    assert not [b for b in buttons if b["cut"]], buttons
+    everywhere = page.locator("[data-testid=stButtonGroup] button, [data-testid=stButton] button").all_inner_texts()
+    assert all(everywhere.count(label) == 1 for label in labels), everywhere
 
 
 #: Per panel of the figure: its plot area's box on the page (from Plotly's drawn axes).
