@@ -98,15 +98,21 @@ PANELS = """(r) => { const full = r._fullLayout, box = r.getBoundingClientRect()
                                           height: ya._length}; }).filter(Boolean); }"""
 
 
-def test_a_click_on_a_panels_title_shows_it_alone_and_escape_shows_them_all(server, page):
-    open_at(page, server, "laptop", "view=boundaries")
+@pytest.mark.parametrize("screen, view, count, factor", [
+    ("laptop", "boundaries", 4, 2.0),
+    # a projector's row of four is larger to start with (415 px against the laptop's 254)
+    ("projector", "boundaries", 4, 1.5), ("projector", "similarity", 4, 1.5)])
+def test_a_click_on_a_panels_title_shows_it_alone_and_escape_shows_them_all(server, page, screen, view, count, factor):
+    """The panel alone is larger than in the grid, and fills the screen as the figure must (55 % of its height)."""
+    width, height = open_at(page, server, screen, f"view={view}")
     before = page.locator(FIGURE).first.evaluate(PANELS)
-    assert len(before) == 4
+    assert len(before) == count
     page.locator(f"{FIGURE} .annotation").nth(2).locator(".annotation-text-g").click()
     page.wait_for_function("(sel) => document.querySelector(sel).dataset.solo === '2'"
                            " && document.querySelector(sel).dataset.arranging === '0'", arg=FIGURE)
     alone = page.locator(FIGURE).first.evaluate(PANELS)
-    assert len(alone) == 1 and alone[0]["width"] > 2 * before[2]["width"], (alone, before)
+    assert len(alone) == 1 and alone[0]["width"] > factor * before[2]["width"], (alone, before)
+    assert alone[0]["height"] >= 0.55 * height, (alone, height)
     # the points of that panel are painted on its larger plot area, the others' nowhere
     painted = page.locator(FIGURE).first.evaluate(
         "(r) => r._kvLayers.filter((l) => l.px && [...l.px].some(Number.isFinite)).map((l) => l.xaxis)")
