@@ -427,3 +427,28 @@ def test_mid_drag_the_support_vectors_and_scores_are_the_dragged_values_and_the_
         assert mid["preview"] == released["count"], (during, after)
         assert mid["lines"][1] == released["lines"][1], (during, after)
     assert after["table"] == "visible"
+
+
+SENTENCE = """() => { const s = document.querySelector('.st-key-lesson_panel [data-testid="stAlert"]');
+  return s ? {visibility: getComputedStyle(s).visibility, text: s.innerText} : null; }"""
+
+
+def test_mid_drag_a_lessons_computed_sentence_hides_and_comes_back_with_the_released_values(server, page):
+    """A lesson's "On this page" sentence is computed from the committed figure's numbers: mid-drag it
+    hides in place (nothing below moves) rather than say the old value's numbers."""
+    page.goto(f"{server}/?lesson=mcpm&step=2")
+    page.locator(live_drag.READY).wait_for()
+    page.wait_for_selector(live_drag.IDLE)
+    before = page.evaluate(SENTENCE)
+    assert before and before["visibility"] == "visible" and "Test accuracy" in before["text"], before
+    top = page.locator(".kv-plot").first.evaluate("(r) => r.getBoundingClientRect().top")
+    start = int(live_drag.slider(page, "log_gamma").input_value())
+    live_drag.drag(page, "log_gamma", [start + 2, start + 4])
+    assert page.evaluate(SENTENCE)["visibility"] == "hidden"
+    assert page.locator(".kv-plot").first.evaluate("(r) => r.getBoundingClientRect().top") == top
+    live_drag.release(page)
+    page.locator('.kv-live[data-state="committed"]').wait_for()
+    live_drag.settled(page)
+    page.wait_for_function(f"() => ({SENTENCE})()?.visibility === 'visible'")
+    after = page.evaluate(SENTENCE)
+    assert "Test accuracy" in after["text"] and after["text"] != before["text"], (before, after)
