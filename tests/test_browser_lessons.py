@@ -49,6 +49,13 @@ def test_the_mcpm_lesson_walks_end_to_end_and_its_figure_downloads_as_png(server
     path = tmp_path / download.value.suggested_filename
     download.value.save_as(path)
     assert path.suffix == ".png" and path.read_bytes()[:8] == PNG_MAGIC
+    # and the SVG of the same figure, in one click too
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="SVG", exact=True).first.click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    text = path.read_text(encoding="utf-8")
+    assert path.suffix == ".svg" and "<svg" in text[:400] and "Decision boundaries at" in text
 
 
 @pytest.mark.parametrize("name", list(KEY_STEPS))
