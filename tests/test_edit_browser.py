@@ -206,3 +206,41 @@ def test_twenty_quick_edits_on_a_figure_on_a_busy_machine_all_arrive_in_order(se
     assert len({label for _, _, label in added}) == 1  # the kind chosen, every time
     for dx, dy in removed:
         assert not any(abs(x - dx) < 1e-3 and abs(y - dy) < 1e-3 for x, y, _ in link), (dx, dy)
+
+
+def drawn_shapes(page) -> list:
+    """A digest of what the figure draws besides its points: the canvas fields, and the level curves'
+    values and the partition's ellipses and centres that Plotly draws (Similarity has no field)."""
+    return page.locator(".kv-plot").first.evaluate("""(root) => {
+        const digest = (value) => { const text = JSON.stringify(value, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
+                                    let h = 0; for (let i = 0; i < text.length; i += 1) h = (h * 31 + text.charCodeAt(i)) | 0;
+                                    return h; };
+        return [...root._kvFields.map((f) => digest(f.z || f.values)),
+                ...root.data.filter((t) => t.type === 'contour' || (t.mode || '').includes('lines') || t.name === 'centres')
+                    .map((t) => digest([t.z, t.x, t.y]))]; }""")
+
+
+@pytest.mark.parametrize("view", ["similarity", "partition"])
+def test_a_point_dragged_on_similarity_or_partition_reshapes_the_figure_and_stays_where_it_is_dropped(
+        server, page, view):
+    """Issue 31 item 1 on the two other editable views: the kernels' level curves (Similarity) or the
+    partition's regions and ellipses follow the dragged point, and the link holds it where it was dropped."""
+    page.goto(f"{server}/?view={view}&{SMALL}")
+    page.wait_for_selector(live_drag.IDLE)
+    page.locator(".kv-plot[data-drawing=done]").wait_for()
+    before = drawn_shapes(page)
+    result = live_drag.drag_point(page, seconds=2.0, radius=50, release=False)
+    page.wait_for_function("() => Object.keys(window.__kvEdit.painted).length >= 2")
+    assert drawn_shapes(page) != before  # refitted frames came while it moved
+    page.mouse.up()
+    page.wait_for_function("() => Object.keys(window.__kvEdit.settled).length > 0")
+    page.wait_for_selector(live_drag.IDLE)
+    assert "source=drawn" in page.url
+    moved = page.locator(".kv-plot").first.evaluate("""(root, [x, y]) => {
+        const box = root.getBoundingClientRect();
+        for (const l of root._kvLayers) for (let i = 0; i < (l.px || []).length; i += 1)
+            if (Math.hypot(box.left + l.px[i] - x, box.top + l.py[i] - y) < 3) return [Number(l.x[i]), Number(l.y[i])];
+        return null; }""", list(result["end"]))
+    assert moved is not None
+    assert any(abs(x - moved[0]) < 0.002 and abs(y - moved[1]) < 0.002 for x, y, _ in points_in_link(page))
+    assert drawn_shapes(page) != before
