@@ -87,3 +87,22 @@ def test_the_alpha_lines_fit_a_panels_title_block(name, pairwise):
 
     note = pipeline.alpha_sentence(name, 0.8123, {0.0: 1.0, 1.0: 0.07, 2.0: 1.0}, pairwise=pairwise)
     assert all(len(line) <= 48 for line in fg._wrap_note(note)), fg._wrap_note(note)
+
+
+def test_on_three_blobs_mcpms_panel_says_its_pairwise_bound_covers_units_and_shows_the_collapse():
+    """The issue's case: MCPM one-vs-one on three well-separated blobs at γ = 10 predicts one class on
+    the whole map while α ≥ 0.80. The panel says what α is (pairwise, for cluster units, not points),
+    shows each class's training accuracy beside it, and warns of the one-class map; at γ = 1 the same
+    model is right on the training points, each class above α (the units' scale, as on two blobs)."""
+    X, y = make_blobs(300, centers=3, random_state=1, cluster_std=0.8)
+    prep = pipeline.prepare_dataset(kv.data.Dataset(X, y.astype(float), name="blobs"), "b", "none", "projection",
+                                    "all", 1.0, 0, 0.0)
+    grid = fg.grid_over(prep.X_view, 10)
+    collapsed = pipeline.model_panel("MCPM", prep, grid, 1.0, 0.0, 0)  # γ = 10
+    assert collapsed.alpha > 0.75 and min(collapsed.class_train_accuracy.values()) < 0.2
+    for words in ("one-vs-one over 3 classes", "pairwise, for cluster units, not points", "train per class",
+                  "one class on"):
+        assert words in collapsed.note, collapsed.note
+    sensible = pipeline.model_panel("MCPM", prep, grid, 0.0, 0.0, 0)  # γ = 1
+    assert min(sensible.class_train_accuracy.values()) >= sensible.alpha > 0.75
+    assert "one class on" not in sensible.note
