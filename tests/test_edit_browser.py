@@ -35,6 +35,22 @@ def points_in_link(page) -> list[tuple[float, float, float]]:
     return [tuple(map(float, p.split("_"))) for p in parse_qs(urlparse(page.url).query)["points"][0].split("~")]
 
 
+def drop_where_it_is(page, end) -> None:
+    """Release a dragged point at ``end`` (page pixels): once committed, the data are drawn and the link
+    holds the point where it was dropped."""
+    page.mouse.up()
+    page.wait_for_function("() => Object.keys(window.__kvEdit.settled).length > 0")
+    page.wait_for_selector(live_drag.IDLE)
+    assert "source=drawn" in page.url
+    moved = page.locator(".kv-plot").first.evaluate("""(root, [x, y]) => {
+        const box = root.getBoundingClientRect();
+        for (const l of root._kvLayers) for (let i = 0; i < (l.px || []).length; i += 1)
+            if (Math.hypot(box.left + l.px[i] - x, box.top + l.py[i] - y) < 3) return [Number(l.x[i]), Number(l.y[i])];
+        return null; }""", list(end))
+    assert moved is not None
+    assert any(abs(x - moved[0]) < 0.002 and abs(y - moved[1]) < 0.002 for x, y, _ in points_in_link(page))
+
+
 def test_a_dragged_point_refits_every_panel_during_the_drag_and_stays_where_it_is_dropped(server, page):
     page.goto(f"{server}/?view=boundaries&{SMALL}")
     page.wait_for_selector(live_drag.IDLE)
@@ -54,18 +70,7 @@ def test_a_dragged_point_refits_every_panel_during_the_drag_and_stays_where_it_i
         return root._kvLayers.some((l) => l.px && [...l.px].some((px, i) =>
             Math.hypot(box.left + px - x, box.top + l.py[i] - y) < 3)); }""", list(result["end"]))
     assert shown
-    page.mouse.up()
-    page.wait_for_function("() => Object.keys(window.__kvEdit.settled).length > 0")
-    page.wait_for_selector(live_drag.IDLE)
-    # committed: the data are drawn now, and the link holds the point where it was dropped
-    assert "source=drawn" in page.url
-    moved = page.locator(".kv-plot").first.evaluate("""(root, [x, y]) => {
-        const box = root.getBoundingClientRect();
-        for (const l of root._kvLayers) for (let i = 0; i < (l.px || []).length; i += 1)
-            if (Math.hypot(box.left + l.px[i] - x, box.top + l.py[i] - y) < 3) return [Number(l.x[i]), Number(l.y[i])];
-        return null; }""", list(result["end"]))
-    assert moved is not None
-    assert any(abs(x - moved[0]) < 0.002 and abs(y - moved[1]) < 0.002 for x, y, _ in points_in_link(page))
+    drop_where_it_is(page, result["end"])
     after = figure_state(page)
     assert after["fields"] != before["fields"] and after["titles"]
     # the scores follow: they are the dropped data's, as a new page opened on the link computes them
@@ -232,15 +237,5 @@ def test_a_point_dragged_on_similarity_or_partition_reshapes_the_figure_and_stay
     result = live_drag.drag_point(page, seconds=2.0, radius=50, release=False)
     page.wait_for_function("() => Object.keys(window.__kvEdit.painted).length >= 2")
     assert drawn_shapes(page) != before  # refitted frames came while it moved
-    page.mouse.up()
-    page.wait_for_function("() => Object.keys(window.__kvEdit.settled).length > 0")
-    page.wait_for_selector(live_drag.IDLE)
-    assert "source=drawn" in page.url
-    moved = page.locator(".kv-plot").first.evaluate("""(root, [x, y]) => {
-        const box = root.getBoundingClientRect();
-        for (const l of root._kvLayers) for (let i = 0; i < (l.px || []).length; i += 1)
-            if (Math.hypot(box.left + l.px[i] - x, box.top + l.py[i] - y) < 3) return [Number(l.x[i]), Number(l.y[i])];
-        return null; }""", list(result["end"]))
-    assert moved is not None
-    assert any(abs(x - moved[0]) < 0.002 and abs(y - moved[1]) < 0.002 for x, y, _ in points_in_link(page))
+    drop_where_it_is(page, result["end"])
     assert drawn_shapes(page) != before
