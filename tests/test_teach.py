@@ -448,36 +448,49 @@ def test_no_export_launches_the_export_browser_in_the_warm_up_a_click_does(monke
     for the warm-up (WARM_UP_DELAY after the first figure) unless the browser is already running; a
     click on PNG does not wait for it."""
     made = []  # (figure, format) of every export; earlier tests' jobs may land here too: only ours are read
+    browser = {"running": False}  # the stand-in export browser: started by the first export of ours made
+    ours = []  # this test's figures (an earlier test's job does not start our browser)
     _exports(monkeypatch, b"picture-")
     from kernelviz import export
 
-    monkeypatch.setattr(export, "figure_bytes", lambda fig, fmt: made.append((fig, fmt)) or b"picture-" + fmt.encode())
+    def figure_bytes(fig, fmt):
+        made.append((fig, fmt))
+        if any(fig is f for f in ours):
+            browser["running"] = True
+        return b"picture-" + fmt.encode()
+
+    monkeypatch.setattr(export, "figure_bytes", figure_bytes)
+    monkeypatch.setattr(export, "browser_running", lambda: browser["running"])
 
     def made_of(job):
         return [fmt for fig, fmt in made if fig is job.fig]
 
     gate = takeaway._Launch(allowed=False)
     monkeypatch.setattr(takeaway, "_LAUNCH", gate)
-    monkeypatch.setattr(export, "browser_running", lambda: False)
     at = open_app(dict(view="kernel"))
     job = at.session_state[takeaway.EXPORTS_KEY]["kernel_matrix"]
+    ours.append(job.fig)
     assert _waits_at_the_gate(job) and made_of(job) == [] and not job.done
     gate.allow()  # the warm-up's time has come
     assert job.join(10) and job.files == {"png": b"picture-png", "svg": b"picture-svg"}
 
-    # a click before the warm-up: made at once
+    # before the warm-up again (a new gate, no browser): a job cancelled at the gate ends there, making nothing
+    browser["running"] = False
     gate = takeaway._Launch(allowed=False)
     monkeypatch.setattr(takeaway, "_LAUNCH", gate)
-    clicked = takeaway.ExportJob(go.Figure(), "a second figure")
-    assert _waits_at_the_gate(clicked) and made_of(clicked) == []
-    assert clicked.file("png") == b"picture-png" and "png" in made_of(clicked)
-    # a job cancelled at the gate ends there, making nothing
-    cancelled = takeaway.ExportJob(go.Figure(), "a third figure")
+    ours.extend(go.Figure() for _ in range(3))
+    cancelled = takeaway.ExportJob(ours[1], "a cancelled figure")
     assert _waits_at_the_gate(cancelled)
     cancelled.cancel()
     assert cancelled.join(10) and made_of(cancelled) == [] and cancelled.files == {}
-    # with the browser already running (another session's export, the warm-up done) nothing waits
-    monkeypatch.setattr(export, "browser_running", lambda: True)
+    # a click is made at once; the browser it starts lets the jobs held beside it go too
+    waiting = takeaway.ExportJob(ours[2], "a waiting figure")
+    clicked = takeaway.ExportJob(ours[3], "a clicked figure")
+    assert _waits_at_the_gate(waiting) and _waits_at_the_gate(clicked) and made_of(clicked) == []
+    assert clicked.file("png") == b"picture-png" and "png" in made_of(clicked)
+    assert waiting.join(10) and waiting.files == {"png": b"picture-png", "svg": b"picture-svg"}
+    assert not gate.allowed  # the warm-up's own time has not come
+    # with the browser already running, nothing waits
     running = takeaway.ExportJob(go.Figure(), "a fourth figure")
     assert running.join(10) and running.files == {"png": b"picture-png", "svg": b"picture-svg"}
     assert not running.held

@@ -484,6 +484,9 @@ class ExportJob(BackgroundJob):
             if self.cancelled:
                 return
             self.files[fmt] = export.figure_bytes(self.fig, fmt)
+        # the browser runs now (a click may have started it before the warm-up): the jobs held
+        # at the gate go too, rather than wait for the warm-up's time
+        self._gate.wake()
 
     def cancel(self) -> None:
         super().cancel()
