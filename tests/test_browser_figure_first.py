@@ -19,6 +19,16 @@ STEPS = [(name, k) for name in lessons.names() for k in range(1, len(lessons.get
 FIGURE = ".kv-plot"
 
 
+#: Whether the figure is laid out for the room it has now: its ``data-box`` (screen.js) against the
+#: column's width and the screen's height below its top, with screen.js's margins (2 px, 8 px).
+IN_ITS_ROOM = """(r) => { const screen = window.innerHeight;
+  let top = r.getBoundingClientRect().top + (window.scrollY || 0);
+  for (let e = r.parentElement; e; e = e.parentElement) top += e.scrollTop || 0;
+  const room = Math.round(Math.max(top < screen / 2 ? screen - top - 16 : screen * 0.9, screen * 0.55));
+  const [width, height] = (r.dataset.box || '0x0').split('x').map(Number);
+  return Math.abs(width - r.clientWidth) < 2 && Math.abs(height - room) < 8; }"""
+
+
 def open_at(page, server: str, screen: str, query: str) -> tuple[int, int]:
     width, height, extra = SCREENS[screen]
     page.set_viewport_size({"width": width, "height": height})
@@ -29,10 +39,10 @@ def open_at(page, server: str, screen: str, query: str) -> tuple[int, int]:
         page.wait_for_function("() => { const s = document.querySelector('[data-testid=stSidebar]');"
                                " return s && s.getAttribute('data-collapsed') === 'true'"
                                " && s.getBoundingClientRect().right <= 0; }")
-    # laid out for the column's final width, and drawn so
+    # laid out for the column's final width and the room below its top, and drawn so
     page.wait_for_function("(sel) => { const r = document.querySelector(sel); const full = r && r._fullLayout;"
                            " return full && r.dataset.arranging !== '1' && r.dataset.drawing === 'done'"
-                           " && Math.abs(r.clientWidth - full.width) < 2; }", arg=FIGURE)
+                           " && Math.abs(r.clientWidth - full.width) < 2 && (" + IN_ITS_ROOM + ")(r); }", arg=FIGURE)
     settle(page)
     return width, height
 
@@ -122,6 +132,34 @@ def test_a_click_on_a_panels_title_shows_it_alone_and_escape_shows_them_all(serv
                            " && document.querySelector(sel).dataset.arranging === '0'", arg=FIGURE)
     after = page.locator(FIGURE).first.evaluate(PANELS)
     assert [round(p["width"]) for p in after] == [round(p["width"]) for p in before]
+
+
+#: Add (or take away) a line of the given height above the figure, under the view buttons, as a
+#: late element of the page does (CI saw the view buttons settle 8 px shorter after the first layout).
+LATE_LINE = """([px]) => { const old = document.getElementById('kv-test-late-line'); if (old) old.remove();
+  if (!px) return; const line = document.createElement('div'); line.id = 'kv-test-late-line';
+  line.style.height = `${px}px`; line.textContent = 'a line that arrives after the figure';
+  document.querySelector('[data-testid=stButtonGroup]').parentElement.appendChild(line); }"""
+
+
+def test_a_line_that_comes_or_goes_above_the_figure_lays_it_out_again_for_its_room(server, page):
+    """The panels are sized from the room below the figure's top; a line above it that arrives or
+    leaves after the figure was drawn moves that top without resizing the window or the figure."""
+    open_at(page, server, "laptop", "view=boundaries")
+    plot = page.locator(FIGURE).first
+    box, before = plot.get_attribute("data-box"), plot.evaluate(PANELS)
+    page.evaluate(LATE_LINE, [60])
+    page.wait_for_function("([sel, box]) => { const r = document.querySelector(sel);"
+                           " return r.dataset.box !== box && r.dataset.arranging === '0'; }",
+                           arg=[FIGURE, box], timeout=20_000)
+    lower = plot.evaluate(PANELS)
+    assert lower[0]["height"] < before[0]["height"] - 20, (lower, before)
+    assert lower[0]["top"] + lower[0]["height"] <= 900, lower  # the panels still end on the screen
+    page.evaluate(LATE_LINE, [0])
+    page.wait_for_function("([sel, box]) => { const r = document.querySelector(sel);"
+                           " return r.dataset.box === box && r.dataset.arranging === '0'; }",
+                           arg=[FIGURE, box], timeout=20_000)
+    assert [round(p["width"]) for p in plot.evaluate(PANELS)] == [round(p["width"]) for p in before]
 
 
 #: Every panel title's box and every x tick label's box (page coordinates), and which overlap.

@@ -63,8 +63,10 @@ function createView(parent) {
   // it was drawn for, a resize would only draw it all again.
   view.resize = new ResizeObserver(() => fitToScreen(view));
   view.resize.observe(root);
-  // the elements above the figure (a lesson's sentence, a warning) arrive after it: its room changes
-  view.resize.observe(document.body);
+  // the elements above the figure (a lesson's sentence, a warning, the view buttons settling) come
+  // and go after it: its room changes. The page's content grows or shrinks with them; the body
+  // does not (Streamlit scrolls its main section inside a body as tall as the window).
+  view.resize.observe(root.closest('[data-testid="stMainBlockContainer"]') || document.body);
   view.onWindow = () => fitToScreen(view);
   window.addEventListener("resize", view.onWindow);
   // Escape: back from one panel shown alone to all of them
