@@ -573,6 +573,25 @@ def test_report_says_when_the_papers_scale_pushed_C_past_the_solver(tmp_path):
     assert "stopped at the iteration cap" not in cells[2]["why"]
 
 
+def test_a_cell_under_the_capped_limit_is_not_called_untrustworthy(tmp_path):
+    """One rule, said once: under 10 % capped fits the cell's verdict stands, so its explanation
+    must not call it untrustworthy beside a "matches" (the full CkRBF report read "matches" beside
+    "8 % … stopped at the iteration cap: not trustworthy" on breast-cancer C2RBF)."""
+    from kernelviz.reproduce.diagnostics import CAPPED_LIMIT
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    def m(capped):
+        return Measurement("ckrbf", "2", "breast-cancer", "C2RBF", "accuracy", [0.975], "tiny", "none", "bundled",
+                           capped)
+
+    under, over = report.compare(RunResult("ckrbf", Settings(quick=True), [m(0.08), m(0.43)], {}, [], 1.0))
+    assert under["verdict"] == "matches" and "trust" not in under["why"], under
+    assert (f"8 % of the libsvm fits stopped at the iteration cap (under {100 * CAPPED_LIMIT:.0f} %: the number "
+            "stands)") in under["why"]
+    assert over["verdict"] == "untrustworthy: capped", over
+    assert "43 % of the libsvm fits stopped at the iteration cap: not trustworthy" in over["why"]
+
+
 # ----------------------------------------------------------------------------- command
 LIBSVM_FOURCLASS = Path(kv.data.SAMPLE_DIR) / "fourclass_scale.libsvm"
 

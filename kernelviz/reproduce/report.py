@@ -38,7 +38,7 @@ from pathlib import Path
 from ..references import PAPERS
 from . import claims as _claims
 from . import published as _published
-from .diagnostics import DIAGNOSTICS, TOLERANCE, blocking_verdict, diagnose, verdict
+from .diagnostics import CAPPED_LIMIT, DIAGNOSTICS, TOLERANCE, blocking_verdict, diagnose, verdict
 
 __all__ = ["TOLERANCE", "CHECKS", "compare", "contradictions", "verdict", "write_report"]
 
@@ -102,8 +102,11 @@ def _evidence(m, cell, checks):
                 explains = closing[1]
             found.append({"check": f"check: {name}", "text": text, "explains": explains})
     if m.capped_share:
+        # the verdict's rule (diagnostics.CAPPED_LIMIT), said in the same words as the verdict
+        standing = (": not trustworthy" if m.capped_share >= CAPPED_LIMIT - 1e-12
+                    else f" (under {100 * CAPPED_LIMIT:.0f} %: the number stands)")
         found.append({"check": "capped", "explains": 0, "text": (
-            f"{100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap: not trustworthy"
+            f"{100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap{standing}"
             + _scale_pushed(m, checks))})
     return found
 
