@@ -276,7 +276,10 @@ def test_mcpm_cells_time_training_and_testing_and_the_time_claim_is_decided(tmp_
     cells = report.compare(result)
     found = {r["claim"]: r for r in claims.evaluate("mcpm", cells) if r["table"] == "II"}
     train = found["MCPM with RBF-PPK trains much faster than the kernel MPM (the paper's title claim)"]
-    assert train["status"] in ("reproduced", "not reproduced")
+    # decided by the paired test; in a run this small MCPM(RBF-PPK) predicts one class, and a claim
+    # resting on such a cell alone is undecided (claims.evaluate)
+    assert train["status"] in (("undecided: rests on untrustworthy cells",) if train["flagged"]
+                               else ("reproduced", "not reproduced")), train
     assert "the paper: 7.77e+04 ×" in train["cells"][0] and "one-sided paired t-test" in train["cells"][0]
     timed = next(c for c in cells if c["metric"] == "train_seconds" and c["model"] == "MPM(Kernel)")
     assert timed["verdict"].startswith("timed: ")

@@ -36,11 +36,14 @@ NEEDS = {
 class Cell:
     """A column's number on a row, as a claim's test sees it: its mean and sd, and the values the
     paired test pairs across columns — one per shared partition or fold (a single-value cell
-    gives its per-fold scores where its runner recorded them); empty for the paper's numbers."""
+    gives its per-fold scores where its runner recorded them); empty for the paper's numbers.
+    ``measured``: a number of a run, which a claim reads with the report's tolerance; the paper's
+    own numbers (False) are read by the paper's criterion, as printed."""
 
     mean: float
     sd: float | None = None
     values: tuple = ()
+    measured: bool = True
 
 
 #: Level of the paired tests: a difference is called one when its p-value is below this.
@@ -86,25 +89,29 @@ def _beats(claim, table):
     must be a difference the paper could print (at its precision) that a one-sided paired t-test
     finds (p < :data:`ALPHA`); the row prints the test and its p-values. Cells without paired
     values (the paper's own numbers, one AUC per grid) are compared by their means, and a row won
-    by less than the report's tolerance says so: 0.974 against 0.974 decides nothing."""
+    by less than the report's tolerance is level, not a win: 0.974 against 0.974 decides nothing.
+    The paper's own numbers are read as printed (its criterion)."""
     subject, others = claim.columns[0], claim.columns[1:]
     if all(_paired(cells, (subject, *others)) for cells in table.values()):
         return _beats_paired(claim, table)
     tolerance = TOLERANCE[claim.metric]
     agree, narrow, lines = 0, 0, []
     for row, cells in table.items():
-        holds = all(cells[subject].mean > cells[o].mean for o in others)
-        close = [o for o in others if abs(cells[subject].mean - cells[o].mean) <= tolerance + 1e-12]
+        above = all(cells[subject].mean > cells[o].mean for o in others)
+        close = [o for o in others if cells[subject].measured
+                 and abs(cells[subject].mean - cells[o].mean) <= tolerance + 1e-12]
+        holds = above and not close
         agree += holds
-        narrow += holds and bool(close)
-        outcome = ("no" if not holds else "holds" if not close
-                   else f"holds, by less than {tolerance:g} over {', '.join(close)}")
+        narrow += above and bool(close)
+        outcome = ("no" if not above else "holds" if holds
+                   else f"level: within {tolerance:g} of {', '.join(close)}, not counted")
         lines.append(f"{row}: {subject} {_f(cells[subject].mean)} vs "
                      + ", ".join(f"{o} {_f(cells[o].mean)}" for o in others) + f" ({outcome})")
     summary = (f"holds on {agree} of {len(table)} rows (needs {claim.need}; means compared: the cells have no "
                "shared partitions or folds to pair)")
     if narrow:
-        summary += f"; on {narrow} of them by less than the report's tolerance ({tolerance:g})"
+        summary += (f"; {narrow} {'row' if narrow == 1 else 'rows'} above by less than the report's tolerance "
+                    f"({tolerance:g}) {'is' if narrow == 1 else 'are'} not counted")
     return NEEDS[claim.need](agree, len(table)), lines, summary
 
 
@@ -261,7 +268,7 @@ def _published_table(claim, rows):
     table = {}
     for v in _published.published(claim.paper, claim.table):
         if v.metric == claim.metric and v.row in rows:
-            table.setdefault(v.row, {})[v.model] = Cell(v.value, v.sd)
+            table.setdefault(v.row, {})[v.model] = Cell(_published.read(v), v.sd, measured=False)
     return table
 
 
@@ -280,9 +287,11 @@ def evaluate(paper, cells, not_papers=None):
     """Every claim of ``paper`` decided on ``cells`` (the report's compared cells): a list of
     ``{"claim", "table", "status", "summary", "cells", "flagged", "excluded", "paper_on_these_rows"}``.
 
-    ``status`` is "reproduced", "not reproduced", or "not testable here" (the table or the
-    columns were not run); ``flagged`` lists the deciding cells whose verdict a blocking diagnostic
-    gave; ``paper_on_these_rows`` is whether the paper's own values on the same rows bear the claim
+    ``status`` is "reproduced", "not reproduced", "not testable here" (the table or the
+    columns were not run), or "undecided: rests on untrustworthy cells"; ``flagged`` lists the
+    deciding cells whose verdict a blocking diagnostic gave, and ``trusted`` the claim decided again
+    without their rows: where that turns the verdict (or leaves no row), the claim is undecided;
+    ``paper_on_these_rows`` is whether the paper's own values on the same rows bear the claim
     out ("holds", "does not hold"). ``not_papers`` maps (table, row) to how the row's data differ
     from the paper's: such a row does not decide a claim (CKSVMNDA's Breast-Cancer run on the
     Wisconsin set, 683 × 10, is another experiment than the paper's Ljubljana set, 277 × 9); the
@@ -310,9 +319,16 @@ def evaluate(paper, cells, not_papers=None):
         else:
             record["status"] = "reproduced" if holds else "not reproduced"
             rows = _rows_for(claim, table)
-            record["flagged"] = [f"{c['row']} {c['model']}: {c['verdict']}" for c in protocol
-                                 if c["row"] in rows and c["model"] in claim.columns
-                                 and blocking_verdict(c["diagnostics"])]
+            flagged = [c for c in protocol if c["row"] in rows and c["model"] in claim.columns
+                       and blocking_verdict(c["diagnostics"])]
+            record["flagged"] = [f"{c['row']} {c['model']}: {c['verdict']}" for c in flagged]
+            if flagged:
+                untrusted = sorted({c["row"] for c in flagged})
+                again, _, again_summary = decide(claim, {r: v for r, v in table.items() if r not in untrusted})
+                record["trusted"] = (f"without the rows of flagged cells ({', '.join(untrusted)}): "
+                                     + ("no row is left" if again is None else again_summary))
+                if again is not holds:
+                    record["status"] = "undecided: rests on untrustworthy cells"
             theirs, _, _ = decide(claim, _published_table(claim, rows))
             record["paper_on_these_rows"] = None if theirs is None else ("holds" if theirs else "does not hold")
         out.append(record)

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-__all__ = ["DIAGNOSTICS", "BLOCKING", "BOUNDED", "CAPPED_LIMIT", "MAJORITY_TOLERANCE", "TIMES", "TOLERANCE",
+__all__ = ["DIAGNOSTICS", "BLOCKING", "BOUNDED", "CAPPED_LIMIT", "MAJORITY_TOLERANCE", "TIMES", "TOLERANCE", "percent",
            "diagnose", "blocking_verdict", "one_test_error", "verdict"]
 
 #: Every diagnostic, and what it means when a cell carries it.
@@ -144,11 +144,17 @@ def _tied_best(m, measurements):
             "cells": len(shown["plateau"]), "parts": len(tied), "of": len(m.parts)}
 
 
+def percent(share):
+    """A share as the reports print it: whole percents, and "< 1 %" for a share that rounds to 0 but is
+    not 0 (one capped fit in 500 is not none)."""
+    return "< 1 %" if 0 < share < 0.005 else f"{100 * share:.0f} %"
+
+
 def _capped(m, measurements):
     if not m.capped_share:
         return None
     limit = "" if m.capped_share < CAPPED_LIMIT else f" (≥ {100 * CAPPED_LIMIT:.0f} %: the number is not trusted)"
-    return {"text": f"capped: {100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap{limit}",
+    return {"text": f"capped: {percent(m.capped_share)} of the libsvm fits stopped at the iteration cap{limit}",
             "share": m.capped_share}
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from ..references import PAPERS
 from . import claims as _claims
 from . import published as _published
-from .diagnostics import CAPPED_LIMIT, DIAGNOSTICS, TOLERANCE, blocking_verdict, diagnose, verdict
+from .diagnostics import CAPPED_LIMIT, DIAGNOSTICS, TOLERANCE, blocking_verdict, diagnose, percent, verdict
 
 __all__ = ["TOLERANCE", "CHECKS", "compare", "contradictions", "verdict", "write_report"]
 
@@ -57,8 +57,9 @@ CHECKS = {
     "α, β in the paper's steps of 0.1": "with α, β searched in the paper's steps of 0.1 (120 pairs) {model} scores "
                                         "{check:.3f}; the protocol's steps of 0.25 (24 pairs) give {ours:.3f}, "
                                         "{change:+.3f}, {against_sd}.",
-    "unit scale": "at CkRBF's unit scale (normalize='unit') {model} gives {check:.3f} (vs {ours:.3f} at the paper's "
-                  "scale){effect}.",
+    "unit scale": "at CkRBF's unit scale (normalize='unit': each value divided by √(K(x, x) K(y, y)), so K(x, x) "
+                  "= 1) {model} gives {check:.3f} (vs {ours:.3f} at the paper's scale, where K(x, x) is the "
+                  "normaliser of x's own cluster){effect}.",
 }
 
 #: Checks whose sentence stands beside the cell even when it matches the paper: what a protocol
@@ -79,7 +80,7 @@ def _evidence(m, cell, checks):
         found.append({"check": "variant", "text": f"check experiment ({m.variant}), not the paper's protocol.",
                       "explains": 0})
     differs = cell["verdict"] != "matches"
-    if differs and cell["transcription_note"]:
+    if cell["transcription_note"]:  # said whatever the verdict: it says what the verdict is judged against
         found.append({"check": "transcription", "text": cell["transcription_note"], "explains": 0})
     for d in cell["diagnostics"]:
         if d["name"] == "capped":
@@ -106,7 +107,7 @@ def _evidence(m, cell, checks):
         standing = (": not trustworthy" if m.capped_share >= CAPPED_LIMIT - 1e-12
                     else f" (under {100 * CAPPED_LIMIT:.0f} %: the number stands)")
         found.append({"check": "capped", "explains": 0, "text": (
-            f"{100 * m.capped_share:.0f} % of the libsvm fits stopped at the iteration cap{standing}"
+            f"{percent(m.capped_share)} of the libsvm fits stopped at the iteration cap{standing}"
             + _scale_pushed(m, checks))})
     return found
 
@@ -117,12 +118,12 @@ def _shown(value):
 
 
 def _scale_effect(ours, check):
-    """What the unit-scale check shows, in its own numbers: a mechanism is named only beside the
-    change that shows it, never beside a check that changes nothing."""
+    """What the unit-scale check shows, in its own numbers and nothing more: the normaliser differs
+    from one pair of clusters to the next (``_cluster_pairs.unit_log_norm``), so it is no single
+    factor on the kernel, and no number here shows how it acts on the fit."""
     if _shown(ours - check) == "0.000":
         return ": the paper's normaliser changes nothing here"
-    return (f": the paper's scale moves the cell by {_shown(ours - check)} (its normaliser is a constant factor "
-            "on the kernel, which acts on the fit as the same factor on C)")
+    return f": the paper's scale moves the cell by {_shown(ours - check)}"
 
 
 def _closing(gap, check_gap, paper):
@@ -150,16 +151,12 @@ def _against_sd(change, sd):
 
 
 def _scale_pushed(m, checks):
-    """The CkRBF paper scale's capped share beside the unit scale's, when the run measured the
-    unit-scale check: fewer capped fits there is the evidence that the paper's normaliser, acting
-    as a factor on C, is what the solver could not finish."""
+    """The unit-scale check's capped share beside the paper scale's, when the run measured it: the
+    two numbers, and no mechanism they do not show."""
     check = checks.get((m.table, m.row, m.model, m.metric), {}).get("unit scale")
     if m.variant or not _paper_scale(m) or check is None or check.capped_share is None:
         return "."
-    if check.capped_share >= m.capped_share:
-        return f" (at CkRBF's unit scale: {100 * check.capped_share:.0f} %)."
-    return ("; the paper's kernel scale pushed the effective C past what the solver can finish (at CkRBF's unit "
-            f"scale: {100 * check.capped_share:.0f} %).")
+    return f" (at CkRBF's unit scale: {percent(check.capped_share)})."
 
 
 def _paper_scale(m):
@@ -180,7 +177,9 @@ def compare(result):
     for m in result.measurements:
         cell = m.to_dict()
         value = index.get((m.paper, m.table, m.row, m.model, m.metric))
-        cell["paper_value"] = None if value is None else value.value
+        # judged against the value the paper presumably means where its print cannot be right
+        cell["paper_value"] = None if value is None else _published.read(value)
+        cell["paper_printed"] = None if value is None or value.value == cell["paper_value"] else value.value
         cell["paper_sd"] = None if value is None else value.sd
         cell["paper_table"] = f"{PAPERS[m.paper].title}, Table {m.table}, row {m.row}, column {m.model}"
         cell["transcription_note"] = "" if value is None else _published.note(value)
@@ -189,7 +188,7 @@ def compare(result):
             cell["verdict"], cell["gap"], cell["evidence"], cell["why"] = "no published value", None, [], ""
             rows.append(cell)
             continue
-        cell["verdict"], cell["gap"] = verdict(m.mean, m.sd, value.value, value.sd, m.metric)
+        cell["verdict"], cell["gap"] = verdict(m.mean, m.sd, cell["paper_value"], value.sd, m.metric)
         cell["verdict"] = blocking_verdict(cell["diagnostics"]) or cell["verdict"]
         cell["evidence"] = _evidence(m, cell, checks)
         cell["why"] = " ".join(e["text"] for e in cell["evidence"])
@@ -442,7 +441,7 @@ def _claim_lines(records):
         if r.get("excluded"):
             line += f" Run but does not decide: {'; '.join(r['excluded'])}."
         if r["flagged"]:
-            line += f" Flagged cells among them: {'; '.join(r['flagged'])}."
+            line += f" Flagged cells among them: {'; '.join(r['flagged'])}; {r['trusted']}."
         if r["paper_on_these_rows"]:
             line += f" The paper's own values on these rows: {r['paper_on_these_rows']}."
         lines.append(line)
@@ -490,16 +489,22 @@ def write_report(results, out):
         lines += [f"Tables only, no figures: {no_figures}", ""]
     for result, cells in zip(results, compared):
         paper = PAPERS[result.paper]
-        counts = {}
+        # the paper's protocol and the check experiments counted apart: a check matching the paper is
+        # not a replicated cell
+        counts, checked = {}, {}
         for c in cells:
             kind = c["verdict"].split()[0].rstrip(":")
-            counts[kind] = counts.get(kind, 0) + 1
+            tally = checked if c["variant"] else counts
+            tally[kind] = tally.get(kind, 0) + 1
         claims = _claims.evaluate(result.paper, cells, _not_papers(result))
         lines += [f"## {paper.citation()}", "",
                   f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
                   "stored by an earlier run of the same command on the same data are read, not recomputed)"
                   + _computing_time(result) + ". " + _table_times(result) + _code_line(result) +
-                  "Verdicts: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none yet") + ".", ""]
+                  "Verdicts of the protocol's cells: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+                                                           or "none yet")
+                  + (f"; of the check experiments: {', '.join(f'{n} {k}' for k, n in sorted(checked.items()))}"
+                     if checked else "") + ".", ""]
         if result.interrupted:
             lines += _interrupted_lines(result)
         lines += _claim_lines(claims)
@@ -524,9 +529,11 @@ def write_report(results, out):
                       "|---|---|---|---|---|---|---|---|---|"]
             for c in in_table:
                 row = c["row"] + (f" ({c['variant']})" if c["variant"] else "")
-                capped = "—" if not c["capped_share"] else f"⚠ {100 * c['capped_share']:.0f} %"
+                capped = "—" if not c["capped_share"] else f"⚠ {percent(c['capped_share'])}"
                 flags = ", ".join(dict.fromkeys(d["name"] for d in c["diagnostics"] if d["name"] != "capped"))
-                lines.append(f"| {row} | {c['model']} | {c['metric']} | {_fmt(c['paper_value'], c['paper_sd'])} | "
+                lines.append(f"| {row} | {c['model']} | {c['metric']} | {_fmt(c['paper_value'], c['paper_sd'])}"
+                             + (f" (printed {c['paper_printed']:g})" if c.get("paper_printed") is not None else "")
+                             + " | "
                              f"{_fmt(c['mean'], c['sd'])} ({c['n']}) | {c['verdict']} | {capped} | {flags or '—'} | "
                              f"{c['why'].replace('|', '/')} |")
             lines.append("")
