@@ -59,3 +59,21 @@ def test_every_paper_is_cited_as_the_registry_has_it(document):
     for paper in refs.PAPERS.values():
         for part in (paper.authors, paper.title, paper.venue, str(paper.year)):
             assert _one_line(part) in text, f"{document} does not cite {paper.key!r} with {part!r}"
+
+
+@pytest.mark.parametrize("paper", sorted(refs.PAPERS))
+def test_an_article_on_a_full_run_of_todays_code_names_that_run(paper):
+    """Each replication article rests on its full report: once that report is a complete run of
+    today's code, the article names its code version and its number of cells (the CkRBF article
+    quoted the 1,092 cells of earlier code after the run of today's code had replaced them)."""
+    import json
+
+    report = ROOT / "docs" / "reproduction" / paper / "full" / "report.json"
+    if not report.exists():
+        pytest.skip(f"no full report for {paper}")
+    run = json.loads(report.read_text())["runs"][0]
+    if not run["complete"] or run["code_version"] == "earlier":
+        pytest.skip(f"{paper}'s full report is not yet a complete run of today's code")
+    article = _one_line((report.parent.parent / "README.md").read_text())
+    assert f"`{run['code_version']}`" in article
+    assert f"{run['cells_finished']:,} cells" in article, run["cells_finished"]
