@@ -111,6 +111,11 @@ export class FakeElement extends EventTarget {
     return found;
   }
   querySelector(selector) { return this.querySelectorAll(selector)[0] || null; }
+  // The element itself or its nearest ancestor that matches (one compound selector).
+  closest(selector) {
+    for (let element = this; element; element = element.parentElement) if (matches(element, selector)) return element;
+    return null;
+  }
 
   getBoundingClientRect() { return { ...this.box, right: this.box.left + this.box.width, bottom: this.box.top + this.box.height }; }
 

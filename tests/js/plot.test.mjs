@@ -257,3 +257,21 @@ test("a title a preview wrote over is given back before Plotly draws a new figur
     assert.equal(title.kvFigureText, undefined, "no figure's words of before left to come back");
   } finally { uninstall(); }
 });
+
+test("the figure watches the page's content for lines that come or go above it, not the body (as tall as the window)", async () => {
+  const { observers } = install();
+  try {
+    window.Plotly = fakePlotly();
+    const content = document.createElement("div");
+    content.dataset.testid = "stMainBlockContainer";
+    const parentElement = document.createElement("div");
+    content.appendChild(parentElement);
+    document.body.appendChild(content);
+    plot({ data: payload(header()), parentElement, setStateValue: () => {}, setTriggerValue: () => {} });
+    const root = parentElement.querySelector(".kv-plot");
+    const watched = observers.flatMap((observer) => observer.observed.map(([target]) => target));
+    assert.ok(watched.includes(root) && watched.includes(content), watched.map((t) => t.className || t.tagName));
+    assert.ok(!watched.includes(document.body));
+    await settled();  // the drawing it started, over before the page goes
+  } finally { uninstall(); }
+});
