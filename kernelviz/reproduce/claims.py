@@ -3,14 +3,16 @@ cells a run measured.
 
 A report that lists cell after cell leaves its reader to work out whether what the paper
 concludes holds here. Each claim names a test (:data:`TESTS`) over one table's cells: a column
-above others on enough rows (a row won by less than the report's tolerance says so), a win rate above a threshold, two columns level, or an ordering of
+above others on enough rows (without paired values, a row won by less than the report's tolerance
+is level and not counted), a win rate above a threshold, two columns level, or an ordering of
 average ranks. The same test runs on the paper's own values for the rows measured, since a
 claim made over twenty data sets need not hold on the four run here, even in the paper's
 numbers; the report says both.
 
 Only protocol cells (no check experiments) decide a claim. A cell with a blocking diagnostic
-(:data:`kernelviz.reproduce.diagnostics.BLOCKING`) still counts with its number, and is named
-beside the claim, since its number does not tell its model from the others.
+(:data:`kernelviz.reproduce.diagnostics.BLOCKING`) is named beside the claim, and the claim is
+decided again without its row: where that turns the verdict, or leaves no row, the claim rests on
+cells whose numbers are not trusted, and is undecided.
 """
 from __future__ import annotations
 

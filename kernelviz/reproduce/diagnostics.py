@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-__all__ = ["DIAGNOSTICS", "BLOCKING", "BOUNDED", "CAPPED_LIMIT", "MAJORITY_TOLERANCE", "TIMES", "TOLERANCE", "percent",
-           "diagnose", "blocking_verdict", "one_test_error", "verdict"]
+__all__ = ["DIAGNOSTICS", "BLOCKING", "BOUNDED", "CAPPED_LIMIT", "MAJORITY_TOLERANCE", "TIMES", "TOLERANCE",
+           "diagnose", "blocking_verdict", "one_test_error", "percent", "too_capped", "verdict"]
 
 #: Every diagnostic, and what it means when a cell carries it.
 DIAGNOSTICS = {
@@ -144,6 +144,13 @@ def _tied_best(m, measurements):
             "cells": len(shown["plateau"]), "parts": len(tied), "of": len(m.parts)}
 
 
+def too_capped(share):
+    """Whether a cell's share of capped fits makes its number untrusted: the one rule the verdict,
+    the diagnostic's text and the report's explanation all follow (from :data:`CAPPED_LIMIT` on;
+    the margin keeps a share of exactly 10 % computed as 0.0999… on the limit's side)."""
+    return share >= CAPPED_LIMIT - 1e-12
+
+
 def percent(share):
     """A share as the reports print it: whole percents, and "< 1 %" for a share that rounds to 0 but is
     not 0 (one capped fit in 500 is not none)."""
@@ -153,7 +160,7 @@ def percent(share):
 def _capped(m, measurements):
     if not m.capped_share:
         return None
-    limit = "" if m.capped_share < CAPPED_LIMIT else f" (≥ {100 * CAPPED_LIMIT:.0f} %: the number is not trusted)"
+    limit = f" (≥ {100 * CAPPED_LIMIT:.0f} %: the number is not trusted)" if too_capped(m.capped_share) else ""
     return {"text": f"capped: {percent(m.capped_share)} of the libsvm fits stopped at the iteration cap{limit}",
             "share": m.capped_share}
 
@@ -252,6 +259,6 @@ def blocking_verdict(diagnostics):
     The capped diagnostic blocks from :data:`CAPPED_LIMIT` of the fits on."""
     for name, verdict in BLOCKING.items():
         for d in diagnostics:
-            if d["name"] == name and (name != "capped" or d["share"] >= CAPPED_LIMIT - 1e-12):
+            if d["name"] == name and (name != "capped" or too_capped(d["share"])):
                 return verdict.format(other=", ".join(d.get("other", ())))
     return ""

@@ -38,7 +38,8 @@ from pathlib import Path
 from ..references import PAPERS
 from . import claims as _claims
 from . import published as _published
-from .diagnostics import CAPPED_LIMIT, DIAGNOSTICS, TOLERANCE, blocking_verdict, diagnose, percent, verdict
+from .diagnostics import (CAPPED_LIMIT, DIAGNOSTICS, TOLERANCE, blocking_verdict, diagnose, percent, too_capped,
+                          verdict)
 
 __all__ = ["TOLERANCE", "CHECKS", "compare", "contradictions", "verdict", "write_report"]
 
@@ -103,8 +104,8 @@ def _evidence(m, cell, checks):
                 explains = closing[1]
             found.append({"check": f"check: {name}", "text": text, "explains": explains})
     if m.capped_share:
-        # the verdict's rule (diagnostics.CAPPED_LIMIT), said in the same words as the verdict
-        standing = (": not trustworthy" if m.capped_share >= CAPPED_LIMIT - 1e-12
+        # the verdict's own rule, said beside it
+        standing = (": not trustworthy" if too_capped(m.capped_share)
                     else f" (under {100 * CAPPED_LIMIT:.0f} %: the number stands)")
         found.append({"check": "capped", "explains": 0, "text": (
             f"{percent(m.capped_share)} of the libsvm fits stopped at the iteration cap{standing}"
