@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, StratifiedShuffleSplit
 from sklearn.svm import SVC
 
@@ -511,14 +512,64 @@ def test_a_claim_whose_verdict_turns_without_its_flagged_rows_is_undecided():
     assert record["trusted"] == "without the rows of flagged cells (d): no row is left"
 
 
-def test_average_ranks_are_the_papers_friedman_ranks():
-    """RWM Table 2 prints average ranks 1.375, 2.750, 2.825, 3.050 over its 20 data sets; ranks from
-    the printed accuracies (ties sharing their mean rank) give the same."""
-    claim = next(c for c in published.CLAIMS if c.paper == "rwm" and c.test == "order")
-    table = claims._published_table(claim, {v.row for v in published.published("rwm", "2")})
+def _rank_claim(table_id="2"):
+    return next(c for c in published.CLAIMS if c.paper == "rwm" and c.table == table_id and c.test == "nemenyi")
+
+
+def test_average_ranks_and_friedmans_statistic_are_the_papers():
+    """RWM Table 2 prints average ranks 1.375, 2.750, 2.825, 3.050 over its 20 data sets and
+    χ²_F = 20.83 (§5); ranks from the printed accuracies (ties sharing their mean rank) and the
+    paper's formula give the same. Its Table 3's χ²_F (24.62) does not follow from its printed
+    accuracies, which give 28.48: the report computes, it does not copy."""
+    rows = {v.row for v in published.published("rwm", "2")}
+    table = claims._published_table(_rank_claim("2"), rows)
     assert len(table) == 20
-    ranks = claims._average_ranks(claim, table)
+    ranks = claims._average_ranks(_rank_claim("2"), table)
     assert [ranks[c] for c in ("RWM", "GMM", "RBF", "LAP")] == pytest.approx([1.375, 2.750, 2.825, 3.050])
+    statistic, p = claims.friedman(claims._rank_matrix(_rank_claim("2"), table))
+    assert round(statistic, 2) == 20.83 and p == pytest.approx(scipy_stats.chi2.sf(20.835, 3), rel=1e-3)
+    table3 = claims._published_table(_rank_claim("3"), {v.row for v in published.published("rwm", "3")})
+    assert round(claims.friedman(claims._rank_matrix(_rank_claim("3"), table3))[0], 2) == 28.48
+
+
+def test_nemenyis_critical_difference_is_demsars():
+    """Demšar (2006), Table 5a: q_0.05 = 2.569 and q_0.10 = 2.291 for four classifiers; CD = q √(k(k+1)/6N)."""
+    cd, q = claims.nemenyi_cd(4, 20, 0.05)
+    assert round(q, 3) == 2.569 and cd == pytest.approx(2.569 * np.sqrt(20 / 120), rel=1e-3)
+    assert round(claims.nemenyi_cd(4, 20, 0.10)[1], 3) == 2.291
+
+
+def test_means_equal_at_the_papers_precision_share_their_rank():
+    """The RWM full report's Wine row: RBF and LAP both 0.978 (the same five fold accuracies, means
+    2e-16 apart by summation order). The noise ranked them 2 and 1."""
+    claim = _rank_claim("2")
+    wine = {"RWM": claims.Cell(0.944), "GMM": claims.Cell(0.955), "RBF": claims.Cell(0.9777777777777779),
+            "LAP": claims.Cell(0.9777777777777777)}
+    assert claims._average_ranks(claim, {"Wine": wine}) == {"RWM": 4.0, "GMM": 3.0, "RBF": 1.5, "LAP": 1.5}
+
+
+def test_a_rank_claim_is_decided_by_the_papers_friedman_and_nemenyi_tests():
+    """Ten rows on which RWM is always best, GMM second, RBF third, LAP last: average ranks 1, 2, 3, 4,
+    χ²_F = 12·10/20 · (1 + 4 + 9 + 16 − 25) = 30 (p ≈ 1.4e-6). At α = 0.01 the Nemenyi CD over ten rows
+    is 3.113 · √(20/60) = 1.797: RWM is significantly better than RBF (2) and LAP (3), not than GMM (1),
+    so "RWM ranks significantly better than GMM, RBF and LAP" is not reproduced, though RWM ranks first on
+    every row."""
+    claim = _rank_claim("2")
+    table = {f"row{i}": {c: claims.Cell(a) for c, a in zip(("RWM", "GMM", "RBF", "LAP"), (0.9, 0.8, 0.7, 0.6))}
+             for i in range(10)}
+    holds, lines, summary = claims.decide(claim, table)
+    assert holds is False
+    assert "Friedman χ²_F = 30.00 (3 degrees of freedom), p < 0.001, equal ranks rejected at α = 0.01" in summary
+    assert ("Nemenyi critical difference 1.797 (q = 3.113, α = 0.01): RWM better than GMM by 1.00 (not significant), "
+            "RWM better than RBF by 2.00 (significant), RWM better than LAP by 3.00 (significant)") in summary
+    # with 30 such rows the CD is 1.038, still above GMM's 1; with 40 it is 0.899 and every pair differs
+    assert claims.decide(claim, {f"row{i}": table["row0"] for i in range(30)})[0] is False
+    assert claims.decide(claim, {f"row{i}": table["row0"] for i in range(40)})[0] is True
+    level = next(c for c in published.CLAIMS if c.paper == "rwm" and c.test == "nemenyi level")
+    assert claims.decide(level, table)[0] is False  # RWM and RBF differ by 2 > CD 1.49 at α = 0.1
+    ties = {f"row{i}": {c: claims.Cell(0.8) for c in ("RWM", "GMM", "RBF", "LAP")} for i in range(10)}
+    holds, _, summary = claims.decide(level, ties)
+    assert holds is True and "equal ranks not rejected at α = 0.1, so no pair differs" in summary
 
 
 def test_the_report_opens_with_the_claims_decided_on_its_cells(tmp_path, no_figures):
@@ -530,17 +581,20 @@ def test_the_report_opens_with_the_claims_decided_on_its_cells(tmp_path, no_figu
     text = md.read_text()
     assert text.index("### Claims") < text.index("### Table 2")
     found = {r["claim"]: r for r in json.loads(js.read_text())["runs"][0]["claims"]}
-    first = found["With 4 labeled points per class, RWM has the best average rank of the four kernels"]
-    # ranks: Australian RWM/GMM 1.5, Heart 4, Pima 4, Ripley 3 -> RWM 3.125, the worst
-    assert first["status"] == "not reproduced" and first["paper_on_these_rows"] == "holds"
-    assert first["summary"] == "average ranks over 4 rows: RWM 3.12, GMM 1.75, RBF 1.75, LAP 3.38"
+    first = found[_rank_claim("2").text]
+    # ranks: Australian RWM/GMM 1.5, Heart 4, Pima 4, Ripley 3 -> RWM 3.125, the worst;
+    # χ²_F = 12·4/20 · (3.125² + 1.75² + 1.75² + 3.375² − 25) = 5.475, p = 0.140
+    assert first["status"] == "not reproduced"
+    assert first["summary"].startswith(
+        "average ranks over 4 rows (1 = best; values equal at the paper's precision share their mean rank): "
+        "RWM 3.12, GMM 1.75, RBF 1.75, LAP 3.38; Friedman χ²_F = 5.47 (3 degrees of freedom), p = 0.140, equal ranks "
+        "not rejected at α = 0.01, so no pair differs")
     assert "Pima: RWM 0.639, GMM 0.647, RBF 0.651, LAP 0.647" in first["cells"]
-    # the paper's own values on these four rows do not order the kernels RWM, GMM, RBF, LAP either
-    order = next(r for r in found.values() if r["claim"].startswith("With 4 labeled points per class, the average"))
-    assert order["paper_on_these_rows"] == "does not hold"
+    # the paper's own values on these four rows cannot pass a rank test at α = 0.01 either
+    assert first["paper_on_these_rows"] == "does not hold"
     assert {r["status"] for t, r in found.items() if r["table"] in ("3", "4")} == {"not testable here"}
-    assert "- **not reproduced** (Table 2): With 4 labeled points per class, RWM has the best average rank of the " \
-           "four kernels. Average ranks over 4 rows: RWM 3.12" in text
+    assert ("- **not reproduced** (Table 2): With 4 labeled points per class, RWM ranks significantly better than "
+            "GMM, RBF and LAP") in text
 
 
 # ----------------------------------------------------------------------------- rows with classes too small
