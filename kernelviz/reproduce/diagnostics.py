@@ -97,8 +97,9 @@ def _majority_level(m, measurements):
         return None
     relation = ("=" if f"{m.mean:.3f}" == f"{majority:.3f}" else
                 "below" if m.mean < majority else f"{m.mean - majority:.3f} above")
-    return {"text": f"majority-level: mean {m.mean:.3f} {relation} majority rate {majority:.3f} of the test parts "
-                    f"(one test error: {one_test_error(m.parts):.4f})",
+    return {"text": f"majority-level: mean {m.mean:.3f} {relation} majority rate {majority:.3f} of the test parts, "
+                    f"within the margin {margin:.4f} (one test error, {one_test_error(m.parts):.4f}, or "
+                    f"{MAJORITY_TOLERANCE:g}, whichever is larger)",
             "mean": m.mean, "majority": majority, "margin": margin}
 
 

@@ -71,7 +71,19 @@ ALWAYS_SHOWN = {"categorical as continuous", "unit scale, points as clusters", "
 DIRECTIONS = {"below the paper": -1, "above the paper": +1}
 
 
-def _evidence(m, cell, checks):
+def _same_experiment(m, measurements):
+    """The cell of an earlier table that ``m`` repeats: same row, column and variant, the same labeled
+    points per fold and the very same values (RWM's Table 3 on Iris: 10 % of |L| is 12, no more than
+    Table 2's 4 per class), or None."""
+    here = _labeled_here(m)
+    if not here:
+        return None
+    return next((o for o in measurements if o.table < m.table and (o.row, o.model, o.variant, o.metric)
+                 == (m.row, m.model, m.variant, m.metric) and _labeled_here(o) == here and o.values == m.values),
+                None)
+
+
+def _evidence(m, cell, checks, measurements):
     """The sentences beside one compared cell: ``{"check", "text", "explains"}`` each, where
     ``explains`` is the direction of the gap the sentence accounts for (-1 below the paper,
     +1 above, 0 none)."""
@@ -103,6 +115,14 @@ def _evidence(m, cell, checks):
                 text += " " + closing[0]
                 explains = closing[1]
             found.append({"check": f"check: {name}", "text": text, "explains": explains})
+    twin = _same_experiment(m, measurements)
+    if twin is not None:
+        found.append({"check": "same experiment", "explains": 0, "text": (
+            f"The same experiment as Table {twin.table}'s cell: the same {_labeled_here(m)[0]} labeled points per "
+            f"fold, so the same values (the paper's protocol gives no more here).")})
+    for note in m.notes:  # the runner's own record of what it did on this cell (labeled points, choices)
+        text = _note_text(m, note)
+        found.append({"check": "protocol note", "text": text[:1].upper() + text[1:] + ".", "explains": 0})
     if m.capped_share:
         # the verdict's own rule, said beside it
         standing = (": not trustworthy" if too_capped(m.capped_share)
@@ -160,6 +180,36 @@ def _scale_pushed(m, checks):
     return f" (at CkRBF's unit scale: {percent(check.capped_share)})."
 
 
+#: How RWM's runner notes the labeled points of each outer fold (papers/rwm.py).
+LABELED_NOTE = "labeled points per fold: "
+
+
+def _labeled_here(m):
+    """The labeled points of each fold, as the runner noted them; None where it noted none."""
+    for note in m.notes:
+        if note.startswith(LABELED_NOTE):
+            return [int(v) for v in note[len(LABELED_NOTE):].split(", ")]
+    return None
+
+
+def _note_text(m, note):
+    """A runner's note as the report prints it: the labeled points beside the paper's printed count."""
+    theirs = _published.LABELED.get((m.paper, m.table, m.row))
+    if theirs is None or not note.startswith(LABELED_NOTE):
+        return note
+    return f"{note} (the paper's table: {theirs})"
+
+
+def _labeled_difference(m):
+    """How the labeled points per fold differ from the paper's printed count by more than its
+    rounding (one point: 10 % of 553 is 55 here, 56 in the paper), or ''."""
+    theirs, here = _published.LABELED.get((m.paper, m.table, m.row)), _labeled_here(m)
+    if theirs is None or not here or max(abs(h - theirs) for h in here) <= 1:
+        return ""
+    return (f"the paper labels {theirs} points per training part, this run "
+            f"{', '.join(str(v) for v in sorted(set(here)))}")
+
+
 def _paper_scale(m):
     """CkRBF columns of the CkRBF paper (any partition) use the paper's normaliser."""
     return m.paper == "ckrbf" and m.model.startswith(("C", "GMM", "DPGMM"))
@@ -170,6 +220,7 @@ def compare(result):
     kernelviz, with the cell's ``diagnostics``, ``verdict``, ``gap``, ``evidence`` and ``why``
     (the evidence's sentences joined)."""
     index = {v.key(): v for v in _published.published(result.paper)}
+    other = _not_papers(result)
     checks = {}
     for m in result.measurements:
         if m.variant:
@@ -190,8 +241,14 @@ def compare(result):
             rows.append(cell)
             continue
         cell["verdict"], cell["gap"] = verdict(m.mean, m.sd, cell["paper_value"], value.sd, m.metric)
-        cell["verdict"] = blocking_verdict(cell["diagnostics"]) or cell["verdict"]
-        cell["evidence"] = _evidence(m, cell, checks)
+        blocked = blocking_verdict(cell["diagnostics"])
+        if not blocked and (m.table, m.row) in other:  # a number of another experiment agrees with nothing
+            cell["verdict"] = f"other experiment ({cell['verdict']})"
+        cell["verdict"] = blocked or cell["verdict"]
+        cell["evidence"] = _evidence(m, cell, checks, result.measurements)
+        if (m.table, m.row) in other:
+            cell["evidence"].insert(0, {"check": "other experiment", "explains": 0, "text": (
+                f"Not the paper's experiment: {other[m.table, m.row]}; this row decides no claim.")})
         cell["why"] = " ".join(e["text"] for e in cell["evidence"])
         rows.append(cell)
     return rows
@@ -421,15 +478,20 @@ def _against_paper_line(result, table_id, rows):
 
 
 def _not_papers(result):
-    """(table, row) -> how the row's data differ from the paper's, for the rows whose data are
-    another experiment (differences the paper misprinted left aside): they decide no claim."""
+    """(table, row) -> how the row's data (or labeled points) differ from the paper's, for the rows
+    that are another experiment (differences the paper misprinted left aside): they decide no claim."""
     found = {}
+    for m in result.measurements:
+        difference = "" if m.variant else _labeled_difference(m)
+        if difference:
+            found[m.table, m.row] = difference
     for (table_id, row), info in result.data.items():
         facts = _published.data_facts(result.paper, row)
         if facts is not None and info and "classes" in info:
             deciding = facts.deciding(info["points"], info["features"], info["classes"])
             if deciding:
-                found[table_id, row] = ", ".join(deciding)
+                found[table_id, row] = ", ".join(deciding + ([found[table_id, row]] if (table_id, row) in found
+                                                             else []))
     return found
 
 
