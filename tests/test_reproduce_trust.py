@@ -230,8 +230,14 @@ def test_grid_edge_needs_a_grid_with_an_inside_and_more_than_half_the_partitions
 
     three = {"C": [0.01, 1.0, 100.0]}
     flagged = diagnostics.diagnose(_m("KSVM", [0.8] * 5, parts=parts([100, 100, 0.01, 1, 1]), grid=three))
+    # these parts record no plateau: the flag says an edge may be a tie-break (RWM's, CKSVMNDA's runners)
     assert flagged == [{"name": "grid-edge", "parameter": "C", "parts": 3, "of": 5,
-                        "text": "grid-edge: C at its grid's edge (0.01 or 100) for 3 of 5 values (100 ×2, 0.01 ×1)"}]
+                        "text": "grid-edge: C at its grid's edge (0.01 or 100) for 3 of 5 values (100 ×2, 0.01 ×1); "
+                                "ties with other candidates were not recorded, and this runner breaks them toward "
+                                "the first in grid order (the smallest values): an edge may be a tie-break"}]
+    recorded = [{**p, "plateau": [{"C": p["chosen"]["C"]}]} for p in parts([100, 100, 0.01, 1, 1])]
+    (edge,) = diagnostics.diagnose(_m("KSVM", [0.8] * 5, parts=recorded, grid=three))
+    assert edge["text"] == "grid-edge: C at its grid's edge (0.01 or 100) for 3 of 5 values (100 ×2, 0.01 ×1)"
     assert diagnostics.diagnose(_m("KSVM", [0.8] * 5, parts=parts([100, 100, 1, 1, 1]), grid=three)) == []
     assert diagnostics.diagnose(_m("KSVM", [0.8] * 5, parts=parts([10] * 5), grid={"C": [1.0, 10.0]})) == []
 

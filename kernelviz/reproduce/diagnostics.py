@@ -31,8 +31,10 @@ DIAGNOSTICS = {
                       "parts' majority rate (what predicting the largest class scores), or below it: the cell "
                       "shows no learning beyond the class balance",
     "grid-edge": "a chosen parameter sits at its grid's edge for more than half the cell's values (partitions, "
-                 "folds or repetitions), and no cell inside the grid ties with it: the best value may lie "
-                 "outside the grid",
+                 "folds or repetitions): the best value may lie outside the grid. Where the runner recorded the "
+                 "cells tied with the best (CkRBF's), a corner that ties with an interior cell is not counted; "
+                 "where it did not, the flag says so, since those runners break ties toward the first candidate "
+                 "in grid order (the smallest values) and an edge may then be a tie-break",
     "tied-best": "the best score is reached by several grid cells (a plateau); the value is read at the tied "
                  "cell nearest the plateau's centre in log-grid steps, a rule that favours no corner",
     "capped": "libsvm fits stopped at the iteration cap: their solutions are not the optimum (10 % or more of "
@@ -122,8 +124,12 @@ def _grid_edge(m, measurements):
                  and all(at_edge(t[name]) for t in p.get("plateau", ()) if name in t)]
         if len(edges) > len(chosen) / 2:
             counts = ", ".join(f"{v:g} ×{edges.count(v)}" for v in dict.fromkeys(edges))
+            unrecorded = not any("plateau" in p for p in m.parts)
             found.append({"text": f"grid-edge: {name} at its grid's edge ({grid[0]:g} or {grid[-1]:g}) for "
-                                  f"{len(edges)} of {len(chosen)} values ({counts})",
+                                  f"{len(edges)} of {len(chosen)} values ({counts})"
+                                  + ("; ties with other candidates were not recorded, and this runner breaks them "
+                                     "toward the first in grid order (the smallest values): an edge may be a "
+                                     "tie-break" if unrecorded else ""),
                           "parameter": name, "parts": len(edges), "of": len(chosen)})
     return found
 
