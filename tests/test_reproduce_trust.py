@@ -594,6 +594,10 @@ def test_the_report_opens_with_the_claims_decided_on_its_cells(tmp_path, no_figu
     md, js = report.write_report(RunResult("rwm", Settings(), measured, {}, [], 1.0), tmp_path)
     text = md.read_text()
     assert text.index("### Claims") < text.index("### Table 2")
+    # the verdict words are defined where they are first read, with this report's tolerances
+    assert "*Verdicts:* **matches** when |kernelviz − paper| is at most the metric's tolerance (accuracy 0.01); " \
+           "**within x** when the gap x is larger but at most twice the combined spread" in text
+    assert text.index("*Verdicts:*") < text.index("### Table 2")
     found = {r["claim"]: r for r in json.loads(js.read_text())["runs"][0]["claims"]}
     first = found[_rank_claim("2").text]
     # ranks: Australian RWM/GMM 1.5, Heart 4, Pima 4, Ripley 3 -> RWM 3.125, the worst;

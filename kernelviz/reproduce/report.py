@@ -495,6 +495,19 @@ def _not_papers(result):
     return found
 
 
+def _verdict_legend(cells):
+    """What each verdict word of this report means, with the tolerances of the metrics it compares."""
+    metrics = sorted({c["metric"] for c in cells if c["metric"] in TOLERANCE})
+    return ("*Verdicts:* **matches** when |kernelviz − paper| is at most the metric's tolerance ("
+            + ", ".join(f"{m} {TOLERANCE[m]:.3g}" for m in metrics)
+            + "); **within x** when the gap x is larger but at most twice the combined spread, "
+              "2·√(sd_paper² + sd_ours²), each the sd over partitions or folds where the paper prints one: a gap "
+              "the spreads cannot tell from none, not a match; **differs by x** otherwise. A cell whose number is "
+              "not the model's (a blocking diagnostic below), at the majority rate, or with too many capped fits "
+              "gets that verdict instead, however close it lies; **other experiment (…)** marks a row run on "
+              "other data or other labeled points than the paper's, which decides no claim.")
+
+
 def _claim_lines(records):
     lines = ["### Claims", ""]
     for r in records:
@@ -571,6 +584,7 @@ def write_report(results, out):
         if result.interrupted:
             lines += _interrupted_lines(result)
         lines += _claim_lines(claims)
+        lines += [_verdict_legend(cells), ""]
         seen = {d["name"] for c in cells for d in c["diagnostics"]}
         if seen:
             lines += ["*Diagnostics in this report:* " + "; ".join(
