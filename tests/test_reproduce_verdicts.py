@@ -257,7 +257,7 @@ def test_a_row_that_labels_other_numbers_than_the_papers_table_is_another_experi
     assert "same experiment" not in australian["why"]
     md, js = report.write_report(RunResult("rwm", Settings(), measured, {}, [], 1.0), tmp_path)
     decided = [c for c in json.loads(js.read_text())["runs"][0]["claims"] if c["table"] == "3"]
-    assert decided and all(c["excluded"] == ["Vowel (its data are not the paper's: the paper labels 80 points per "
+    assert decided and all(c["excluded"] == ["Vowel (not the paper's experiment: the paper labels 80 points per "
                                              "training part, this run 44)"] for c in decided)
     assert all(not line.startswith("Vowel") for c in decided for line in c["cells"])
 

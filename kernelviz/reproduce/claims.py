@@ -374,7 +374,7 @@ def evaluate(paper, cells, not_papers=None):
         holds, lines, summary = decide(claim, table)
         record = {"claim": claim.text, "table": claim.table, "cells": lines, "summary": summary,
                   "flagged": [], "paper_on_these_rows": None,
-                  "excluded": [f"{row} (its data are not the paper's: {why})" for row, why in excluded.items()
+                  "excluded": [f"{row} ({why})" for row, why in excluded.items()
                                if all(any(c["row"] == row and c["model"] == m for c in protocol)
                                       for m in claim.columns)]}
         if holds is None:

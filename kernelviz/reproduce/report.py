@@ -248,7 +248,7 @@ def compare(result):
         cell["evidence"] = _evidence(m, cell, checks, result.measurements)
         if (m.table, m.row) in other:
             cell["evidence"].insert(0, {"check": "other experiment", "explains": 0, "text": (
-                f"Not the paper's experiment: {other[m.table, m.row]}; this row decides no claim.")})
+                f"{other[m.table, m.row][:1].upper()}{other[m.table, m.row][1:]}; this row decides no claim.")})
         cell["why"] = " ".join(e["text"] for e in cell["evidence"])
         rows.append(cell)
     return rows
@@ -484,14 +484,14 @@ def _not_papers(result):
     for m in result.measurements:
         difference = "" if m.variant else _labeled_difference(m)
         if difference:
-            found[m.table, m.row] = difference
+            found[m.table, m.row] = f"not the paper's experiment: {difference}"
     for (table_id, row), info in result.data.items():
         facts = _published.data_facts(result.paper, row)
         if facts is not None and info and "classes" in info:
             deciding = facts.deciding(info["points"], info["features"], info["classes"])
             if deciding:
-                found[table_id, row] = ", ".join(deciding + ([found[table_id, row]] if (table_id, row) in found
-                                                             else []))
+                found[table_id, row] = f"its data are not the paper's: {', '.join(deciding)}" + (
+                    f"; {found[table_id, row]}" if (table_id, row) in found else "")
     return found
 
 
