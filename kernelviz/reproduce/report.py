@@ -9,7 +9,10 @@ whose number is not the model's (a blocking diagnostic: it predicts one class, i
 continuous attributes, or gives another column's very values;
 :mod:`kernelviz.reproduce.diagnostics`) gets a verdict that says so instead, however close it
 lies to the paper. Cells where libsvm fits stopped at the iteration cap are marked with the
-share of capped fits: their numbers are not trustworthy.
+share of capped fits: their numbers are not trustworthy. A row that is not the paper's
+experiment (its data differ from what the paper states, or it labels other numbers of points
+than the paper's table prints) reads *other experiment (…)* and decides no claim. The report
+says all this in words before its tables (:func:`_verdict_legend`).
 
 The "why" beside a cell holds evidence only: each sentence names a check whose numbers it
 prints (a diagnostic, a check experiment of the run, the capped share, a transcription note on
