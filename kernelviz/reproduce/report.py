@@ -203,11 +203,18 @@ def _note_text(m, note):
     return f"{note} (the paper's table: {theirs})"
 
 
+#: How far a run's labeled points per fold may lie from the paper's printed count and still be the
+#: paper's experiment: rounding and the folds' sizes move it by a point or two (10 % of 553 is 55 here,
+#: 56 in the paper; Ecoli's training parts hold 268 or 269 of 336 points, the paper prints 270).
+LABELED_SLACK = (1, 0.02)  # points, share of the paper's count: whichever is larger
+
+
 def _labeled_difference(m):
-    """How the labeled points per fold differ from the paper's printed count by more than its
-    rounding (one point: 10 % of 553 is 55 here, 56 in the paper), or ''."""
+    """How the labeled points per fold differ from the paper's printed count by more than
+    :data:`LABELED_SLACK`, or ''."""
     theirs, here = _published.LABELED.get((m.paper, m.table, m.row)), _labeled_here(m)
-    if theirs is None or not here or max(abs(h - theirs) for h in here) <= 1:
+    if theirs is None or not here or max(abs(h - theirs) for h in here) <= max(LABELED_SLACK[0],
+                                                                               LABELED_SLACK[1] * theirs):
         return ""
     return (f"the paper labels {theirs} points per training part, this run "
             f"{', '.join(str(v) for v in sorted(set(here)))}")
