@@ -207,6 +207,26 @@ def test_better_than_needs_a_one_sided_paired_test_at_the_papers_precision():
     assert claims.paired_p(tiny_lead, base, "greater") == 0.0  # no spread: decided outright
 
 
+def test_the_cksvmnda_papers_confidences_are_a_paired_t_test_over_its_data_sets():
+    """CKSVMNDA's Table 1 ends with "confidence" 99.8, 97.6 and 99.9 % for KSVM, KNDA and KFD: 100 · (1 − p)
+    of a two-sided paired t-test of its 11 data sets' accuracies (scipy gives 99.84, 97.59, 99.88). The
+    claim is decided by that test on the rows run; the paper's own values bear it out."""
+    claim = next(c for c in published.CLAIMS if c.paper == "cksvmnda" and c.test == "paired over rows")
+    table = claims._published_table(claim, {v.row for v in published.published("cksvmnda", "1")})
+    assert len(table) == 11
+    holds, _, summary = claims.decide(claim, table)
+    assert holds is True
+    for column, confidence in (("KSVM", 99.8), ("KNDA", 97.6), ("KFD", 99.9)):
+        means = [[cells[c].mean for c in ("CKSVMNDA", column)] for cells in table.values()]
+        p = stats.ttest_rel(*zip(*means)).pvalue
+        assert round(100 * (1 - p), 1) == confidence
+        assert f"{column}: mean difference " in summary and f"confidence {100 * (1 - p):.1f} %" in summary
+    # a subject that is level on average is not significantly better, whatever its spread
+    level = {row: {c: claims.Cell(0.8 + (0.01 if (i % 2) == (c == "CKSVMNDA") else 0)) for c in claim.columns}
+             for i, row in enumerate("abcdef")}
+    assert claims.decide(claim, level)[0] is False
+
+
 def test_a_row_on_other_data_than_the_papers_decides_no_claim(tmp_path):
     """CKSVMNDA's Breast-Cancer runs the Wisconsin set (683 × 10); the paper's is Ljubljana (277 × 9)."""
     measured = []
@@ -220,7 +240,7 @@ def test_a_row_on_other_data_than_the_papers_decides_no_claim(tmp_path):
                              "source": "bundled"}}
     result = RunResult("cksvmnda", Settings(), measured, {}, [], 1.0, data=data)
     md, js = report.write_report(result, tmp_path)
-    (claim,) = json.loads(js.read_text())["runs"][0]["claims"]
+    claim, *_ = json.loads(js.read_text())["runs"][0]["claims"]
     assert all(not line.startswith("Breast-Cancer") for line in claim["cells"])
     assert claim["excluded"] and claim["excluded"][0].startswith("Breast-Cancer (its data are not the paper's: "
                                                                  "683 points here, 277 in the paper's source")

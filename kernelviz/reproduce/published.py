@@ -665,4 +665,7 @@ CLAIMS = (
     )),
     Claim("cksvmnda", "1", "CKSVMNDA is more accurate than KSVM, KNDA and KFD on almost all data sets", "beats",
           ("CKSVMNDA", "KSVM", "KNDA", "KFD"), need="almost all"),
+    Claim("cksvmnda", "1", "CKSVMNDA's improvement over each of KSVM, KNDA and KFD is significant by a paired t-test "
+          "over the data sets (the paper's confidence 100·(1 − p): 99.8, 97.6 and 99.9 %)", "paired over rows",
+          ("CKSVMNDA", "KSVM", "KNDA", "KFD")),
 )
