@@ -552,7 +552,8 @@ _CKSVMNDA_NOTE = ("not printed in the paper: the sizes of Rätsch's benchmark se
 _RWM_MISPRINTS = {
     "Satimage": ("n = 6345, d = 5 and the class shares are misprints: the Statlog Landsat set has 4435 + 2000 = "
                  "6435 points with 36 attributes, and the paper's own Tables 3 and 4 label 515 and 5147 points, "
-                 "10 % and 80 % of 6435 (of 6345 they would be 508 and 5076); five of the six printed shares are "
+                 "10 % of and all of a training part of 80 % of 6435 (of 6345 they would be 508 and 5076); five of "
+                 "the six printed shares are "
                  "the Statlog counts (1533, 1508, 1358, 707, 703, 626) divided by the misprinted 6345 to within "
                  "0.2, and the third (20.3) fits neither n", ("points", "features", "classes")),
     "Glass": ("the printed shares are 7 for 6 classes and do not match the UCI counts (70, 76, 17, 13, 9, 29 of "
