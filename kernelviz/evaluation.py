@@ -57,6 +57,7 @@ __all__ = [
     "GridResult",
     "GridTask",
     "KeerthiLinPath",
+    "best_cell",
     "check_grid_inputs",
     "fit_kernel",
     "grid_search",
@@ -65,7 +66,6 @@ __all__ = [
     "pf_curve",
     "semi_supervised_grid",
     "semi_supervised_splits",
-    "select_cell",
     "validation_ratings",
 ]
 
@@ -1078,8 +1078,8 @@ def semi_supervised_splits(X, y, protocol="dense", cv=5, random_state=0):
 
 #: How :func:`semi_supervised_grid` chooses (C, γ) per outer fold, on training data only.
 SELECTION_RULE = ("inner stratified CV over the labeled points; each (C, γ) rated by its accuracy on the validation "
-                  "fold together with the training part's hidden-label points (the RWM paper's rule); ties go to "
-                  "the first cell, γ by γ")
+                  "fold together with the training part's hidden-label points (the RWM paper's rule); of tied "
+                  "cells, the one nearest the centre of their plateau")
 
 
 def validation_ratings(kernel, X, y, labeled, hidden, Cs, gammas, inner_cv=4, random_state=0, n_jobs=1,
@@ -1138,10 +1138,22 @@ def validation_ratings(kernel, X, y, labeled, hidden, Cs, gammas, inner_cv=4, ra
     return measured.fold_scores.mean(axis=-1), int(measured.capped.sum()), int(measured.capped.size)
 
 
-def select_cell(ratings):
-    """(i_C, i_gamma) of the best rating; ties go to the first cell, γ by γ, then by C."""
-    j, i = np.unravel_index(int(np.argmax(np.asarray(ratings).T)), np.shape(ratings)[::-1])
-    return int(i), int(j)
+def best_cell(scores):
+    """``(chosen, tied)`` of a grid of scores (one axis per parameter, each axis in its grid's
+    order): the indices of every cell tied with the best score (a plateau), and the one a
+    selection reads: the tied cell nearest the plateau's centre (the mean of its indices, i.e. in
+    grid steps, log steps on a log grid), ties going to the smaller index on the first axis, then
+    on the next. NaN cells (no candidate there) never tie.
+
+    Why not the first best cell: accuracies on a few hundred points tie often, and the first in
+    grid order is a corner of any plateau that reaches one; it reads the smallest C and γ, and a
+    grid-edge flag then blames the grid for a tie (heart's RBF ties at (10, 0.01) and (10⁴, 10⁻⁵)).
+    """
+    scores = np.asarray(scores, dtype=float)
+    tied = np.argwhere(np.isclose(scores, np.nanmax(scores), rtol=0, atol=1e-12))
+    distance = ((tied - tied.mean(axis=0)) ** 2).sum(axis=1)
+    order = np.lexsort(tuple(tied[:, k] for k in range(tied.shape[1] - 1, -1, -1)) + (np.round(distance, 9),))
+    return tuple(int(v) for v in tied[order[0]]), [tuple(int(v) for v in t) for t in tied]
 
 
 def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, random_state=0, n_jobs=1, progress=None,
@@ -1223,8 +1235,9 @@ def semi_supervised_grid(kernel, X, y, Cs, gammas, protocol="dense", cv=5, rando
         tasks += [GridTask(task.gamma_index, fold, task.C_indices, task.seconds) for task in measured.tasks]
         ratings, capped_ratings, n_ratings = validation_ratings(fold_kernel, X, y, labeled, hidden, Cs, gammas,
                                                                 inner_cv, random_state, n_jobs, max_iter)
-        i, j = select_cell(ratings)
+        (i, j), tied = best_cell(ratings)
         chosen.append({"C": float(Cs[i]), "gamma": float(gammas[j]), "rating": float(ratings[i, j]),
+                       "tied": [{"C": float(Cs[a]), "gamma": float(gammas[b])} for a, b in tied],
                        "test_score": float(fold_scores[i, j, fold]), "capped_rating_fits": capped_ratings,
                        "rating_fits": n_ratings})
     selection = {"rule": SELECTION_RULE, "folds": chosen,

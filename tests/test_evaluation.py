@@ -15,6 +15,8 @@ from sklearn.svm import SVC
 import kernelviz as kv
 from kernelviz import evaluation
 
+from _plateau import centre_of_plateau
+
 pytestmark = pytest.mark.unit
 
 CS = [0.1, 1.0, 10.0]
@@ -490,10 +492,11 @@ def test_semi_supervised_default_fits_on_training_part_only(moons):
 
 
 def independent_selection(X, y, labeled, hidden, Cs, gammas, inner, kernel):
-    """The RWM paper's rule written out: inner CV on the labeled points, rated on validation + hidden."""
+    """The RWM paper's rule written out: inner CV on the labeled points, rated on validation + hidden;
+    of tied candidates, the one nearest their plateau's centre (tests/_plateau.py)."""
     splits = list(StratifiedKFold(n_splits=inner, shuffle=True, random_state=0).split(np.zeros(len(labeled)),
                                                                                      y[labeled]))
-    best = None
+    rated = {}
     for j, gamma in enumerate(gammas):
         kernel.set_params(gamma=gamma)
         for i, C in enumerate(Cs):
@@ -502,9 +505,9 @@ def independent_selection(X, y, labeled, hidden, Cs, gammas, inner, kernel):
                 rows = np.concatenate((labeled[va], hidden))
                 svc = SVC(kernel="precomputed", C=C).fit(kernel(X[labeled[tr]]), y[labeled[tr]])
                 ratings.append(np.mean(svc.predict(kernel(X[rows], X[labeled[tr]])) == y[rows]))
-            if best is None or np.mean(ratings) > best[0]:
-                best = (np.mean(ratings), i, j)
-    return best
+            rated[i, j] = np.mean(ratings)
+    i, j = centre_of_plateau(rated)
+    return rated[i, j], i, j
 
 
 def test_semi_supervised_selection_uses_training_data_only(moons):

@@ -21,6 +21,8 @@ from kernelviz.reproduce.driver import run
 from kernelviz.reproduce.papers import rwm
 from kernelviz.reproduce.runner import Measurement, RunResult, Settings, part
 
+from _plateau import centre_of_plateau
+
 pytestmark = pytest.mark.unit
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
@@ -69,13 +71,20 @@ def test_selection_cells_record_each_partitions_predictions_sizes_and_choice(tmp
     splits = StratifiedShuffleSplit(n_splits=2, train_size=48, random_state=0).split(X, y)
     for record, (train, test) in zip(ksvm.parts, splits):
         Xs = kv.data.scale(X, "zscore", fit_on=X[train])
-        search = GridSearchCV(SVC(), {"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0]},
-                              cv=StratifiedKFold(n_splits=2, shuffle=True, random_state=0)).fit(Xs[train], y[train])
-        labels, counts = np.unique(search.predict(Xs[test]), return_counts=True)
+        grid = {"C": [1.0, 10.0], "gamma": [0.01, 0.1, 1.0]}
+        search = GridSearchCV(SVC(), grid, cv=StratifiedKFold(n_splits=2, shuffle=True, random_state=0),
+                              refit=False).fit(Xs[train], y[train])
+        scores = {(grid["C"].index(p["C"]), grid["gamma"].index(p["gamma"])): s
+                  for p, s in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"])}
+        i, j = centre_of_plateau(scores)
+        chosen = {"C": grid["C"][i], "gamma": grid["gamma"][j]}
+        labels, counts = np.unique(SVC(**chosen).fit(Xs[train], y[train]).predict(Xs[test]), return_counts=True)
         assert record["predicted"] == {f"{label:g}": int(c) for label, c in zip(labels, counts)}
         assert record["train"] == [48] and record["test"] == [32]
         assert record["majority"] == pytest.approx(_majority(y[test]))
-        assert record["chosen"] == pytest.approx(search.best_params_)
+        assert record["chosen"] == pytest.approx(chosen)
+        best = max(scores.values())
+        assert len(record.get("plateau", [])) == sum(abs(s - best) <= 1e-12 for s in scores.values())
 
 
 def test_rwm_cells_record_predictions_and_the_choice_of_every_fold(tmp_path):
@@ -230,11 +239,12 @@ def test_grid_edge_needs_a_grid_with_an_inside_and_more_than_half_the_partitions
 
     three = {"C": [0.01, 1.0, 100.0]}
     flagged = diagnostics.diagnose(_m("KSVM", [0.8] * 5, parts=parts([100, 100, 0.01, 1, 1]), grid=three))
-    # these parts record no plateau: the flag says an edge may be a tie-break (RWM's, CKSVMNDA's runners)
+    # these parts record no plateau (cells of earlier code): the flag says an edge may be a tie-break
     assert flagged == [{"name": "grid-edge", "parameter": "C", "parts": 3, "of": 5,
                         "text": "grid-edge: C at its grid's edge (0.01 or 100) for 3 of 5 values (100 ×2, 0.01 ×1); "
-                                "ties with other candidates were not recorded, and this runner breaks them toward "
-                                "the first in grid order (the smallest values): an edge may be a tie-break"}]
+                                "ties with other candidates were not recorded, and the code that computed these cells "
+                                "broke them toward the first in grid order (the smallest values): an edge may be a "
+                                "tie-break"}]
     recorded = [{**p, "plateau": [{"C": p["chosen"]["C"]}]} for p in parts([100, 100, 0.01, 1, 1])]
     (edge,) = diagnostics.diagnose(_m("KSVM", [0.8] * 5, parts=recorded, grid=three))
     assert edge["text"] == "grid-edge: C at its grid's edge (0.01 or 100) for 3 of 5 values (100 ×2, 0.01 ×1)"

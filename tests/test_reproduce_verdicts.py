@@ -119,14 +119,12 @@ def test_a_plateau_is_read_at_its_centre_and_a_tied_interior_cell_is_no_grid_edg
     """heart's RBF tied at (10, 0.01) and (10⁴, 10⁻⁵): the old rule read the corner and flagged it."""
     scores = np.full((4, 5), 0.80)
     scores[0, 0] = scores[1, 2] = scores[2, 2] = scores[3, 3] = 0.84  # a corner and three inside cells
-    chosen, tied = ckrbf.plateau(scores)
+    chosen, tied = kv.evaluation.best_cell(scores)
     assert sorted(tied) == [(0, 0), (1, 2), (2, 2), (3, 3)]
     centre = np.mean(tied, axis=0)
     assert chosen == min(tied, key=lambda t: (np.sum((np.array(t) - centre) ** 2), t))
     assert chosen == (1, 2)  # (1, 2) and (2, 2) lie equally near the centre: the smaller C
-    from kernelviz import evaluation
-
-    assert evaluation.select_cell(scores) == (0, 0)  # what the tables read before
+    assert np.unravel_index(np.argmax(scores), scores.shape) == (0, 0)  # what the first best cell reads
     grid = {"C": [0.01, 1.0, 100.0, 1e4], "gamma": [1e-5, 1e-3, 0.01, 1.0, 100.0]}
     corner = part([243] * 10, [np.array([1.0] * 15 + [-1.0] * 12)] * 10, chosen={"C": 0.01, "gamma": 1e-5})
     corner["plateau"] = [{"C": 0.01, "gamma": 1e-5}, {"C": 1.0, "gamma": 0.01}]
@@ -143,6 +141,69 @@ def _check_pair(ours, check, model="C2RBF"):  # the paper's Table 4 heart C2RBF:
     main = _m(model, [ours], paper="ckrbf", table="4", row="heart")
     unit = _m(model, [check], paper="ckrbf", table="4", row="heart", variant="unit scale")
     return RunResult("ckrbf", Settings(), [main, unit], {}, [], 1.0)
+
+
+def test_the_plateau_rule_holds_in_any_number_of_axes_and_never_reads_a_missing_candidate():
+    scores = np.full((2, 3, 3), 0.5)
+    scores[0, 0, 0] = np.nan  # no candidate there (RWM's α = β = 0)
+    chosen, tied = kv.evaluation.best_cell(scores)
+    assert len(tied) == 17 and (0, 0, 0) not in tied
+    assert chosen == (1, 1, 1)  # the centre is (9/17, 18/17, 18/17): 8 of the tied cells have index 0 first, 9 have 1
+    scores[1, 2, 2] = 0.9
+    assert kv.evaluation.best_cell(scores) == ((1, 2, 2), [(1, 2, 2)])
+
+
+def _constant_ratings(kernel, X, y, labeled, hidden, Cs, gammas, *args):
+    """Every candidate rated alike: the whole grid is one plateau."""
+    return np.full((len(Cs), len(gammas)), 0.5), 0, len(Cs) * len(gammas)
+
+
+def test_rwm_reads_a_plateau_of_tied_ratings_at_its_centre_over_every_axis_and_records_it(tmp_path, monkeypatch):
+    """Before, RWM read the first tied (C, γ) γ by γ, and the first (α, β) pair, (1, 1): corners."""
+    monkeypatch.setattr(kv.evaluation, "validation_ratings", _constant_ratings)
+    result = run("rwm", tables=["4"], rows=["Pima", "Heart"], out=tmp_path, settings=tiny())
+    by = {(m.row, m.model, m.variant): m for m in result.measurements}
+    lap = by["Pima", "LAP", ""]  # C ∈ {1, 10}, γ ∈ {0.01, 0.1, 1}, ratio ∈ {1}
+    for p in lap.parts:
+        assert p["chosen"] == {"C": 1.0, "gamma": 0.1, "lap_ratio": 1.0}
+        assert len(p["plateau"]) == 6 and p["chosen"] in p["plateau"]
+    heart = by["Heart", "RWM", ""]  # and α, β ∈ {0.5, 1}: 4 pairs × 6
+    for p in heart.parts:
+        assert p["chosen"] == {"C": 1.0, "gamma": 0.1, "continuous_weight": 0.5, "categorical_weight": 0.5}
+        assert len(p["plateau"]) == 24
+    text = [d["text"] for d in diagnostics.diagnose(heart) if d["name"] == "tied-best"]
+    assert text and "reached by 24 grid cells" in text[0] and "and 18 more" in text[0]
+
+
+def test_the_partition_runners_read_a_plateau_at_its_centre_and_record_it(tmp_path, monkeypatch):
+    """CKSVMNDA's and MCPM's search: GridSearchCV's own rule read the first tied candidate."""
+    from sklearn.model_selection import GridSearchCV
+
+    def every_candidate_alike(self, X, y, **fit_params):
+        self.cv_results_ = {"params": list(ParameterGrid(self.param_grid)),
+                            "mean_test_score": np.full(len(ParameterGrid(self.param_grid)), 0.75)}
+        return self
+
+    from sklearn.model_selection import ParameterGrid
+
+    monkeypatch.setattr(GridSearchCV, "fit", every_candidate_alike)
+    settings = tiny(grids={**TINY["grids"], "C": [0.1, 1.0, 10.0], "gamma": [0.01, 0.1, 1.0]})
+    result = run("cksvmnda", tables=["1"], rows=["Heart"], out=tmp_path, settings=settings)
+    by = {(m.model, m.metric): m for m in result.measurements}
+    for p in by["KSVM", "accuracy"].parts:
+        assert p["chosen"] == {"C": 1.0, "gamma": 0.1}
+        assert len(p["plateau"]) == 9
+    for p in by["KFD", "accuracy"].parts:
+        assert p["chosen"] == {"gamma": 0.1} and len(p["plateau"]) == 3
+
+
+def test_ckrbf_tables_read_at_c_1_count_the_capped_fits_of_that_row_alone():
+    """A grid whose fits are capped at C = 100 only: Tables 4 and 5 read C = 1 and are not capped."""
+    capped = [[0, 0, 0], [0, 0, 0], [10, 10, 10]]  # C ∈ {0.01, 1, 100}, γ × 3, 10 folds
+    cells = [{"capped_fits": 30, "fits": 90, "capped": capped}]
+    assert ckrbf._capped_share(cells) == pytest.approx(1 / 3)
+    assert ckrbf._capped_share(cells, C_index=1) == 0
+    assert ckrbf._capped_share(cells, C_index=2) == 1
 
 
 def test_a_check_that_changes_nothing_names_no_mechanism():

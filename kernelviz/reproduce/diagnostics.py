@@ -31,12 +31,12 @@ DIAGNOSTICS = {
                       "parts' majority rate (what predicting the largest class scores), or below it: the cell "
                       "shows no learning beyond the class balance",
     "grid-edge": "a chosen parameter sits at its grid's edge for more than half the cell's values (partitions, "
-                 "folds or repetitions): the best value may lie outside the grid. Where the runner recorded the "
-                 "cells tied with the best (CkRBF's), a corner that ties with an interior cell is not counted; "
-                 "where it did not, the flag says so, since those runners break ties toward the first candidate "
-                 "in grid order (the smallest values) and an edge may then be a tie-break",
+                 "folds or repetitions): the best value may lie outside the grid. A corner that ties with an "
+                 "interior cell is not counted (every runner records the cells tied with the best); cells of "
+                 "earlier code that recorded none get the flag with a warning, since that code broke ties toward "
+                 "the first candidate in grid order (the smallest values) and an edge may then be a tie-break",
     "tied-best": "the best score is reached by several grid cells (a plateau); the value is read at the tied "
-                 "cell nearest the plateau's centre in log-grid steps, a rule that favours no corner",
+                 "cell nearest the plateau's centre in grid steps, a rule that favours no corner",
     "capped": "libsvm fits stopped at the iteration cap: their solutions are not the optimum (10 % or more of "
               "a cell's fits capped: its number is not trusted)",
     "continuous-unused": "α = 0 (the continuous attributes' weight) was chosen in more than half the folds: "
@@ -127,15 +127,20 @@ def _grid_edge(m, measurements):
             unrecorded = not any("plateau" in p for p in m.parts)
             found.append({"text": f"grid-edge: {name} at its grid's edge ({grid[0]:g} or {grid[-1]:g}) for "
                                   f"{len(edges)} of {len(chosen)} values ({counts})"
-                                  + ("; ties with other candidates were not recorded, and this runner breaks them "
-                                     "toward the first in grid order (the smallest values): an edge may be a "
-                                     "tie-break" if unrecorded else ""),
+                                  + ("; ties with other candidates were not recorded, and the code that computed "
+                                     "these cells broke them toward the first in grid order (the smallest values): "
+                                     "an edge may be a tie-break" if unrecorded else ""),
                           "parameter": name, "parts": len(edges), "of": len(chosen)})
     return found
 
 
+#: How many cells of a plateau the tied-best flag names (RWM's can hold hundreds of candidates).
+SHOWN_TIED = 6
+
+
 def _tied_best(m, measurements):
-    """The plateaus of tied best cells the runner recorded (CkRBF's grids), with the chosen one."""
+    """The plateaus of tied best cells the runner recorded, with the chosen one (the first
+    :data:`SHOWN_TIED` cells of a plateau are named, the rest counted)."""
     tied = [p for p in m.parts if len(p.get("plateau", ())) > 1]
     if not tied:
         return None
@@ -144,7 +149,9 @@ def _tied_best(m, measurements):
     def cell(c):
         return "(" + ", ".join(f"{k} {v:g}" for k, v in c.items()) + ")"
 
-    cells = ", ".join(cell(c) for c in shown["plateau"])
+    cells = ", ".join(cell(c) for c in shown["plateau"][:SHOWN_TIED])
+    if len(shown["plateau"]) > SHOWN_TIED:
+        cells += f" and {len(shown['plateau']) - SHOWN_TIED} more"
     return {"text": f"tied-best: the best score is reached by {len(shown['plateau'])} grid cells: {cells}; read at "
                     f"{cell(shown['chosen'])}, the tied cell nearest the plateau's centre"
                     + (f" ({len(tied)} of {len(m.parts)} values have such a plateau)" if len(m.parts) > 1 else ""),

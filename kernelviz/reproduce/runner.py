@@ -26,13 +26,15 @@ from kernelviz import _codeversion as _version
 from .store import CellKey, ResultStore
 
 __all__ = ["PaperRunners", "Settings", "Progress", "Measurement", "RunResult", "Context", "Interrupted", "require_folds",
-           "RESULT_FORMAT", "class_counts", "part"]
+           "RESULT_FORMAT", "class_counts", "part", "plain"]
 
 #: The form of what runners store per cell, part of every key (:meth:`Settings.fingerprint`).
 #: Bumped when a runner stores more: format 2 added each partition's predicted and true class
 #: counts (the diagnostics need them), so a cell stored in format 1 is computed again rather than
 #: read without them. Format 3: CkRBF's grids keep every fold's score and the predicted class counts
-#: of their best cells, and the MCPM / CKSVMNDA cells their training and test times.
+#: of their best cells, and the MCPM / CKSVMNDA cells their training and test times. Format 3 is
+#: the last: since then every key carries the code version, which any change to what a runner
+#: stores changes too (the plateaus of tied candidates, CkRBF's capped fits per grid cell).
 RESULT_FORMAT = 3
 #: The format of the cells stored before cells carried a code version (read by ``earlier_code``).
 EARLIER_FORMAT = 2
@@ -349,10 +351,10 @@ class Measurement:
                 "n": len(self.values), "values": [float(v) for v in self.values], "protocol": self.protocol,
                 "selection": self.selection, "source": self.source, "data_digest": self.data,
                 "capped_share": self.capped_share, "notes": list(self.notes), "parts": list(self.parts),
-                "grid": {name: [_plain(v) for v in values] for name, values in self.grid.items()}}
+                "grid": {name: [plain(v) for v in values] for name, values in self.grid.items()}}
 
 
-def _plain(value):
+def plain(value):
     """A grid value or a chosen one as JSON has it: an int stays an int, anything else a float."""
     return int(value) if isinstance(value, (int, np.integer)) else float(value)
 
@@ -364,7 +366,7 @@ def class_counts(labels) -> dict:
             for v, c in zip(values, counts)}
 
 
-def part(train_sizes, test_labels, predicted=None, chosen=None) -> dict:
+def part(train_sizes, test_labels, predicted=None, chosen=None, plateau=None) -> dict:
     """What a runner records beside one value of a :class:`Measurement`, for the diagnostics
     (:mod:`kernelviz.reproduce.diagnostics`) and the report's protocol of each row.
 
@@ -382,13 +384,18 @@ def part(train_sizes, test_labels, predicted=None, chosen=None) -> dict:
         runner does not see them (the grid engine keeps scores only).
     chosen : dict, optional
         The parameters selected for this value, by name as in :attr:`Measurement.grid`.
+    plateau : list of dict, optional
+        The parameters of every candidate tied with the best (``chosen`` among them), by the
+        same names; ``None`` when the runner did not record them.
     """
     record = {"train": [int(n) for n in train_sizes], "test": [int(len(t)) for t in test_labels],
               "majority": float(np.mean([max(class_counts(t).values()) / len(t) for t in test_labels]))}
     if predicted is not None:
         record["predicted"] = dict(predicted)
     if chosen:
-        record["chosen"] = {name: _plain(v) for name, v in chosen.items()}
+        record["chosen"] = {name: plain(v) for name, v in chosen.items()}
+    if plateau:
+        record["plateau"] = [{name: plain(v) for name, v in cell.items()} for cell in plateau]
     return record
 
 

@@ -11,7 +11,8 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold, StratifiedShuffleSplit
 
 from ... import data as _data
-from ..runner import Measurement, class_counts, part, require_folds
+from ... import evaluation as _evaluation
+from ..runner import Measurement, class_counts, part, plain, require_folds
 
 
 @dataclass(frozen=True)
@@ -29,23 +30,34 @@ def partitions(y, n_train, repetitions, seed):
 
 
 def _c_fastest(grid):
-    """``grid``'s candidates with C varying fastest, and a ``refit`` that picks what GridSearchCV
-    picks over the grid itself: the best mean score, a tie going to the candidate first in
-    GridSearchCV's own order (C varies slowest there: its keys are sorted, and "C" < "eta").
+    """``grid``'s candidates with C varying fastest, and ``choose(results)``: the index (in
+    ``results``, GridSearchCV's ``cv_results_``) of the candidate read and the tied candidates'
+    parameters, by :func:`kernelviz.evaluation.best_cell` over the grid's axes (C first, then
+    the other names in sorted order; each axis in its grid's order): of the candidates with the
+    best mean score, the one nearest the centre of their plateau. GridSearchCV's own rule, the
+    first in its order, reads the smallest values of any plateau that reaches them.
 
-    The order is for speed only: the fits of one fold that differ only in C follow each other, so
-    a model that keeps its C-independent stages (CKSVMNDA: docs/MATH.md §8.8) reuses them."""
-    order = list(ParameterGrid(grid))
-    position = {repr(sorted(p.items())): i for i, p in enumerate(order)}
+    The order is for speed only (the choice does not depend on it): the fits of one fold that
+    differ only in C follow each other, so a model that keeps its C-independent stages
+    (CKSVMNDA: docs/MATH.md §8.8) reuses them."""
     names = [k for k in sorted(grid) if k != "C"] + (["C"] if "C" in grid else [])
     candidates = [dict(zip(names, values)) for values in product(*(grid[k] for k in names))]
+    axes = (["C"] if "C" in grid else []) + [k for k in sorted(grid) if k != "C"]
 
-    def refit(results):
-        scores = np.asarray(results["mean_test_score"])
-        best = np.flatnonzero(scores == np.max(scores))
-        return int(min(best, key=lambda i: position[repr(sorted(results["params"][i].items()))]))
+    def choose(results):
+        where = {tuple(_index(grid[k], params[k]) for k in axes): n for n, params in enumerate(results["params"])}
+        scores = np.full([len(grid[k]) for k in axes], np.nan)
+        for index, n in where.items():
+            scores[index] = results["mean_test_score"][n]
+        chosen, tied = _evaluation.best_cell(scores)
+        return where[chosen], [{k: plain(grid[k][i]) for k, i in zip(axes, t)} for t in tied]
 
-    return [{k: [v] for k, v in c.items()} for c in candidates], refit
+    return [{k: [v] for k, v in c.items()} for c in candidates], choose
+
+
+def _index(values, value):
+    """The position of ``value`` in a grid's ``values``."""
+    return next(i for i, v in enumerate(values) if v == value)
 
 
 def _fit_and_score(column, X, y, train, test, inner_folds, seed, n_jobs):
@@ -58,21 +70,23 @@ def _fit_and_score(column, X, y, train, test, inner_folds, seed, n_jobs):
     Model selection is not counted, as the paper's times are those of one training.
     """
     Xs = _data.scale(X, "zscore", fit_on=X[train])
-    params = {}
+    params, plateau = {}, []
     if column.grid:
-        candidates, refit = _c_fastest(column.grid)
+        candidates, choose = _c_fastest(column.grid)
         search = GridSearchCV(clone(column.estimator), candidates, error_score="raise", n_jobs=n_jobs, refit=False,
                               cv=StratifiedKFold(n_splits=inner_folds, shuffle=True, random_state=seed))
         search.fit(Xs[train], y[train])
-        params = dict(search.cv_results_["params"][refit(search.cv_results_)])
-    chosen = {k: (v.item() if hasattr(v, "item") else v) for k, v in params.items()}
+        index, plateau = choose(search.cv_results_)
+        params = dict(search.cv_results_["params"][index])
+    chosen = {k: plain(v) for k, v in params.items()}
     model = clone(column.estimator).set_params(**params)
     started = time.process_time()
     model.fit(Xs[train], y[train])
     fitted = time.process_time()
     predicted = model.predict(Xs[test])
     tested = time.process_time()
-    result = {"accuracy": float(np.mean(predicted == y[test])), "chosen": chosen, "predicted": class_counts(predicted),
+    result = {"accuracy": float(np.mean(predicted == y[test])), "chosen": chosen, "plateau": plateau,
+              "predicted": class_counts(predicted),
               "capped_fits": int(np.any(getattr(model, "max_iter_reached_", False))), "fits": 1,
               "train_seconds": fitted - started, "test_seconds": tested - fitted}
     if hasattr(model, "alpha_"):
@@ -112,7 +126,8 @@ def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_f
         # cells of earlier code (read with Settings.earlier_code) recorded no times
         timed = times and all(TIME_METRICS[0] in c for c in cells)
         metrics = ["accuracy"] + (["alpha"] if "alpha" in cells[0] else []) + (list(TIME_METRICS) if timed else [])
-        parts = [part([len(train)], [y[test]], c["predicted"], c["chosen"]) for (train, test), c in zip(splits, cells)]
+        parts = [part([len(train)], [y[test]], c["predicted"], c["chosen"], c.get("plateau"))
+                 for (train, test), c in zip(splits, cells)]
         for metric in metrics:
             out.append(Measurement(paper, table_id, row, name, metric, [c[metric] for c in cells], protocol,
                                    selection, context.source(row), capped, variant=variant, notes=list(notes),

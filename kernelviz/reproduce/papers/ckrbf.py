@@ -100,31 +100,17 @@ def _kernel_grid(context, tracker, row, X, y, column, seed, unit_scale=False):
                      for i, j in _read_cells(Cs, result.scores)}
         return {"scores": result.scores.tolist(), "fold_scores": result.fold_scores.tolist(),
                 "capped_fits": int(result.n_capped_fits), "fits": int(result.capped_folds.size),
-                "predicted": predicted}
+                "capped": result.capped_folds.sum(axis=-1).tolist(), "predicted": predicted}
 
     return tracker.cell(context.store, key, compute)
 
 
-def plateau(scores):
-    """``(chosen, tied)`` of a score array (1-D over γ, or 2-D over (C, γ)): the indices of every
-    cell tied with the best score (a plateau), and the one the tables read: the tied cell nearest
-    the plateau's centre (the mean of its indices, i.e. in log-grid steps), ties going to the smaller
-    C, then the smaller γ. The former rule, the first tied cell γ by γ, read corners of plateaus
-    that reach inside the grid (heart's RBF ties at (10, 0.01) and (10⁴, 10⁻⁵)) and flagged them
-    as grid edges."""
-    scores = np.asarray(scores, dtype=float)
-    tied = np.argwhere(np.isclose(scores, np.nanmax(scores), rtol=0, atol=1e-12))
-    distance = ((tied - tied.mean(axis=0)) ** 2).sum(axis=1)
-    order = np.lexsort(tuple(tied[:, k] for k in range(tied.shape[1] - 1, -1, -1)) + (np.round(distance, 9),))
-    return tuple(int(v) for v in tied[order[0]]), [tuple(int(v) for v in t) for t in tied]
-
-
 def _read_cells(Cs, scores):
     """The (i_C, i_γ) cells Tables 2–4 read from a grid: its best, and the best γ at C = 1."""
-    cells = {plateau(scores)[0]}
+    cells = {_evaluation.best_cell(scores)[0]}
     i = _one_index(Cs, 1.0)
     if i is not None:
-        cells.add((i, plateau(np.asarray(scores)[i])[0][0]))
+        cells.add((i, _evaluation.best_cell(np.asarray(scores)[i])[0][0]))
     return sorted(cells)
 
 
@@ -148,8 +134,9 @@ def _mk_grid(context, tracker, row, X, y, column, seed):
     splits = list(StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(X, y))
     scores = np.empty((len(Cs), len(gammas)))
     fold_scores = np.empty((len(Cs), len(gammas), folds))
+    capped = np.zeros((len(Cs), len(gammas)), dtype=int)
     predicted = {}
-    capped = fits = 0
+    fits = 0
     for i, C in enumerate(Cs):
         for j, gamma in enumerate(gammas):
             key = context.key(row, table="grid", dataset=row, split=f"cv{folds}-seed{seed}", model=column,
@@ -174,9 +161,10 @@ def _mk_grid(context, tracker, row, X, y, column, seed):
             if "fold_accuracies" in cell:  # cells of earlier code (Settings.earlier_code) kept means only
                 fold_scores[i, j] = cell["fold_accuracies"]
                 predicted[f"{i},{j}"] = cell["predicted"]
-            capped += cell["capped_fits"]
+            capped[i, j] = cell["capped_fits"]
             fits += cell["fits"]
-    grid = {"scores": scores.tolist(), "capped_fits": capped, "fits": fits, "predicted": predicted}
+    grid = {"scores": scores.tolist(), "capped_fits": int(capped.sum()), "fits": fits, "capped": capped.tolist(),
+            "predicted": predicted}
     if len(predicted) == len(Cs) * len(gammas):
         grid["fold_scores"] = fold_scores.tolist()
     return grid
@@ -221,9 +209,17 @@ def _variants(table_id):
     return ("", UNIT_SCALE) if table_id in ("4", "5") else ("",)
 
 
-def _capped_share(cells):
+def _capped_share(cells, C_index=None):
+    """The share of capped fits behind a value: over the whole grid, or over the row C = Cs[C_index]
+    alone where a table reads that row only (Tables 4 and 5, at C = 1): a large C's capped fits
+    do not touch a value read at C = 1. Every grid holds as many fits per cell. Cells of earlier
+    code (read only with Settings.earlier_code) kept the grid's total alone."""
     fits = sum(c["fits"] for c in cells)
-    return sum(c["capped_fits"] for c in cells) / fits if fits else None
+    if not fits:
+        return None
+    if C_index is None or any("capped" not in c for c in cells):
+        return sum(c["capped_fits"] for c in cells) / fits
+    return sum(np.sum(np.asarray(c["capped"])[C_index]) for c in cells) / (fits / len(cells[0]["capped"]))
 
 
 def _one_index(values, target):
@@ -231,11 +227,12 @@ def _one_index(values, target):
     return int(matches[0]) if len(matches) else None
 
 
-def _measure(context, table_id, row, column, values, cells, y, read=None, notes=(), variant=""):
+def _measure(context, table_id, row, column, values, cells, y, read=None, notes=(), variant="", C_index=None):
     """The table's measurement of ``column``; ``read``: per repetition, ``(i_C, i_γ, tied)`` of the
     grid cell its value is read from and of the cells tied with it (Tables 2–4), whose parameters,
     per-fold scores and predicted class counts go into the value's record (the grid-edge, tied-best,
-    one-class and identical-to diagnostics, and the claims' paired tests, read them)."""
+    one-class and identical-to diagnostics, and the claims' paired tests, read them). ``C_index``:
+    the value is read in the row C = Cs[C_index] alone, whose fits its capped share counts."""
     Cs, gammas, folds, repetitions = _grid(context)
     grid = {"C": list(Cs), "gamma": list(gammas)} if table_id in ("2", "3", "6") else {"gamma": list(gammas)}
     names = list(grid)
@@ -259,7 +256,7 @@ def _measure(context, table_id, row, column, values, cells, y, read=None, notes=
                 record["predicted"] = _summed(counts)
         parts.append(record)
     return Measurement(PAPER, table_id, row, column, _METRICS[table_id], values, _protocol(context),
-                       _SELECTION[table_id], context.source(row), _capped_share(cells), variant=variant,
+                       _SELECTION[table_id], context.source(row), _capped_share(cells, C_index), variant=variant,
                        notes=list(notes), parts=parts, grid=grid)
 
 
@@ -272,14 +269,14 @@ def _summed(counts):
 
 
 def _best_read(scores):
-    """(i_C, i_γ, tied cells) of the grid's best cell by :func:`plateau`'s rule."""
-    (i, j), tied = plateau(scores)
+    """(i_C, i_γ, tied cells) of the grid's best cell by :func:`kernelviz.evaluation.best_cell`'s rule."""
+    (i, j), tied = _evaluation.best_cell(scores)
     return i, j, tied
 
 
 def _at_one_read(scores, i):
-    """(i_C, i_γ, tied cells) of the best γ at C = Cs[i] by :func:`plateau`'s rule."""
-    (j,), tied = plateau(np.asarray(scores)[i])
+    """(i_C, i_γ, tied cells) of the best γ at C = Cs[i] by :func:`kernelviz.evaluation.best_cell`'s rule."""
+    (j,), tied = _evaluation.best_cell(np.asarray(scores)[i])
     return i, j, [(i, t) for (t,) in tied]
 
 
@@ -310,7 +307,8 @@ def _c_one_table(context):
                     continue
                 at_one = [np.asarray(c["scores"])[i] for c in cells]
                 out.append(_measure(context, "4", row, column, [float(np.max(s)) for s in at_one], cells, y,
-                                    read=[_at_one_read(c["scores"], i) for c in cells], variant=variant))
+                                    read=[_at_one_read(c["scores"], i) for c in cells], variant=variant,
+                                    C_index=i))
     return out
 
 
@@ -344,7 +342,7 @@ def _win_table(context):
                         rates.append(float(np.mean([a[w].max() > b[w].max() for w in windows])))
                     out.append(_measure(context, "5", row, f"C{k}RBF>{other}", rates, ck + grids[other], y,
                                         notes=[f"{len(windows)} of the paper's 6 windows are in the grid"]
-                                        if len(windows) < 6 else [], variant=variant))
+                                        if len(windows) < 6 else [], variant=variant, C_index=i))
     return out
 
 

@@ -63,7 +63,7 @@ def _table(context):
         protocol = (f"{repetitions} stratified random partitions ({REGENERATED}: Rätsch's realisations are not "
                     f"public), {n_train} training / {len(y) - n_train} test; "
                     f"z-scores from the training part; {grids}")
-        selection = f"{inner}-fold CV on the training part (GridSearchCV)"
+        selection = f"{inner}-fold CV on the training part; of tied candidates, the one nearest their plateau's centre"
         out += run_partitions(context, PAPER, "1", row, X, y, columns, splits, inner, protocol, selection)
     return out
 

@@ -67,7 +67,7 @@ def _table(context, table_id):
         protocol = (f"{repetitions} stratified random partitions, {n_train} training / {len(y) - n_train} test; "
                     f"z-scores from the training part; {CLUSTERS_PER_CLASS} k-means clusters per class; "
                     f"C ∈ {fmt(Cs)}, γ ∈ {fmt(gammas)}")
-        selection = f"{inner}-fold CV on the training part (GridSearchCV)"
+        selection = f"{inner}-fold CV on the training part; of tied candidates, the one nearest their plateau's centre"
         columns, alternative = _columns(Cs, gammas)
         out += run_partitions(context, PAPER, table_id, row, X, y, columns, splits, inner, protocol, selection,
                               times=True)

@@ -15,9 +15,11 @@ A class smaller than the outer folds (Ecoli's imL and imS, 2 points each) is spr
 fold by the stratified split; in the inner CV, a class of a single labeled point goes to one
 validation fold (``kv.evaluation.validation_ratings``).
 
-Parameters are chosen by the paper's rule: an inner 4-fold CV over the labeled subset, each
-candidate rated by its accuracy on the validation fold together with L's hidden-label
-points U (training data, never T). C, γ ∈ 10^{-3..2}; LAP's γ_I/γ_A ∈ {0.01, 1, 100}
+Parameters are chosen by the paper's rule: an inner 4-fold CV over the labeled subset (fewer
+folds where the smallest class with two or more labeled points has fewer), each candidate rated
+by its accuracy on the validation fold together with L's hidden-label points U (training data,
+never T). Of candidates tied at the best rating, the one nearest the centre of their plateau is
+read (``kv.evaluation.best_cell``), with the plateau recorded. C, γ ∈ 10^{-3..2}; LAP's γ_I/γ_A ∈ {0.01, 1, 100}
 (the paper searches γ_L and γ_A over 10^{-6..2} each). ``quick``: C, γ ∈ {1e-2, 1, 1e2}, LAP's
 ratio 1.
 
@@ -80,8 +82,10 @@ PAPER_WEIGHTS = np.round(np.linspace(0.0, 1.0, 11), 1)
 WEIGHT_STEP_CHECK = ("4", "Heart")
 WEIGHT_STEP_VARIANT = "α, β in the paper's steps of 0.1"
 
-_SELECTION = ("inner 4-fold CV on the labeled subset, each candidate rated on the validation fold plus the "
-              "hidden-label points of the training part (the paper's rule; the test fold is never used)")
+_SELECTION = ("inner stratified CV on the labeled subset (4 folds, or as many as the smallest class with two or more "
+              "labeled points has), each candidate rated on the validation fold plus the hidden-label points of the "
+              "training part (the paper's rule; the test fold is never used); of tied candidates, the one nearest "
+              "the centre of their plateau in grid steps")
 
 
 def _settings(context):
@@ -98,9 +102,8 @@ def _settings(context):
 
 
 def _weight_pairs(weights):
-    """(α, β) pairs of the grid, α = β = 1 first (so a tie keeps the unweighted kernel), without (0, 0)."""
-    pairs = [(float(a), float(b)) for a, b in product(weights[::-1], weights[::-1]) if a > 0 or b > 0]
-    return sorted(pairs, key=lambda pair: pair != (1.0, 1.0))
+    """The (α, β) pairs of the grid, without α = β = 0 (a constant kernel)."""
+    return [(float(a), float(b)) for a, b in product(weights, weights) if a > 0 or b > 0]
 
 
 def _labeled(table_id, X_train, y_train, seed):
@@ -165,24 +168,31 @@ def _fold_cell(context, table_id, row, X, y, train, test, column, seed, inner_fo
     # only a single labeled class is refused: a class of one labeled point goes to one validation fold
     require_folds(y[lab], 1, PAPER, table_id, row, "labeled points per class for the inner CV")
     name = COLUMNS[column]
-    ratios = [{"lap_ratio": float(r)} for r in opts["ratios"]] if name == "lap" else [{}]
-    weights = ([{"continuous_weight": a, "categorical_weight": b} for a, b in _weight_pairs(weight_grid)]
-               if len(categorical) else [{}])
+    # every candidate is a cell of one grid, axis by axis (a single value where the column has no
+    # such parameter), so that one rule reads its plateau of tied ratings (evaluation.best_cell)
+    axes = {"lap_ratio": opts["ratios"] if name == "lap" else None,
+            "continuous_weight": weight_grid if len(categorical) else None,
+            "categorical_weight": weight_grid if len(categorical) else None,
+            "C": opts["Cs"], "gamma": opts["gammas"]}
+    axes = {k: [float(v) for v in values] for k, values in axes.items() if values is not None}
+    ratings = np.full([len(v) for v in axes.values()], np.nan)  # α = β = 0 stays NaN: never a candidate
     # the unsupervised part does not depend on the ratio or the weights: fitted once, then set
     kernel = _fitted_kernel(name, categorical, Xs[train], seed)
-    best = None
     capped = fits = 0
-    for params in ({**r, **w} for r in ratios for w in weights):
+    outer = [k for k in axes if k not in ("C", "gamma")]
+    for index in np.ndindex(*[len(axes[k]) for k in outer]):
+        params = {k: axes[k][i] for k, i in zip(outer, index)}
+        if len(categorical) and params["continuous_weight"] == 0 and params["categorical_weight"] == 0:
+            continue
         kernel.set_params(**params)
         # the one implementation of the paper's rule, shared with kv.evaluation.semi_supervised_grid
-        ratings, capped_ratings, n_ratings = _evaluation.validation_ratings(
+        ratings[index], capped_ratings, n_ratings = _evaluation.validation_ratings(
             kernel, Xs, y, lab, hidden, opts["Cs"], opts["gammas"], inner_folds, seed, context.settings.n_jobs)
         capped, fits = capped + capped_ratings, fits + n_ratings
-        i, j = _evaluation.select_cell(ratings)
-        if best is None or ratings[i, j] > best["rating"]:
-            best = {"rating": float(ratings[i, j]), "C": float(opts["Cs"][i]), "gamma": float(opts["gammas"][j]),
-                    **params}
-    kernel.set_params(**{k: v for k, v in best.items() if k not in ("rating", "C")})
+    chosen, tied = _evaluation.best_cell(ratings)
+    best = {"rating": float(ratings[chosen]), **{k: axes[k][i] for k, i in zip(axes, chosen)},
+            "plateau": [{k: axes[k][i] for k, i in zip(axes, t)} for t in tied]}
+    kernel.set_params(**{k: v for k, v in best.items() if k not in ("rating", "C", "plateau")})
     svc = _svm.fit_svm(kernel(Xs[lab]), y[lab], C=best["C"], max_iter=_evaluation.DEFAULT_MAX_ITER)
     predicted = svc.predict(kernel(Xs[test], Xs[lab]))
     capped, fits = capped + int(_svm.reached_iteration_cap(svc)), fits + 1
@@ -238,7 +248,7 @@ def _run_row(context, table_id, row, X, y, variant, categorical=(), weight_grid=
             grid["lap_ratio"] = list(opts["ratios"])
         if len(categorical):
             grid["continuous_weight"] = grid["categorical_weight"] = list(weight_grid)
-        parts = [part([len(train)], [y[test]], c["predicted"], {name: c[name] for name in grid})
+        parts = [part([len(train)], [y[test]], c["predicted"], {name: c[name] for name in grid}, c["plateau"])
                  for (train, test), c in zip(splits, cells)]
         out.append(Measurement(PAPER, table_id, row, column, "accuracy", [c["accuracy"] for c in cells], protocol,
                                _SELECTION, context.source(row), sum(c["capped_fits"] for c in cells) / fits,
