@@ -260,6 +260,12 @@ class _WarmExporter:
         if process is not None:
             _run_behind(process.pid)
         self._kaleido = browser
+        # Registered now, after the browser made its temporary folders: atexit runs the last
+        # registered first, so the browser is closed before the finalizers that remove those
+        # folders run (registered at import, it ran after them, and a report run ended with
+        # tempfile's "Directory not empty" traceback as Chromium still wrote its profile).
+        atexit.unregister(self.close)
+        atexit.register(self.close)
         return browser
 
     def _wait(self, coroutine, browser, deadline: float, timeout: float):
@@ -478,7 +484,6 @@ def _wait_for_exit(processes: dict[int, int], seconds: float) -> None:
 
 
 _EXPORTER = _WarmExporter()
-atexit.register(_EXPORTER.close)
 
 
 def browser_running() -> bool:

@@ -408,3 +408,29 @@ def test_the_export_browser_runs_behind_everything_the_person_waits_for():
         assert _niceness(os.getpid()) == own, "not the server itself"
     finally:
         exporter.close()
+
+
+@pytest.mark.slow
+def test_the_browser_is_closed_before_the_temporary_folders_are_removed_at_exit(tmp_path):
+    """A report run ended with tempfile's "Directory not empty" traceback: at exit, the finalizers
+    that remove temporary folders (the browser's profile among them) ran while the browser was
+    still writing into it, since the exporter's close had been registered before them (atexit
+    runs the last registered first). A finalizer made after an export must find it closed."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "exits.py"
+    script.write_text(
+        "import weakref\n"
+        "import plotly.graph_objects as go\n"
+        "from kernelviz import export\n"
+        "export.figure_bytes(go.Figure(go.Bar(y=[1, 2])), 'png')\n"
+        "class Probe: pass\n"
+        "probe = Probe()\n"
+        "weakref.finalize(probe, lambda: print('browser', 'running' if export.browser_running() else 'closed',"
+        " flush=True))\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "browser closed"
+    assert "Traceback" not in done.stderr
