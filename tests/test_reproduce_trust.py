@@ -594,6 +594,7 @@ def test_a_rank_claim_is_decided_by_the_papers_friedman_and_nemenyi_tests():
     ties = {f"row{i}": {c: claims.Cell(0.8) for c in ("RWM", "GMM", "RBF", "LAP")} for i in range(10)}
     holds, _, summary = claims.decide(level, ties)
     assert holds is True and "equal ranks not rejected at α = 0.1, so no pair differs" in summary
+    assert "RWM level with GMM (average ranks equal) (not significant)" in summary  # not "level than … by 0.00"
 
 
 def test_the_report_opens_with_the_claims_decided_on_its_cells(tmp_path, no_figures):

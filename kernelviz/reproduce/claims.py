@@ -300,9 +300,10 @@ def _nemenyi(claim, table):
     for a, b in claim.pairs:
         gap = average[b] - average[a]  # > 0: a ranks better
         significant = rejects and abs(gap) >= cd
+        compared = (f"{'better' if gap > 0 else 'worse'} than {b} by {abs(gap):.2f}" if gap
+                    else f"level with {b} (average ranks equal)")
         found.append((significant and gap > 0, significant,
-                      f"{a} {'better' if gap > 0 else 'worse' if gap < 0 else 'level'} than {b} by {abs(gap):.2f} "
-                      f"({'significant' if significant else 'not significant'})"))
+                      f"{a} {compared} ({'significant' if significant else 'not significant'})"))
     holds = all(better for better, _, _ in found) if claim.test == "nemenyi" else not any(s for _, s, _ in found)
     lines = [f"{row}: " + ", ".join(f"{c} {_f(cells[c].mean)}" for c in claim.columns) for row, cells in table.items()]
     summary = (f"average ranks over {n} rows ({RANKS_READ}): "
