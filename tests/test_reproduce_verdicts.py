@@ -197,6 +197,24 @@ def test_the_partition_runners_read_a_plateau_at_its_centre_and_record_it(tmp_pa
         assert p["chosen"] == {"gamma": 0.1} and len(p["plateau"]) == 3
 
 
+def test_the_report_counts_the_values_chosen_among_tied_candidates():
+    """How often a tie decided a choice, said at the report's head (the last stop's note: "not measured")."""
+    def cell(model, plateaus, variant="", metric="accuracy"):
+        parts = [{"chosen": {"C": 1.0}, **({"plateau": [{"C": c} for c in p]} if p is not None else {})}
+                 for p in plateaus]
+        return {"table": "II", "row": "Pima", "model": model, "variant": variant, "metric": metric, "parts": parts}
+
+    cells = [cell("KSVM", [[1.0], [1.0, 10.0], [0.1, 1.0, 10.0]]),
+             cell("KSVM", [[1.0], [1.0, 10.0], [0.1, 1.0, 10.0]], metric="alpha"),  # the same choices again
+             cell("KFD", [[1.0], [1.0]]), cell("KFD", [[1.0, 10.0]] * 2, variant="a check")]
+    assert report._ties_line(cells) == ("Ties: 2 of the protocol's 5 parameter choices were made among candidates "
+                                        "tied at the best score (plateaus of 2–3 candidates), each read at the tied "
+                                        "candidate nearest its plateau's centre; 2 of the check experiments' 2. ")
+    assert report._ties_line([cell("KFD", [None, None])]) == ("Ties: not recorded by the code that computed these "
+                                                              "cells (it read the first tied candidate). ")
+    assert report._ties_line([{**cell("MPM", []), "parts": [{}]}]) == ""  # nothing chosen
+
+
 def test_ckrbf_tables_read_at_c_1_count_the_capped_fits_of_that_row_alone():
     """A grid whose fits are capped at C = 100 only: Tables 4 and 5 read C = 1 and are not capped."""
     capped = [[0, 0, 0], [0, 0, 0], [10, 10, 10]]  # C ∈ {0.01, 1, 100}, γ × 3, 10 folds

@@ -505,6 +505,32 @@ def _not_papers(result):
     return found
 
 
+def _ties_line(cells):
+    """How many parameter choices a tie decided: each value's choice counted once (a measurement's
+    metrics share their partitions' choices), the protocol's cells and the check experiments apart."""
+    choices = {}
+    for c in cells:
+        chosen = [p for p in c["parts"] if p.get("chosen")]
+        if chosen:
+            choices.setdefault((c["table"], c["row"], c["model"], c["variant"]), chosen)
+    if not choices:
+        return ""
+    if not any("plateau" in p for parts in choices.values() for p in parts):
+        return "Ties: not recorded by the code that computed these cells (it read the first tied candidate). "
+
+    def tied(checks):
+        parts = [p for (_, _, _, variant), chosen in choices.items() if bool(variant) == checks for p in chosen]
+        return [len(p.get("plateau", ())) for p in parts if len(p.get("plateau", ())) > 1], len(parts)
+
+    sizes, total = tied(False)
+    spread = (f" (plateaus of {min(sizes)}–{max(sizes)} candidates)" if sizes and min(sizes) < max(sizes)
+              else f" (plateaus of {sizes[0]} candidates)" if sizes else "")
+    checks, checked = tied(True)
+    return (f"Ties: {len(sizes)} of the protocol's {total} parameter choices were made among candidates tied at the "
+            f"best score{spread}, each read at the tied candidate nearest its plateau's centre"
+            + (f"; {len(checks)} of the check experiments' {checked}" if checked else "") + ". ")
+
+
 def _verdict_legend(cells):
     """What each verdict word of this report means, with the tolerances of the metrics it compares."""
     metrics = sorted({c["metric"] for c in cells if c["metric"] in TOLERANCE})
@@ -586,7 +612,7 @@ def write_report(results, out):
         lines += [f"## {paper.citation()}", "",
                   f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
                   "stored by an earlier run of the same command on the same data are read, not recomputed)"
-                  + _computing_time(result) + ". " + _table_times(result) + _code_line(result) +
+                  + _computing_time(result) + ". " + _table_times(result) + _code_line(result) + _ties_line(cells) +
                   "Verdicts of the protocol's cells: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
                                                            or "none yet")
                   + (f"; of the check experiments: {', '.join(f'{n} {k}' for k, n in sorted(checked.items()))}"
