@@ -500,15 +500,16 @@ def test_unknown_paper_table_or_row_is_refused():
         run("rwm", tables=["2"], data={"nope": "heart"})
 
 
-@pytest.mark.parametrize("seed", [0, 1, 33, 34])  # 33, 34: ties, which the first in C-fastest order breaks otherwise
-def test_the_grid_searched_with_c_fastest_reads_the_plateau_of_gridsearchcvs_own_scores(seed):
-    """The partitions' search runs C fastest (so CKSVMNDA reuses its C-independent stages); its
-    choice must not depend on that order: of GridSearchCV's scores over the grid itself, laid out
-    as an array (ParameterGrid's order: sorted names, the last fastest), it reads the cell
-    evaluation.best_cell reads, and records the whole plateau."""
+@pytest.mark.parametrize("seed", [0, 1, 33, 34])  # each with ties, which GridSearchCV's first-in-order breaks otherwise
+def test_the_partitions_search_scores_as_gridsearchcv_and_reads_the_centre_of_its_plateau(seed):
+    """The partitions' search runs fold by fold, its candidates in stage order (so CKSVMNDA reuses
+    its stages); its scores must be GridSearchCV's over the grid itself, to the last digit, and its
+    choice must not depend on the order: of those scores laid out as an array (ParameterGrid's
+    order: sorted names, the last fastest), it reads the cell evaluation.best_cell reads, and
+    records the whole plateau."""
     from sklearn.model_selection import GridSearchCV
 
-    from kernelviz.reproduce.papers._selection import _c_fastest
+    from kernelviz.reproduce.papers._selection import _search, _stage_order
 
     ds = kv.data.load("heart")
     rows = np.random.default_rng(seed).choice(len(ds.y), 40, replace=False)
@@ -517,19 +518,51 @@ def test_the_grid_searched_with_c_fastest_reads_the_plateau_of_gridsearchcvs_own
             "n_neighbors": [3, 5]}
     cv = StratifiedKFold(n_splits=3, shuffle=True, random_state=seed)
     plain = GridSearchCV(kv.models.CKSVMNDA(), grid, cv=cv).fit(X, y)
-    scores = plain.cv_results_["mean_test_score"].reshape([len(grid[k]) for k in sorted(grid)])
-    chosen, tied = kv.evaluation.best_cell(scores)
-    expected = {k: grid[k][i] for k, i in zip(sorted(grid), chosen)}
-    candidates, choose = _c_fastest(grid)
-    assert [c["C"][0] for c in candidates[:5]] == list(grid["C"])  # C varies fastest
-    ours = GridSearchCV(kv.models.CKSVMNDA(), candidates, cv=cv, refit=False).fit(X, y)
-    index, plateau = choose(ours.cv_results_)
-    assert ours.cv_results_["params"][index] == expected
+    by_params = {repr(sorted(p.items())): s for p, s in zip(plain.cv_results_["params"],
+                                                           plain.cv_results_["mean_test_score"])}
+    candidates, choose = _stage_order(grid)
+    assert [c["C"] for c in candidates[:5]] == list(grid["C"]) and candidates[5]["eta"] == 1e-1  # C, then η fastest
+    scores = _search(kv.models.CKSVMNDA(), candidates, X, y, cv, 1)
+    assert list(scores) == [by_params[repr(sorted(c.items()))] for c in candidates]
+    table = plain.cv_results_["mean_test_score"].reshape([len(grid[k]) for k in sorted(grid)])
+    chosen, tied = kv.evaluation.best_cell(table)
+    index, plateau = choose(scores)
+    assert candidates[index] == {k: grid[k][i] for k, i in zip(sorted(grid), chosen)}
     assert sorted(tuple(p[k] for k in sorted(grid)) for p in plateau) == \
         sorted(tuple(grid[k][i] for k, i in zip(sorted(grid), t)) for t in tied)
     assert len(tied) > 1  # a tie to break, or the test proves little
-    naive = GridSearchCV(kv.models.CKSVMNDA(), candidates, cv=cv).fit(X, y)
-    assert (naive.best_params_ != plain.best_params_) == (seed in (33, 34))
+
+
+def test_the_partitions_search_builds_each_cksvmnda_stage_once_per_fold(monkeypatch):
+    """GridSearchCV runs each candidate over every fold, so a stage memo that cannot hold every fold's
+    stages rebuilds them at each fit: on German's folds every one of a cell's 1,200 fits rebuilt its
+    scatter matrices. Fold by fold, with η and C fastest, a memo that holds one scatter stage and two
+    Θ stages builds the scatter stage once per (fold, γ, κ) and Θ once per (fold, γ, κ, η)."""
+    from kernelviz.models import discriminant
+    from kernelviz.reproduce.papers._selection import _search, _stage_order
+
+    ds = kv.data.load("heart")
+    X, y = kv.data.scale(ds.X[:60], "zscore"), ds.y[:60]
+    built = {"scatter": 0, "theta": 0}
+    real_scatter, real_theta = discriminant.CKSVMNDA._scatter_stage, discriminant._theta_stage
+
+    def scatter(self, *args):
+        built["scatter"] += 1
+        return real_scatter(self, *args)
+
+    def theta(*args):
+        built["theta"] += 1
+        return real_theta(*args)
+
+    monkeypatch.setattr(discriminant.CKSVMNDA, "_scatter_stage", scatter)
+    monkeypatch.setattr(discriminant, "_theta_stage", theta)
+    discriminant._CKSVMNDA_STAGES.clear()
+    fold = 40 * 40 * 8  # one 40 × 40 float array: a fold's training part
+    monkeypatch.setattr(discriminant._CKSVMNDA_STAGES, "max_bytes", 3 * fold + 2 * 4 * fold)
+    grid = {"C": [0.1, 1.0, 10.0], "eta": [1e-4, 1e-1], "gamma": [0.01, 0.1], "n_neighbors": [3, 5]}
+    candidates, _ = _stage_order(grid)
+    _search(kv.models.CKSVMNDA(), candidates, X, y, StratifiedKFold(n_splits=3, shuffle=True, random_state=0), 1)
+    assert built == {"scatter": 3 * 2 * 2, "theta": 3 * 2 * 2 * 2}  # not 3 × 24 of each
 
 
 @pytest.mark.slow

@@ -177,16 +177,9 @@ def test_rwm_reads_a_plateau_of_tied_ratings_at_its_centre_over_every_axis_and_r
 
 def test_the_partition_runners_read_a_plateau_at_its_centre_and_record_it(tmp_path, monkeypatch):
     """CKSVMNDA's and MCPM's search: GridSearchCV's own rule read the first tied candidate."""
-    from sklearn.model_selection import GridSearchCV
+    from kernelviz.reproduce.papers import _selection
 
-    def every_candidate_alike(self, X, y, **fit_params):
-        self.cv_results_ = {"params": list(ParameterGrid(self.param_grid)),
-                            "mean_test_score": np.full(len(ParameterGrid(self.param_grid)), 0.75)}
-        return self
-
-    from sklearn.model_selection import ParameterGrid
-
-    monkeypatch.setattr(GridSearchCV, "fit", every_candidate_alike)
+    monkeypatch.setattr(_selection, "_search", lambda estimator, candidates, *a: np.full(len(candidates), 0.75))
     settings = tiny(grids={**TINY["grids"], "C": [0.1, 1.0, 10.0], "gamma": [0.01, 0.1, 1.0]})
     result = run("cksvmnda", tables=["1"], rows=["Heart"], out=tmp_path, settings=settings)
     by = {(m.model, m.metric): m for m in result.measurements}

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from itertools import product
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import ParameterGrid, StratifiedKFold, StratifiedShuffleSplit
 
 from ... import data as _data
 from ... import evaluation as _evaluation
@@ -29,30 +30,35 @@ def partitions(y, n_train, repetitions, seed):
     return list(splitter.split(np.zeros(len(y)), y))
 
 
-def _c_fastest(grid):
-    """``grid``'s candidates with C varying fastest, and ``choose(results)``: the index (in
-    ``results``, GridSearchCV's ``cv_results_``) of the candidate read and the tied candidates'
-    parameters, by :func:`kernelviz.evaluation.best_cell` over the grid's axes (C first, then
-    the other names in sorted order; each axis in its grid's order): of the candidates with the
-    best mean score, the one nearest the centre of their plateau. GridSearchCV's own rule, the
-    first in its order, reads the smallest values of any plateau that reaches them.
+#: Parameters that only a model's later stages read, the last varying fastest: CKSVMNDA builds its
+#: scatter matrices from (γ, κ), then Θ from η, then the SVM from C (docs/MATH.md §8.8), and keeps
+#: each stage for the fits that follow (kernelviz.models.discriminant's stage memo).
+LATE_PARAMETERS = ("eta", "C")
 
-    The order is for speed only (the choice does not depend on it): the fits of one fold that
-    differ only in C follow each other, so a model that keeps its C-independent stages
-    (CKSVMNDA: docs/MATH.md §8.8) reuses them."""
-    names = [k for k in sorted(grid) if k != "C"] + (["C"] if "C" in grid else [])
+
+def _stage_order(grid):
+    """``grid``'s candidates with :data:`LATE_PARAMETERS` varying fastest, and ``choose(scores)``
+    (the candidates' mean scores, in that order): the index of the candidate read and the tied
+    candidates' parameters, by :func:`kernelviz.evaluation.best_cell` over the grid's axes (C
+    first, then the other names in sorted order; each axis in its grid's order): of the candidates
+    with the best mean score, the one nearest the centre of their plateau. GridSearchCV's own rule,
+    the first in its order, reads the smallest values of any plateau that reaches them.
+
+    The order is for speed only (the choice does not depend on it)."""
+    late = [k for k in LATE_PARAMETERS if k in grid]
+    names = [k for k in sorted(grid) if k not in late] + late
     candidates = [dict(zip(names, values)) for values in product(*(grid[k] for k in names))]
     axes = (["C"] if "C" in grid else []) + [k for k in sorted(grid) if k != "C"]
+    where = [tuple(_index(grid[k], c[k]) for k in axes) for c in candidates]
 
-    def choose(results):
-        where = {tuple(_index(grid[k], params[k]) for k in axes): n for n, params in enumerate(results["params"])}
-        scores = np.full([len(grid[k]) for k in axes], np.nan)
-        for index, n in where.items():
-            scores[index] = results["mean_test_score"][n]
-        chosen, tied = _evaluation.best_cell(scores)
-        return where[chosen], [{k: plain(grid[k][i]) for k, i in zip(axes, t)} for t in tied]
+    def choose(scores):
+        table = np.full([len(grid[k]) for k in axes], np.nan)
+        for index, score in zip(where, scores):
+            table[index] = score
+        chosen, tied = _evaluation.best_cell(table)
+        return where.index(chosen), [{k: plain(grid[k][i]) for k, i in zip(axes, t)} for t in tied]
 
-    return [{k: [v] for k, v in c.items()} for c in candidates], choose
+    return candidates, choose
 
 
 def _index(values, value):
@@ -60,24 +66,41 @@ def _index(values, value):
     return next(i for i, v in enumerate(values) if v == value)
 
 
+def _search(estimator, candidates, X, y, cv, n_jobs):
+    """Each candidate's mean accuracy over ``cv``'s folds (GridSearchCV's ``mean_test_score``:
+    a fresh clone per fit, ``score`` on the validation fold, the folds' plain mean).
+
+    One fold at a time, every candidate in turn, where GridSearchCV runs each candidate over every
+    fold: its order changes the fold at every fit, so a model's stage memo had to hold the stages
+    of all folds at once, and on German's 560-point folds (about 18 MB of stages per fold and η)
+    it held too few: each of a cell's 1,200 fits rebuilt its scatter matrices (about 370 s per
+    cell). Fold by fold, each stage is built once per fold. Folds run in parallel with ``n_jobs``.
+    """
+    def fold_scores(train, test):
+        return [clone(estimator).set_params(**params).fit(X[train], y[train]).score(X[test], y[test])
+                for params in candidates]
+
+    scores = Parallel(n_jobs=n_jobs)(delayed(fold_scores)(train, test) for train, test in cv.split(X, y))
+    return np.mean(scores, axis=0)
+
+
 def _fit_and_score(column, X, y, train, test, inner_folds, seed, n_jobs):
     """The column's accuracy on one partition, with its parameters chosen on the training part.
 
-    The final model is fitted here, not by GridSearchCV's refit, so that its training and its
-    test are timed the same way for every column (the MCPM paper's time columns): CPU seconds of
-    this process (``time.process_time``, which a loaded machine's other jobs do not inflate) for
-    ``fit`` on the training part at the chosen parameters and for ``predict`` on the test part.
-    Model selection is not counted, as the paper's times are those of one training.
+    The final model is fitted apart from the search, so that its training and its test are timed
+    the same way for every column (the MCPM paper's time columns): CPU seconds of this process
+    (``time.process_time``, which a loaded machine's other jobs do not inflate) for ``fit`` on the
+    training part at the chosen parameters and for ``predict`` on the test part. Model selection
+    is not counted, as the paper's times are those of one training.
     """
     Xs = _data.scale(X, "zscore", fit_on=X[train])
     params, plateau = {}, []
     if column.grid:
-        candidates, choose = _c_fastest(column.grid)
-        search = GridSearchCV(clone(column.estimator), candidates, error_score="raise", n_jobs=n_jobs, refit=False,
-                              cv=StratifiedKFold(n_splits=inner_folds, shuffle=True, random_state=seed))
-        search.fit(Xs[train], y[train])
-        index, plateau = choose(search.cv_results_)
-        params = dict(search.cv_results_["params"][index])
+        candidates, choose = _stage_order(column.grid)
+        scores = _search(column.estimator, candidates, Xs[train], y[train],
+                         StratifiedKFold(n_splits=inner_folds, shuffle=True, random_state=seed), n_jobs)
+        index, plateau = choose(scores)
+        params = candidates[index]
     chosen = {k: plain(v) for k, v in params.items()}
     model = clone(column.estimator).set_params(**params)
     started = time.process_time()
