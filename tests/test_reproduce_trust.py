@@ -595,6 +595,7 @@ def test_a_rank_claim_is_decided_by_the_papers_friedman_and_nemenyi_tests():
     holds, _, summary = claims.decide(level, ties)
     assert holds is True and "equal ranks not rejected at α = 0.1, so no pair differs" in summary
     assert "RWM level with GMM (average ranks equal) (not significant)" in summary  # not "level than … by 0.00"
+    assert "average ranks over 1 row (" in claims.decide(level, {"row0": table["row0"]})[2]
 
 
 def test_the_report_opens_with_the_claims_decided_on_its_cells(tmp_path, no_figures):

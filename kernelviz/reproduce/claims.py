@@ -252,7 +252,7 @@ RANKS_READ = "1 = best; values equal at the paper's precision share their mean r
 
 def _rank_lines(claim, table, ranks):
     lines = [f"{row}: " + ", ".join(f"{c} {_f(cells[c].mean)}" for c in claim.columns) for row, cells in table.items()]
-    return lines, (f"average ranks over {len(table)} rows ({RANKS_READ}): "
+    return lines, (f"average ranks over {len(table)} row{'s' * (len(table) != 1)} ({RANKS_READ}): "
                    + ", ".join(f"{c} {r:.2f}" for c, r in ranks.items()))
 
 
@@ -306,7 +306,7 @@ def _nemenyi(claim, table):
                       f"{a} {compared} ({'significant' if significant else 'not significant'})"))
     holds = all(better for better, _, _ in found) if claim.test == "nemenyi" else not any(s for _, s, _ in found)
     lines = [f"{row}: " + ", ".join(f"{c} {_f(cells[c].mean)}" for c in claim.columns) for row, cells in table.items()]
-    summary = (f"average ranks over {n} rows ({RANKS_READ}): "
+    summary = (f"average ranks over {n} row{'s' * (n != 1)} ({RANKS_READ}): "
                + ", ".join(f"{c} {r:.2f}" for c, r in average.items())
                + f"; Friedman χ²_F = {statistic:.2f} ({k - 1} degrees of freedom), {_p(p)}"
                + (f", equal ranks rejected at α = {claim.alpha:g}" if rejects
