@@ -476,8 +476,50 @@ def test_cksvmnda_reuses_its_c_independent_stages_only_for_the_same_data_and_par
     assert stages.count("_kernel_pca_map") == 5
 
 
+def test_scm_and_mcpm_keep_their_class_partitions_across_c_and_gamma_only_for_the_same_data(moons, monkeypatch):
+    """A search's fits of one fold differ in C and γ only, and each refitted its per-class k-means
+    (about two thirds of an SCM fit on 5,328 Twonorm points): kept, every fit equals one computed
+    from nothing."""
+    from kernelviz.models import _base
+
+    calls = []
+    real = _base._partitions.fit_per_class
+    monkeypatch.setattr(_base._partitions, "fit_per_class", lambda *a, **k: calls.append(1) or real(*a, **k))
+    X, y, X_test, _ = moons
+
+    def fits(fresh):
+        out = []
+        for C, gamma in [(0.1, 0.5), (10.0, 0.5), (1.0, 2.0)]:
+            if fresh:
+                _base._UNIT_PARTITIONS.clear()
+            out.append(models.SCM(C=C, gamma=gamma, n_components=3).fit(X, y).decision_function(X_test))
+        if fresh:
+            _base._UNIT_PARTITIONS.clear()
+        out.append(models.MCPM(gamma=0.5, n_components=3).fit(X, y).decision_function(X_test))  # the same k-means
+        return out
+
+    from_nothing = fits(fresh=True)
+    assert len(calls) == 4
+    calls.clear()
+    _base._UNIT_PARTITIONS.clear()
+    kept = fits(fresh=False)
+    assert len(calls) == 1
+    for a, b in zip(from_nothing, kept):
+        np.testing.assert_array_equal(a, b)
+    # other data (the same shape), another k, a generator's draws: fitted again
+    calls.clear()
+    models.SCM(n_components=3).fit(X[::-1], y[::-1])
+    models.SCM(n_components=2).fit(X, y)
+    models.SCM(n_components=3, random_state=np.random.RandomState(0)).fit(X, y)
+    models.SCM(n_components=3, random_state=np.random.RandomState(0)).fit(X, y)
+    assert len(calls) == 4
+    # the same points under other label names: their own partitions, under their own names
+    named = models.MCPM(gamma=0.5, n_components=3).fit(X, np.where(y == 1, "yes", "no"))
+    assert set(named.partitions_) == {"yes", "no"}
+
+
 def test_the_stage_memo_keeps_the_most_recent_results_within_its_bytes():
-    from kernelviz.models.discriminant import _StageMemo
+    from kernelviz.models._base import _StageMemo
 
     memo = _StageMemo(max_bytes=3 * 800)  # three 100-float arrays
     computed = []

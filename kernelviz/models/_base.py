@@ -2,7 +2,10 @@
 kernel-PCA coordinates, and the base classes (kernel models, expansion models, cluster units)."""
 
 import copy
+import hashlib
+import threading
 import warnings
+from collections import OrderedDict
 
 import numpy as np
 from scipy import linalg
@@ -188,6 +191,69 @@ def _unit_log_densities(X, units):
 POINT_COVARIANCES = ("bandwidth", "cluster")
 
 
+# ----------------------------------------------------------------------------- a memo of fit stages
+class _StageMemo:
+    """The last few results of a fit's data-only stages, within a byte budget.
+
+    A model selection fits a model once per candidate on the same fold, and the stages before the
+    candidate's last parameters are the same for many of them: CKSVMNDA's scatter matrices for
+    every (C, η), its Θ for every C; SCM's and MCPM's per-class k-means for every (C, γ). A search
+    that varies those parameters fastest, fold by fold (``kernelviz.reproduce``'s does), computes
+    each stage once per fold instead of at every fit. Keys hold the digest of the data and every
+    parameter a stage reads; a key of ``None`` means "do not keep" (a kernel whose fit cannot be
+    told apart by its parameters, a clustering with no seed).
+    """
+
+    def __init__(self, max_bytes):
+        self.max_bytes = max_bytes
+        self._items = OrderedDict()  # key -> (value, bytes)
+        self._lock = threading.Lock()  # the app's sessions fit in threads of one process
+
+    def get(self, key, compute):
+        with self._lock:
+            if key is not None and key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key][0]
+        value = compute()
+        size = _nbytes(value)
+        if key is not None and size <= self.max_bytes:
+            with self._lock:
+                self._items[key] = (value, size)
+                while sum(bytes_ for _, bytes_ in self._items.values()) > self.max_bytes:
+                    self._items.popitem(last=False)
+        return value
+
+    def clear(self):
+        with self._lock:
+            self._items.clear()
+
+
+def _nbytes(value):
+    """Bytes of the arrays a stage result holds: in tuples, lists and dicts, and as attributes of
+    the objects among them (a fitted kernel's points, a partition's labels), one level deep."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return sum(_nbytes(v) for v in value)
+    return sum(v.nbytes for v in getattr(value, "__dict__", {}).values() if isinstance(v, np.ndarray))
+
+
+def _digest(*arrays):
+    """Content digest of arrays (shape and dtype included)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(repr((a.shape, a.dtype.str)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+#: SCM's and MCPM's per-class k-means partitions, by data and seed: 16 MB holds a search's five folds.
+_UNIT_PARTITIONS = _StageMemo(16 * 2 ** 20)
+
+
 class _ClusterUnitModel(_KernelModel):
     """Per-class k-means clusters as Gaussian units for LPPK / RBF-PPK (see :class:`SCM`)."""
 
@@ -223,8 +289,13 @@ class _ClusterUnitModel(_KernelModel):
         if not isinstance(self.kernel, str) or self.kernel not in UNIT_KERNELS:
             raise ValueError(f"kernel must be one of {', '.join(map(repr, UNIT_KERNELS))}; got {self.kernel!r}.")
         d = X.shape[1]
-        self.partitions_ = _partitions.fit_per_class("kmeans", X, y, n_components=self.n_components,
-                                                     random_state=self.random_state)
+        # the same on every fit of a search's fold, whatever C and γ: kept, when a whole-number seed
+        # makes it a function of the data (a generator's draws are not)
+        seeded = isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool)
+        classes, codes = np.unique(y, return_inverse=True)  # labels may be objects, whose bytes are addresses
+        key = (self.n_components, int(self.random_state), _digest(X, codes), repr(classes.tolist())) if seeded else None
+        self.partitions_ = dict(_UNIT_PARTITIONS.get(key, lambda: _partitions.fit_per_class(
+            "kmeans", X, y, n_components=self.n_components, random_state=self.random_state)))
         means, covariances, labels, sizes, well_estimated = [], [], [], [], []
         for label, partition in self.partitions_.items():
             counts = np.bincount(partition.labels_, minlength=partition.n_components_)

@@ -1,65 +1,17 @@
 """Kernel discriminants: :class:`KFD`, :class:`KNDA`, and :class:`CKSVMNDA` (an SVM whose
 regulariser includes KNDA's scatter matrices)."""
 
-import hashlib
-import threading
-from collections import OrderedDict
-
 import numpy as np
 from scipy import linalg
 
 from .. import _svm
 from .._validation import check_choice, check_count, check_max_iter, check_positive
-from ._base import _binary_labels, _ExpansionModel, _kernel_pca_map, _make_kernel, _validate_training, _warn_if_capped
-
-
-# ----------------------------------------------------------------------------- a memo of fit stages
-class _StageMemo:
-    """The last few results of a fit's data-only stages, within a byte budget.
-
-    A model selection fits CKSVMNDA once per (C, η, γ, κ) on the same fold: everything before the
-    SVM is the same for every C, and everything before Θ is the same for every η, so a search that
-    varies C fastest (``kernelviz.reproduce``'s does) computes them once instead of 5–20 times.
-    Keys hold the digest of the data and every parameter a stage reads; a key of ``None`` means
-    "do not keep" (a kernel whose fit cannot be told apart by its parameters).
-    """
-
-    def __init__(self, max_bytes):
-        self.max_bytes = max_bytes
-        self._items = OrderedDict()  # key -> (value, bytes)
-        self._lock = threading.Lock()  # the app's sessions fit in threads of one process
-
-    def get(self, key, compute):
-        with self._lock:
-            if key is not None and key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key][0]
-        value = compute()
-        size = sum(v.nbytes for v in value if isinstance(v, np.ndarray))
-        if key is not None and size <= self.max_bytes:
-            with self._lock:
-                self._items[key] = (value, size)
-                while sum(bytes_ for _, bytes_ in self._items.values()) > self.max_bytes:
-                    self._items.popitem(last=False)
-        return value
-
-    def clear(self):
-        with self._lock:
-            self._items.clear()
+from ._base import (_binary_labels, _digest, _ExpansionModel, _kernel_pca_map, _make_kernel, _StageMemo,
+                    _validate_training, _warn_if_capped)
 
 
 #: 64 MB: a search's five folds of a few hundred points each fit many times over.
 _CKSVMNDA_STAGES = _StageMemo(64 * 2 ** 20)
-
-
-def _digest(*arrays):
-    """Content digest of arrays (shape and dtype included)."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in arrays:
-        a = np.ascontiguousarray(a)
-        h.update(repr((a.shape, a.dtype.str)).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
 
 
 def _theta_stage(F, discriminant, eta):
