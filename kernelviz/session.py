@@ -68,15 +68,20 @@ class Session:
         For always-drawn settings: the value the browser sends for the setting's widget once it
         has forgotten it (the widget's own default — its first option, its lower bound, nothing
         selected); see :func:`restore_forgotten`.
+    never_chosen : Mapping, optional
+        For settings whose widget a person cannot empty (the view switch): the value the browser
+        sends once it has forgotten the widget, which is therefore never the person's.
     """
 
     def __init__(self, store: MutableMapping, *, is_setting: Callable[[str], bool], always_drawn: Iterable[str],
-                 computed: MutableMapping | None = None, forgotten_as: Mapping[str, Any] | None = None):
+                 computed: MutableMapping | None = None, forgotten_as: Mapping[str, Any] | None = None,
+                 never_chosen: Mapping[str, Any] | None = None):
         self.store = store
         self.is_setting = is_setting
         self.always_drawn = frozenset(always_drawn)
         self.computed = store if computed is None else computed
         self.forgotten_as = dict(forgotten_as or {})
+        self.never_chosen = dict(never_chosen or {})
 
     # ------------------------------------------------------------------ start
 
@@ -110,7 +115,7 @@ class Session:
         everything = bool(self.store.pop(_FRAGMENT_RERUN, False))
         # the run a fragment's guard asked for starts from the values it put back: the browser's
         # next request is the one to check
-        restored = [] if everything else restore_forgotten(self.store, self.forgotten_as)
+        restored = [] if everything else restore_forgotten(self.store, self.forgotten_as, self.never_chosen)
         self.store.pop(_WRITTEN, None)
         if restored:
             _LOG.warning("a page run got settings the browser had forgotten (%s); the page's values were kept",
@@ -194,7 +199,8 @@ def write_settings(store: MutableMapping, values: Mapping[str, Any]) -> None:
     store.setdefault(_WRITTEN, set()).update(values)
 
 
-def keep_outside(store: MutableMapping, accept: Iterable[str] = ()) -> list[str]:
+def keep_outside(store: MutableMapping, accept: Iterable[str] = (),
+                 never_chosen: Mapping[str, Any] | None = None) -> list[str]:
     """At the start of a fragment's run: put back each setting drawn outside the fragment that the
     browser's request changed, and return their names.
 
@@ -206,15 +212,19 @@ def keep_outside(store: MutableMapping, accept: Iterable[str] = ()) -> list[str]
     under load, where sessions lost their kernels and stopped drawing any figure.
 
     A setting in ``accept`` keeps the request's value instead: the view switch, which the browser
-    was never seen to forget, came in a fragment's request twice in one run of that benchmark,
-    and putting it back lost the person's click (the page stayed on the old view).
+    was not seen to forget there, came in a fragment's request twice in one run of that benchmark,
+    and putting it back lost the person's click (the page stayed on the old view). Unless the
+    request holds its ``never_chosen`` value, which only a forgetting browser sends: the view
+    switch empty, seen in CI on 2026-11-29 (the page then drew no view).
     """
     kept = store.get(_OUTSIDE) or {}
     written = store.pop(_WRITTEN, None) or set()
+    never_chosen = never_chosen or {}
     changed = [name for name, value in kept.items() if not _same(store.get(name), value)]
     for name in changed:
+        forgotten = name in never_chosen and _same(store.get(name), never_chosen[name])
         # the person's (the view switch) or a callback's: the page run the caller asks for draws it
-        if name in accept or name in written:
+        if (name in accept and not forgotten) or name in written:
             kept[name] = copy.deepcopy(store[name])
             continue
         store.setdefault(_FORGOTTEN, {})[name] = copy.deepcopy(store.get(name))  # what the browser sends while it has forgotten
@@ -222,9 +232,12 @@ def keep_outside(store: MutableMapping, accept: Iterable[str] = ()) -> list[str]
     return changed
 
 
-def restore_forgotten(store: MutableMapping, forgotten_as: Mapping[str, Any] | None = None) -> list[str]:
+def restore_forgotten(store: MutableMapping, forgotten_as: Mapping[str, Any] | None = None,
+                      never_chosen: Mapping[str, Any] | None = None) -> list[str]:
     """At the start of a page run: put back the settings the browser sent at values it had forgotten
-    (streamlit/streamlit#11266), and return their names. Two signs tell a forgetting:
+    (streamlit/streamlit#11266), and return their names. Three signs tell a forgetting:
+
+    * **A value no person can choose** (``never_chosen``: the view switch empty), every time.
 
     * **A setting at its widget's own default** (``forgotten_as``), changed from what the page drew,
       **beside another change**: two or more such settings at once, or one beside a view switch.
@@ -243,12 +256,14 @@ def restore_forgotten(store: MutableMapping, forgotten_as: Mapping[str, Any] | N
     forgotten = store.get(_FORGOTTEN) or {}
     kept = store.get(_OUTSIDE) or {}
     forgotten_as = forgotten_as or {}
+    never_chosen = never_chosen or {}
     written = store.get(_WRITTEN) or set()
     changed = {name for name, value in kept.items()
                if not _same(store.get(name), value) and name not in written}
+    emptied = [name for name in changed if name in never_chosen and _same(store.get(name), never_chosen[name])]
     at_defaults = sorted(name for name in changed if name in forgotten_as and _same(store.get(name), forgotten_as[name]))
-    never_forgotten = changed - set(forgotten_as)  # the view switch: the browser keeps it
-    restored = at_defaults if len(at_defaults) >= 2 or (at_defaults and never_forgotten) else []
+    switched = changed - set(forgotten_as) - set(emptied)  # the view switch, to another view: the person's
+    restored = emptied + (at_defaults if len(at_defaults) >= 2 or (at_defaults and switched) else [])
     for name, sent in list(forgotten.items()):
         if name in changed and _same(store.get(name), sent):
             restored.append(name)

@@ -348,3 +348,60 @@ def test_the_app_knows_what_a_forgetting_browser_sends_for_the_sidebars_widgets(
     seen = {"scaling": "none", "test_fraction": 0.0, "n_components": 1, "kernels": []}
     assert {name: FORGOTTEN_AS[name] for name in seen} == seen
     assert "view" not in FORGOTTEN_AS
+
+
+def test_a_fragments_request_that_empties_the_view_switch_keeps_the_pages_view(monkeypatch, caplog):
+    """CI of 2026-11-29 (test_a_drawn_point_appears_on_the_canvas_before_the_server_answers): a click on
+    the drawing canvas came in a fragment's request with the view switch empty — the browser had
+    forgotten it — and the guard took it as the person's: the page drew no view ("4 points drawn"
+    never came) and the link read ``view=None``. A person cannot empty the switch (it must hold a
+    view), so that value is the browser's forgetting and the page's view is put back."""
+    from kernelviz.session import keep_outside
+    from kernelviz.ui import pollers
+
+    store, reruns = _guarded_fragment_run(monkeypatch, caplog, {"kernels": ["rbf"], "view": "data"},
+                                          {"view": pollers.NEVER_CHOSEN["view"]})
+    assert reruns == [True] and store["view"] == "data"  # the page reruns to show the switch on its view
+    assert "a fragment's run got changed page settings (view); the page's values were kept\n" in caplog.text
+    assert keep_outside(store, accept=pollers.PERSONS_OWN, never_chosen=pollers.NEVER_CHOSEN) == []
+
+
+def test_a_page_request_that_empties_the_view_switch_keeps_the_pages_view_every_time(caplog):
+    """Alone, and however often it comes: no person sends an empty view switch."""
+    from kernelviz.session import Session, remember_outside
+    from kernelviz.ui import pollers
+
+    drawn = {"kernels": ["rbf"], "view": "data"}
+    store = dict(drawn)
+    s = Session(store, is_setting=lambda key: key in drawn, always_drawn=drawn, forgotten_as={"kernels": []},
+                never_chosen=pollers.NEVER_CHOSEN)
+    s.start({})
+    for _ in range(3):
+        remember_outside(store, drawn)
+        store["view"] = None
+        with caplog.at_level("WARNING", logger="kernelviz.session"):
+            s.begin_run()
+        assert store["view"] == "data"
+    assert "forgotten (view)" in caplog.text
+    remember_outside(store, drawn)
+    store["view"] = "boundaries"  # a person's switch is taken
+    s.begin_run()
+    assert store["view"] == "boundaries"
+
+
+def test_the_view_switch_sends_nothing_selected_once_forgotten():
+    """What :data:`kernelviz.ui.pollers.NEVER_CHOSEN` says of the view switch is Streamlit's own: a
+    segmented control that requires a choice and has no default holds None until something sets it —
+    the value a browser that forgot the widget sends."""
+    from streamlit.testing.v1 import AppTest
+
+    from kernelviz.ui import pollers
+
+    def script():
+        import streamlit as st
+
+        st.segmented_control("View", ["data", "boundaries"], key="view", required=True)
+
+    at = AppTest.from_function(script).run()
+    assert at.session_state["view"] == pollers.NEVER_CHOSEN["view"]
+    assert pollers.PERSONS_OWN <= set(pollers.NEVER_CHOSEN)

@@ -91,7 +91,8 @@ def session() -> Session:
                 or not st.session_state.get(SIDEBAR_GAMMA_C, True) else set())
     return Session(st.session_state, is_setting=is_setting,
                    always_drawn=always_drawn - set(hide) - ({"view"} if "views" in hide else set()) - scrubbed,
-                   computed=session_end.store(), forgotten_as=FORGOTTEN_AS)
+                   computed=session_end.store(), forgotten_as=FORGOTTEN_AS,
+                   never_chosen=pollers.NEVER_CHOSEN)
 
 
 def widget_default(name: str):

@@ -22,6 +22,10 @@ from typing import Callable
 _LOG = logging.getLogger(__name__)
 #: Page settings whose change in a fragment's request is the person's (see kernelviz.session.keep_outside).
 PERSONS_OWN = frozenset({"view"})
+#: What those settings' widgets send once the browser has forgotten them, a value no person can
+#: choose: the view switch requires a view and has no default, so only a forgetting empties it
+#: (kernelviz.session.keep_outside; tests/test_session.py checks it against Streamlit's widget).
+NEVER_CHOSEN = {"view": None}
 
 #: Session key of the pollers held in this run: ``[(place, draw, arguments), …]``.
 HELD_KEY = "_held_pollers"
@@ -62,10 +66,12 @@ def keep_page_settings() -> None:
 
     if not fragment_run():
         return  # the page's run: its widgets are drawn with what the browser sent
-    changed = keep_outside(st.session_state, accept=PERSONS_OWN)
+    emptied = {name for name in PERSONS_OWN if name in st.session_state and st.session_state[name] == NEVER_CHOSEN[name]}
+    changed = keep_outside(st.session_state, accept=PERSONS_OWN, never_chosen=NEVER_CHOSEN)
     if changed:
         # a line in the server's log: benchmarks/bench_sessions.py counts them beside lost actions
-        kept, taken = sorted(set(changed) - PERSONS_OWN), sorted(set(changed) & PERSONS_OWN)
+        taken = sorted(set(changed) & PERSONS_OWN - emptied)
+        kept = sorted(set(changed) - set(taken))
         _LOG.warning("a fragment's run got changed page settings (%s); the page's values were kept%s",
                      ", ".join(kept) or "none", f", the request's taken for {', '.join(taken)}" if taken else "")
         mark_fragment_rerun(st.session_state)
