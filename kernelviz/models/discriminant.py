@@ -10,7 +10,8 @@ from ._base import (_binary_labels, _digest, _ExpansionModel, _kernel_pca_map, _
                     _validate_training, _warn_if_capped)
 
 
-#: 64 MB: a search's five folds of a few hundred points each fit many times over.
+#: 64 MB: a search scores its candidates fold by fold (kernelviz.reproduce.papers._selection), so one
+#: fold's stages are in use at a time: German's 560-point folds need about 18 MB per fold and η.
 _CKSVMNDA_STAGES = _StageMemo(64 * 2 ** 20)
 
 

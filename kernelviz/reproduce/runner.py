@@ -204,21 +204,24 @@ class _Column:
 class _Tracker:
     """Counts cells of one table on one data set and estimates the time left.
 
-    Why not every cell's mean time × the cells left: runners compute column by column, and
-    columns differ by up to two orders of magnitude (CkRBF's whole-grid cells against m_kRBF's
-    one-point cells, CKSVMNDA's 240 candidates against KFD's 4), so the mean over the columns
-    done said 45× the time left (issue 32). The estimate is therefore
+    Why not every cell's mean time × the cells left: columns differ by up to three orders of
+    magnitude per cell (CkRBF's whole-grid cells against m_kRBF's one-point cells, CKSVMNDA's 240
+    candidates against KFD's 4, a kernel MPM on 6,660 points against a 15-cluster model), so the
+    mean over the columns done said 45× the time left (issue 32). Nor can a runner's declared
+    costs stand for a column it has not run: candidates searched said LAP costs 3 times an RBF SVM's
+    cell, and on RWM's rows it cost 4 to 100 times (``benchmarks/bench_progress.py`` replays stored
+    runs). The runners therefore compute split by split, every column in each split (fold,
+    partition or grid point), so that a row has measured every column early; and the estimate is
+    each column's cells still to come at
 
-    * when an earlier row of the same paper and table laid out the same columns (``paces``, shared
-      by a run's contexts): each column's cells still to come at that row's time per cell, scaled
-      by this row's pace on the columns it has computed (rows differ in size, their columns less
-      in proportion);
+    * that column's own pace in this row, once this row has computed one of its cells;
+    * else, when an earlier row of the same paper and table laid out the same columns (``paces``,
+      shared by a run's contexts), its time per cell there, scaled by this row's pace on the
+      columns measured (rows differ in size, their columns less in proportion);
     * else, when the runner declared each column's planned cells and relative cost per cell
-      (``costs``, e.g. candidates searched per cell): the pace of the column under way per unit
-      of its cost, times the cost of every cell left (a table's first row, whose columns still to
-      come nothing here has measured);
-    * else the pace of the column under way for every cell left: right once a column's cells
-      outnumber the ones before, off where a column still to come costs more or less than it.
+      (``costs``, e.g. candidates searched per cell), that cost, scaled the same way (by the
+      columns declared alike when one of them is measured: RWM's GMM and RBF as its RWM column);
+    * else (nothing planned) the pace of the column under way for every cell left.
 
     Only computed cells set the pace (stored ones cost nothing now); a row's profile uses every
     cell's recorded computing time, so a row read from the store still guides the next.
@@ -236,6 +239,7 @@ class _Tracker:
         self.paces = {} if paces is None else paces
         self.start, self.done, self.computed, self.compute_seconds = time.perf_counter(), 0, 0, 0.0
         self.columns = {}  # model -> _Column, in the order the runner reached them
+        self.last = None  # the column of the last computed cell
         self._emit()
 
     def _profile(self):
@@ -248,25 +252,34 @@ class _Tracker:
         return profile if follows else None
 
     def remaining(self):
-        """Estimated computing seconds left; None before the first computed cell."""
+        """Estimated computing seconds left; None before the first computed cell.
+
+        Each column's cells still to come at that column's own pace where this row has computed
+        some of it; else at its time per cell in the earlier row's profile, or at its declared
+        relative cost, scaled by this row's pace on the columns it has measured."""
         if self.done == self.total:
             return 0.0
         if not self.computed:
             return None
+        measured = {m: c.computing / c.computed for m, c in self.columns.items() if c.computed}
         profile = self._profile()
         if profile is not None:
-            per_cell = {model: seconds for model, _, seconds in profile}
-            expected = sum(per_cell[m] * c.computed for m, c in self.columns.items())
-            scale = self.compute_seconds / expected
-            return scale * sum(seconds * (cells - (self.columns[m].cells if m in self.columns else 0))
-                               for m, cells, seconds in profile)
-        model, current = next(reversed(self.columns.items()))
-        pace = current.computing / current.computed if current.computed else self.compute_seconds / self.computed
-        if model in self.costs:
-            return pace / self.costs[model][1] * sum(
-                cost * (cells - (self.columns[m].cells if m in self.columns else 0))
-                for m, (cells, cost) in self.costs.items())
-        return pace * (self.total - self.done)
+            planned = {m: (cells, seconds) for m, cells, seconds in profile}
+        elif self.costs:
+            planned = self.costs
+        else:  # nothing says what the columns to come cost: the pace of the column under way
+            return measured.get(self.last, self.compute_seconds / self.computed) * (self.total - self.done)
+        def pace(model, cost):
+            """This row's pace per cell of ``model``: measured, else the plan's cost at the pace per unit
+            of cost of the measured columns planned alike (else of all measured columns)."""
+            if model in measured:
+                return measured[model]
+            alike = [m for m in measured if planned[m][1] == cost] or list(measured)
+            return cost * sum(self.columns[m].computing for m in alike) / sum(
+                self.columns[m].computed * planned[m][1] for m in alike)
+
+        return sum(pace(m, cost) * (cells - (self.columns[m].cells if m in self.columns else 0))
+                   for m, (cells, cost) in planned.items())
 
     def _emit(self):
         if self.callback is None:
@@ -277,6 +290,9 @@ class _Tracker:
 
     def cell(self, store, key, compute):
         """``store.get_or_compute`` that also reports progress."""
+        if self.costs and key.model not in self.costs:
+            raise ValueError(f"{self.paper} table {self.table}, {self.dataset}: the declared costs do not name "
+                             f"the column {key.model!r}.")
         column = self.columns.setdefault(key.model, _Column())
         result = store.get(key)
         if result is None and self.earlier_code:
@@ -301,6 +317,7 @@ class _Tracker:
             self.compute_seconds += spent
             column.computed += 1
             column.computing += spent
+            self.last = key.model
         else:
             self.tally.done.add(key.digest())
         if "seconds" in result:

@@ -73,7 +73,7 @@ def _search(estimator, candidates, X, y, cv, n_jobs):
     One fold at a time, every candidate in turn, where GridSearchCV runs each candidate over every
     fold: its order changes the fold at every fit, so a model's stage memo had to hold the stages
     of all folds at once, and on German's 560-point folds (about 18 MB of stages per fold and η)
-    it held too few: each of a cell's 1,200 fits rebuilt its scatter matrices (about 370 s per
+    it held too few: each of a cell's 1,200 fits rebuilt its scatter matrices (about 320 s per
     cell). Fold by fold, each stage is built once per fold. Folds run in parallel with ``n_jobs``.
     """
     def fold_scores(train, test):
@@ -134,17 +134,22 @@ def run_partitions(context, paper, table_id, row, X, y, columns, splits, inner_f
     costs = {name: (len(splits), len(ParameterGrid(column.grid))) for name, column in columns.items()}
     tracker = context.tracker(row + (f" ({variant})" if variant else ""), len(splits) * len(columns), costs)
     seed = context.settings.seed
-    out = []
-    for name, column in columns.items():
-        cells = []
-        for r, (train, test) in enumerate(splits):
+    # partition by partition, every column in each: by a tenth of the cells (ten partitions or more)
+    # every column has run, and the time left is the measured columns' (a kernel MPM on 6,660 Twonorm
+    # points costs about 20 times a cluster model's cell with as many candidates)
+    by_column = {name: [] for name in columns}
+    for r, (train, test) in enumerate(splits):
+        for name, column in columns.items():
             key = context.key(row, paper=paper, table=table_id, dataset=row + (f"[{variant}]" if variant else ""),
                               split=f"partition{r}/{len(splits)}-n{len(train)}+{len(test)}-seed{seed}", model=name,
                               cell=repr(sorted((k, list(map(float, v))) for k, v in column.grid.items()))
                               + f"|inner={inner_folds}|{_estimator(column)}")
-            cells.append(tracker.cell(context.store, key, lambda train=train, test=test, column=column:
-                                      _fit_and_score(column, X, y, train, test, inner_folds, seed,
-                                                     context.settings.n_jobs)))
+            by_column[name].append(tracker.cell(context.store, key, lambda train=train, test=test, column=column:
+                                                _fit_and_score(column, X, y, train, test, inner_folds, seed,
+                                                               context.settings.n_jobs)))
+    out = []
+    for name, cells in by_column.items():
+        column = columns[name]
         capped = sum(c["capped_fits"] for c in cells) / sum(c["fits"] for c in cells)
         # cells of earlier code (read with Settings.earlier_code) recorded no times
         timed = times and all(TIME_METRICS[0] in c for c in cells)

@@ -16,7 +16,6 @@ optimistic by construction and labelled as such.
 from __future__ import annotations
 
 import copy
-from functools import partial
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
@@ -128,25 +127,33 @@ def _fold_predictions(kernel, X, y, C, gamma, splits, max_iter):
     return counts
 
 
-def _mk_grid(context, tracker, row, X, y, column, seed):
-    """m_kRBF has no Gram, so each (C, γ) cell is its own stored cell over the same folds as the grid engine."""
+def _mk_grids(context, tracker, row, X, y, columns, seed):
+    """{column: grid} of the m_kRBF ``columns``. m_kRBF has no Gram, so each (C, γ) cell is its own
+    stored cell over the same folds as the grid engine.
+
+    The cells go grid point by grid point, every column at each, the points in a shuffled order:
+    a large C fits more slowly than a small one, and by a tenth of a row's cells every column has
+    run points from all over the grid, which the time left is estimated from (issue 32)."""
     Cs, gammas, folds, _ = _grid(context)
     splits = list(StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed).split(X, y))
-    scores = np.empty((len(Cs), len(gammas)))
-    fold_scores = np.empty((len(Cs), len(gammas), folds))
-    capped = np.zeros((len(Cs), len(gammas)), dtype=int)
-    predicted = {}
-    fits = 0
-    for i, C in enumerate(Cs):
-        for j, gamma in enumerate(gammas):
+    scores = {column: np.empty((len(Cs), len(gammas))) for column in columns}
+    fold_scores = {column: np.empty((len(Cs), len(gammas), folds)) for column in columns}
+    capped = {column: np.zeros((len(Cs), len(gammas)), dtype=int) for column in columns}
+    predicted = {column: {} for column in columns}
+    fits = dict.fromkeys(columns, 0)
+    points = list(np.ndindex(len(Cs), len(gammas)))
+    for p in np.random.RandomState(0).permutation(len(points)):
+        i, j = points[p]
+        C, gamma = Cs[i], gammas[j]
+        for column in columns:
             key = context.key(row, table="grid", dataset=row, split=f"cv{folds}-seed{seed}", model=column,
                               cell=f"C={float(C)!r}|gamma={float(gamma)!r}")
 
-            def compute(C=C, gamma=gamma):
+            def compute(C=C, gamma=gamma, k=MK_COLUMNS[column]):
                 accuracies, counts, hit_cap = [], [], 0
                 for train, test in splits:
                     # the paper clusters all points, test cases included (never their labels)
-                    model = _models.MkRBF(C=C, gamma=gamma, n_components=MK_COLUMNS[column], random_state=seed,
+                    model = _models.MkRBF(C=C, gamma=gamma, n_components=k, random_state=seed,
                                           max_iter=_evaluation.DEFAULT_MAX_ITER)
                     model.fit(X[train], y[train], X_unlabeled=X[test])
                     labels = model.predict(X[test])
@@ -157,17 +164,19 @@ def _mk_grid(context, tracker, row, X, y, column, seed):
                         "capped_fits": hit_cap, "fits": len(splits)}
 
             cell = tracker.cell(context.store, key, compute)
-            scores[i, j] = cell["accuracy"]
+            scores[column][i, j] = cell["accuracy"]
             if "fold_accuracies" in cell:  # cells of earlier code (Settings.earlier_code) kept means only
-                fold_scores[i, j] = cell["fold_accuracies"]
-                predicted[f"{i},{j}"] = cell["predicted"]
-            capped[i, j] = cell["capped_fits"]
-            fits += cell["fits"]
-    grid = {"scores": scores.tolist(), "capped_fits": int(capped.sum()), "fits": fits, "capped": capped.tolist(),
-            "predicted": predicted}
-    if len(predicted) == len(Cs) * len(gammas):
-        grid["fold_scores"] = fold_scores.tolist()
-    return grid
+                fold_scores[column][i, j] = cell["fold_accuracies"]
+                predicted[column][f"{i},{j}"] = cell["predicted"]
+            capped[column][i, j] = cell["capped_fits"]
+            fits[column] += cell["fits"]
+    grids = {}
+    for column in columns:
+        grids[column] = {"scores": scores[column].tolist(), "capped_fits": int(capped[column].sum()),
+                         "fits": fits[column], "capped": capped[column].tolist(), "predicted": predicted[column]}
+        if len(predicted[column]) == len(Cs) * len(gammas):
+            grids[column]["fold_scores"] = fold_scores[column].tolist()
+    return grids
 
 
 def _columns(context, table_id):
@@ -192,14 +201,26 @@ def _grids_for(context, table_id, row, unit_scale=False):
     require_folds(y, folds, PAPER, table_id, row)
     X = _data.scale(X, "minmax")
     columns = _columns(context, table_id)
-    n_cells = sum(len(Cs) * len(gammas) if c in MK_COLUMNS else 1 for c in columns) * repetitions
-    tracker = context.tracker(row + (f" ({UNIT_SCALE})" if unit_scale else ""), n_cells)
-    grids = {}
-    for column in columns:
-        rescaled = unit_scale and KERNEL_COLUMNS.get(column, ("",))[0] == "ckrbf"
-        compute = _mk_grid if column in MK_COLUMNS else partial(_kernel_grid, unit_scale=rescaled)
-        grids[column] = [compute(context, tracker, row, X, y, column, context.settings.seed + r)
-                         for r in range(repetitions)]
+    mk_columns = [c for c in columns if c in MK_COLUMNS]
+    # for the progress estimate, each cell's work in SVM fits of the whole training part: a kernel
+    # column's cell is its whole grid over the folds, an m_kRBF cell one grid point's k fits on a k-th
+    # of the points each (an SVM's fit grows about with the square of its points)
+    rescaled = {c for c in columns if unit_scale and KERNEL_COLUMNS.get(c, ("",))[0] == "ckrbf"}
+    costs = {column + (f"[{UNIT_SCALE}]" if column in rescaled else ""):  # the cells' model, as keyed
+             (repetitions * len(Cs) * len(gammas), folds / MK_COLUMNS[column]) if column in MK_COLUMNS
+             else (repetitions, len(Cs) * len(gammas) * folds) for column in columns}
+    tracker = context.tracker(row + (f" ({UNIT_SCALE})" if unit_scale else ""),
+                              sum(cells for cells, _ in costs.values()), costs)
+    grids = {column: [] for column in columns}
+    for r in range(repetitions):
+        seed = context.settings.seed + r
+        for column in columns:
+            if column not in MK_COLUMNS:
+                grids[column].append(_kernel_grid(context, tracker, row, X, y, column, seed,
+                                                  unit_scale=column in rescaled))
+        if mk_columns:
+            for column, grid in _mk_grids(context, tracker, row, X, y, mk_columns, seed).items():
+                grids[column].append(grid)
     return grids, y
 
 

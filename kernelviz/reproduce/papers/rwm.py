@@ -213,19 +213,22 @@ def _run_row(context, table_id, row, X, y, variant, categorical=(), weight_grid=
     costs = {column: (len(splits), candidates * (len(opts["ratios"]) if COLUMNS[column] == "lap" else 1))
              for column in COLUMNS}
     tracker = context.tracker(row + (f" ({variant})" if variant else ""), len(splits) * len(COLUMNS), costs)
-    out = []
-    for column in COLUMNS:
-        cells = []
-        for f, (train, test) in enumerate(splits):
+    # fold by fold, LAP (the costliest by far, 4 to 100 times an SVM column's cell) first in each: by
+    # a tenth of the cells the time left rests on LAP's measured pace, and by a fifth on every column's
+    by_column = {column: [] for column in COLUMNS}
+    for f, (train, test) in enumerate(splits):
+        for column in sorted(COLUMNS, key=lambda c: -costs[c][1]):
             key = context.key(row, table=table_id, dataset=row + (f"[{variant}]" if variant else ""),
                               split=f"fold{f}/{opts['folds']}-seed{seed}", model=column,
                               cell=f"C={opts['Cs'].tolist()}|gamma={opts['gammas'].tolist()}"
                                    f"|ratio={opts['ratios'].tolist()}|inner={opts['inner']}"
                                    + (f"|categorical={list(categorical)}|weights={weight_grid.tolist()}"
                                       if len(categorical) else ""))
-            cells.append(tracker.cell(context.store, key, lambda train=train, test=test:
-                                      _fold_cell(context, table_id, row, X, y, train, test, column, seed,
-                                                 opts["inner"], categorical, weight_grid)))
+            by_column[column].append(tracker.cell(context.store, key, lambda train=train, test=test, column=column:
+                                                  _fold_cell(context, table_id, row, X, y, train, test, column,
+                                                             seed, opts["inner"], categorical, weight_grid)))
+    out = []
+    for column, cells in by_column.items():
         fits = sum(c["fits"] for c in cells)
         notes = []
         if row in UNNAMED_CATEGORICAL and not variant:
