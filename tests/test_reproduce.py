@@ -861,3 +861,34 @@ def test_cksvmnda_partitions_heart_and_diabetes_at_ratschs_sizes():
     assert len(kv.data.load("heart").y) == sum(RATSCH_SIZES["Heart"])
     assert len(kv.data.load("diabetes").y) == sum(RATSCH_SIZES["Diabetes"])
     assert training_size("Heart", 200) == 120  # a smaller file: the paper's "about 60 %"
+
+
+def test_ckrbf_m_k_rbf_grids_hold_each_points_cross_validated_accuracy_in_its_place(tmp_path):
+    """The m_kRBF points run shuffled, every k at each (for the progress estimate): each grid still
+    holds, at (C, γ), that point's accuracy over the grid engine's folds, for its own k — recomputed
+    here point by point in grid order."""
+    from kernelviz.reproduce.papers import ckrbf
+    from kernelviz.reproduce.runner import Context
+    from kernelviz.reproduce.store import ResultStore
+
+    Cs, gammas = [1.0, 100.0], [0.1, 1.0, 10.0]
+    settings = Settings(max_points=60, folds=3, grids={"C": Cs, "gamma": gammas})
+    context = Context("ckrbf", "2", {"heart": RUNNERS["ckrbf"].sources["heart"]}, settings, ResultStore(tmp_path), None)
+    grids, y = ckrbf._grids_for(context, "2", "heart")
+    X, _ = context.load("heart")
+    X = kv.data.scale(X, "minmax")
+    splits = list(StratifiedKFold(n_splits=3, shuffle=True, random_state=0).split(X, y))
+    for column, k in ckrbf.MK_COLUMNS.items():
+        expected = np.empty((len(Cs), len(gammas)))
+        for (i, C), (j, gamma) in ((a, b) for a in enumerate(Cs) for b in enumerate(gammas)):
+            accuracies = []
+            for train, test in splits:
+                model = kv.models.MkRBF(C=C, gamma=gamma, n_components=k, random_state=0,
+                                        max_iter=kv.evaluation.DEFAULT_MAX_ITER)
+                model.fit(X[train], y[train], X_unlabeled=X[test])
+                accuracies.append(np.mean(model.predict(X[test]) == y[test]))
+            expected[i, j] = np.mean(accuracies)
+        (grid,) = grids[column]
+        np.testing.assert_array_equal(grid["scores"], expected, err_msg=column)
+        assert grid["fits"] == len(Cs) * len(gammas) * 3 and np.shape(grid["fold_scores"]) == (2, 3, 3)
+    assert len({json.dumps(grids[c][0]["scores"]) for c in ckrbf.MK_COLUMNS}) == 3  # each k its own grid
