@@ -269,6 +269,7 @@ class _Tracker:
             planned = self.costs
         else:  # nothing says what the columns to come cost: the pace of the column under way
             return measured.get(self.last, self.compute_seconds / self.computed) * (self.total - self.done)
+
         def pace(model, cost):
             """This row's pace per cell of ``model``: measured, else the plan's cost at the pace per unit
             of cost of the measured columns planned alike (else of all measured columns)."""
