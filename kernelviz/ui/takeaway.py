@@ -364,6 +364,8 @@ WARM_UP_DELAY = 30.0
 #: … and then the seconds without a figure drawn that it waits for: at a fixed time, the launch fell
 #: into whatever the person was doing (a dragged point's refits, a γ step).
 WARM_UP_QUIET = 2.0
+#: The warm-up's thread: one per server, whatever its sessions do.
+WARM_UP_THREAD = "kernelviz-export-warm-up"
 
 
 class _Launch:
@@ -423,7 +425,7 @@ def _warm_exporter() -> threading.Timer:
             pass  # the page already says why PNG / SVG are missing (unavailable_reason)
 
     timer = threading.Timer(WARM_UP_DELAY, start)
-    timer.name, timer.daemon = "kernelviz-export-warm-up", True
+    timer.name, timer.daemon = WARM_UP_THREAD, True
     timer.start()
     return timer
 
