@@ -140,3 +140,28 @@ def test_an_idle_kept_thread_keeps_no_job_alive():
         gc.collect()
         time.sleep(0.01)
     assert gone() is None and _background._WORKERS._idle
+
+
+def test_the_process_exit_cancels_the_running_jobs_and_waits_for_them(tmp_path):
+    """A job computing on its daemon thread while the interpreter tore down its modules crashed the
+    exit ("free(): invalid pointer", "terminate called without an active exception"): the exit
+    cancels every running job and waits for it, so the job sees the cancel and ends before."""
+    import subprocess
+    import sys
+
+    flag = tmp_path / "ended"
+    code = ("import time\n"
+            "from kernelviz._background import BackgroundJob\n"
+            "class Busy(BackgroundJob):\n"
+            "    def __init__(self):\n"
+            "        super().__init__(name='kernelviz-busy')\n"
+            "        self._start()\n"
+            "    def _work(self):\n"
+            "        while not self.cancelled:\n"
+            "            sum(range(10000))\n"
+            f"        time.sleep(0.5); open({str(flag)!r}, 'w').write('cancelled')\n"
+            "job = Busy()\n"
+            "time.sleep(0.2)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert flag.read_text() == "cancelled"  # the job ended, seeing the cancel, before the process did
