@@ -150,18 +150,20 @@ def test_the_process_exit_cancels_the_running_jobs_and_waits_for_them(tmp_path):
     import sys
 
     flag = tmp_path / "ended"
-    code = ("import time\n"
+    code = ("import threading\n"
             "from kernelviz._background import BackgroundJob\n"
+            "working = threading.Event()\n"
             "class Busy(BackgroundJob):\n"
             "    def __init__(self):\n"
             "        super().__init__(name='kernelviz-busy')\n"
             "        self._start()\n"
             "    def _work(self):\n"
+            "        working.set()\n"
             "        while not self.cancelled:\n"
             "            sum(range(10000))\n"
-            f"        time.sleep(0.5); open({str(flag)!r}, 'w').write('cancelled')\n"
+            f"        open({str(flag)!r}, 'w').write('cancelled')\n"
             "job = Busy()\n"
-            "time.sleep(0.2)\n")
+            "working.wait(60)\n")  # the process ends while the job works
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert flag.read_text() == "cancelled"  # the job ended, seeing the cancel, before the process did
