@@ -119,9 +119,10 @@ def draw_view(view: str, values: dict) -> None:
             page.session().remember_good(*stage)
         takeaway.code_box(values, prep)
     except NoDataYet as err:
-        st.info(plain(err))
         if view == "data" and values["source"] == "drawn":
-            data.draw_canvas(values)
+            data.show_empty(values)
+        else:
+            st.info(plain(err))
     except ValueError as err:
         st.error(plain(err))
     except Exception as err:  # noqa: BLE001 - the page must never show a traceback

@@ -526,6 +526,18 @@ def test_the_canvas_gets_the_points_and_the_label_a_click_adds_and_undo_and_clea
     assert not at.exception
 
 
+def test_an_empty_canvas_has_its_note_where_the_summary_goes_and_one_point_is_one_point():
+    """No point yet: the note beside the canvas (where the data's summary will be) says what to do
+    there, without sending the person to the view they are in; then the summary counts one point."""
+    at = open_app(dict(source="drawn"))
+    assert not at.exception
+    (note,) = at.info
+    assert note.value == "No points drawn yet: click on the canvas to add one."
+    at = open_app(dict(source="drawn", points="1_0.5_1"))
+    assert not at.exception
+    assert any("1 point · 2 features" in m.value for m in at.markdown), [m.value for m in at.markdown]
+
+
 def canvas_data(at: AppTest) -> dict:
     (canvas,) = [e for e in at.get("bidi_component") if e.proto.component_name == "kernelviz.draw"]
     return json.loads(canvas.proto.json)

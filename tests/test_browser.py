@@ -163,7 +163,7 @@ def test_clicking_on_empty_canvas_draws_points(server, page, screenshot_dir):
     for i, (fx, fy, label) in enumerate(clicks, start=1):
         page.locator('[data-testid="stButtonGroup"] button', has_text=label).first.click()
         settle(page)
-        # measured before every click: the canvas moves once the "no points yet" note goes
+        # measured before every click: where the canvas is now
         page.mouse.click(*live_drag.canvas_point(page, fx, fy))
         settle(page, f"{i} point{'' if i == 1 else 's'} drawn")
     from urllib.parse import parse_qs, urlparse

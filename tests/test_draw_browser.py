@@ -115,10 +115,18 @@ def test_twenty_quick_clicks_on_a_busy_machine_all_arrive_in_order(server, page)
     settle(page, "2 points drawn")
     # a 5 × 4 grid of clicks inside the square, away from its edges: the range stays [−3, 3]
     shares = [(0.1 + 0.2 * (i % 5), 0.15 + 0.23 * (i // 5)) for i in range(20)]
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     with live_drag.busy_cpu():
-        for fx, fy in shares:
-            live_drag.click_canvas(page, fx, fy)  # waits for the browser's paint only
-        page.get_by_text("22 points drawn").wait_for()
+        for n, (fx, fy) in enumerate(shares, start=3):
+            try:
+                live_drag.click_canvas(page, fx, fy)  # waits for the browser's paint only
+            except PlaywrightTimeout:
+                pytest.fail(f"click {n - 2} was not painted: {live_drag.drawing_state(page)}")
+        try:
+            page.get_by_text("22 points drawn").wait_for()
+        except PlaywrightTimeout:
+            pytest.fail(f"no '22 points drawn' after the clicks: {live_drag.drawing_state(page)}")
         settle(page)
     assert live_drag.count_drawn(page) == 22
     drawn = decode_points(link(page)["points"])
@@ -153,10 +161,26 @@ def test_a_click_right_after_undo_is_kept_and_the_undo_too(server, page):
     assert live_drag.count_drawn(page) == 3
 
 
+def test_the_first_point_leaves_the_canvas_where_it_is(server, page):
+    """An empty canvas is laid out as the Data view's: the first point changes the note beside it
+    into the data's summary, and the canvas stays the same element in the same place. (It moved and
+    shrank, a new element, and for the rest of that run the old one stood beside it: two canvases.)"""
+    page.goto(f"{server}/?source=drawn&view=data")
+    settle(page, "No points drawn yet")
+    page.locator(live_drag.DRAW).evaluate("(root) => { root.dataset.first = 'yes'; }")
+    before = page.locator(live_drag.DRAW_CANVAS).bounding_box()
+    live_drag.click_canvas(page, 0.5, 0.5)
+    settle(page, "1 point drawn")
+    assert page.get_by_text("No points drawn yet").count() == 0
+    assert page.locator(live_drag.DRAW).get_attribute("data-first") == "yes"
+    after = page.locator(live_drag.DRAW_CANVAS).bounding_box()
+    assert after == pytest.approx(before, abs=1), (before, after)
+
+
 #: A click on the canvas the page shows at that moment, at a share of its plot square, made in the
 #: page itself, once that canvas is laid out (true then): a click by the driver's mouse aims at where
-#: the canvas was when it asked, which the canvas may have left by then (it moves and shrinks when
-#: the first point opens the Data view), and a canvas just mounted has no size yet.
+#: the canvas was when it asked, which the canvas may have left by then, and a canvas just mounted
+#: has no size yet.
 CLICK_SHOWN_CANVAS = """([fx, fy]) => {
     const hosts = [...document.querySelectorAll('*')].filter((e) => e.shadowRoot);
     const canvas = [document, ...hosts.map((h) => h.shadowRoot)]
@@ -173,8 +197,8 @@ CLICK_SHOWN_CANVAS = """([fx, fy]) => {
 
 
 def test_quick_clicks_on_an_empty_canvas_survive_its_move_into_the_data_view(server, page):
-    """The first point turns the page from "No points drawn yet" into the Data view, and the canvas
-    into a new element: clicks made meanwhile, on the old canvas or the new one, all arrive, in order."""
+    """The first point turns the note "No points drawn yet" into the data's summary: clicks made
+    while the page catches up all arrive, in order."""
     page.goto(f"{server}/?source=drawn&view=data")
     settle(page, "No points drawn yet")
     shares = [(0.3, 0.3), (0.4, 0.4), (0.5, 0.5), (0.6, 0.6), (0.7, 0.7)]

@@ -478,6 +478,30 @@ def count_drawn(page) -> int:
     return int(page.locator(DRAW).get_attribute("data-points"))
 
 
+#: What the page shows of a drawing session, for a test's failure message: whether a run is on,
+#: the runs counted, each canvas's point count, the captions, the errors, and the link's view and point count.
+DRAWING_STATE = """() => {
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  // every match, inside the components' shadow roots too (a v2 component draws in one)
+  const deep = (root, selector) => [...root.querySelectorAll(selector)].concat(
+    ...[...root.querySelectorAll('*')].filter((e) => e.shadowRoot).map((e) => deep(e.shadowRoot, selector)));
+  const texts = (selector) => [...(main ? main.querySelectorAll(selector) : [])].map((e) => e.innerText.slice(0, 120));
+  return {script: document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state'),
+          runs_started: window.__kvRunsStarted, runs_ended: window.__kvRunsEnded,
+          canvases: deep(document, '.kv-draw').map((e) => e.getAttribute('data-points')),
+          captions: texts('[data-testid="stCaptionContainer"]'),
+          alerts: texts('[data-testid="stAlert"], [data-testid="stException"]'),
+          stale: document.querySelectorAll('[data-stale="true"]').length,
+          link_view: new URLSearchParams(location.search).get('view'),
+          link_points: (new URLSearchParams(location.search).get('points') || '').split('~').filter(Boolean).length};
+}"""
+
+
+def drawing_state(page) -> str:
+    """:data:`DRAWING_STATE` now, as one line (a failure's message says what the page showed)."""
+    return repr(page.evaluate(DRAWING_STATE))
+
+
 def canvas_point(page, fraction_x: float, fraction_y: float) -> tuple[float, float]:
     """Page coordinates of a share of the drawing canvas's plot square (its padding left out)."""
     return tuple(page.locator(DRAW_CANVAS).evaluate("""(canvas, [fx, fy]) => {

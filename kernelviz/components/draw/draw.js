@@ -22,10 +22,10 @@ import { acknowledge, createOutbox, pending, post, shownPoints } from "../outbox
 const VIEWS = new WeakMap();
 // The clicks on their way, numbered under one token drawn once per load of this module. Kept by
 // the module, not the view, and one for the page (the app has one drawing canvas, in the Data
-// view): the canvas Streamlit mounts afresh when the first point opens the Data view is a new
-// element under a new component key, and it must go on numbering, showing and sending the clicks
-// the old one made (an outbox per key numbered them from 1 again, under the same token, and
-// Python took them for clicks it had applied: tests/test_draw_browser.py, the empty canvas).
+// view): a canvas Streamlit mounts afresh (the Data view left and opened again) is a new element,
+// and it must go on numbering, showing and sending the clicks the old one made (an outbox per
+// element numbered them from 1 again, under the same token, and Python took them for clicks it had
+// applied).
 const OUTBOX = createOutbox(`${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`);
 const PAD = { left: 44, right: 14, top: 14, bottom: 36 };
 

@@ -55,11 +55,29 @@ def show(prep: Prepared, values: dict, partition) -> None:
             takeaway.downloads(fig, "data")
 
 
+#: Beside an empty canvas, where the data's summary goes (the pipeline's own message sends the
+#: person to the Data view, which is where they are).
+EMPTY_NOTE = "No points drawn yet: click on the canvas to add one."
+
+
+def show_empty(values: dict) -> None:
+    """Drawn data without a point yet: the canvas where the view puts it, :data:`EMPTY_NOTE` where
+    the summary goes. The first point then changes the note into the summary and leaves the canvas
+    as it is, the same element in the same place: laid out otherwise, the canvas moved under the
+    person's next click, and Streamlit showed the new one beside the old for the rest of that run."""
+    main, side = st.columns([3, 1], gap="large")
+    with side:
+        st.info(EMPTY_NOTE)
+    with main:
+        draw_canvas(values)
+
+
 def data_summary(prep: Prepared) -> str:
     """The data's name, size and classes (train / test counts), as Markdown beside the figure."""
     names = ({c: plain(prep.class_names[float(c)]) for c in prep.classes} if prep.class_names
              else fg.class_names(prep.classes))
-    count = f"{len(prep.y):,} of {prep.n_total:,} points (a sample)" if prep.sampled else f"{len(prep.y)} points"
+    count = (f"{len(prep.y):,} of {prep.n_total:,} points (a sample)" if prep.sampled
+             else f"{len(prep.y)} point{'' if len(prep.y) == 1 else 's'}")
     lines = [message("**{name}**", name=prep.name), f"{count} · {prep.d} feature{'s' if prep.d > 1 else ''}",
              ""]
     for c in prep.classes:
