@@ -1,6 +1,8 @@
 """Shared machinery of the models: input checks, kernel fitting, chunked kernel expansions,
 kernel-PCA coordinates, and the base classes (kernel models, expansion models, cluster units)."""
 
+import contextlib
+import contextvars
 import copy
 import hashlib
 import threading
@@ -211,7 +213,7 @@ class _StageMemo:
 
     def get(self, key, compute):
         with self._lock:
-            if key is not None and key in self._items:
+            if key is not None and not _FRESH.get() and key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key][0]
         value = compute()
@@ -226,6 +228,23 @@ class _StageMemo:
     def clear(self):
         with self._lock:
             self._items.clear()
+
+
+#: True while every fit computes its stages itself (:func:`fresh_stages`).
+_FRESH = contextvars.ContextVar("kernelviz_fresh_stages", default=False)
+
+
+@contextlib.contextmanager
+def fresh_stages():
+    """Within, no fit reads a stage from a memo: it computes every stage of its training itself (and
+    still leaves them for the fits after it). For a timed fit, whose seconds must be one model's whole
+    training: read from the memo, an MCPM's k-means was the one an SCM had just computed on the same
+    points (kernelviz.reproduce times its columns' fits split by split, every column in each)."""
+    token = _FRESH.set(True)
+    try:
+        yield
+    finally:
+        _FRESH.reset(token)
 
 
 def _nbytes(value):
