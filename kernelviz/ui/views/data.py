@@ -23,9 +23,16 @@ DRAW_APPLIED_KEY = "_draw_applied"
 DRAW_CLEARED_KEY = "_draw_cleared"
 
 
+def columns():
+    """The view's two columns, (main, side): the figure or the canvas, and the summary beside it.
+    One layout for the data and for an empty canvas (:func:`show_empty`), so that the canvas keeps
+    its element when the first point arrives."""
+    return st.columns([3, 1], gap="large")
+
+
 def show(prep: Prepared, values: dict, partition) -> None:
     """The view (``partition`` is None: it needs none)."""
-    main, side = st.columns([3, 1], gap="large")
+    main, side = columns()
     with side:
         st.markdown(data_summary(prep))
         if prep.projected:
@@ -65,7 +72,7 @@ def show_empty(values: dict) -> None:
     the summary goes. The first point then changes the note into the summary and leaves the canvas
     as it is, the same element in the same place: laid out otherwise, the canvas moved under the
     person's next click, and Streamlit showed the new one beside the old for the rest of that run."""
-    main, side = st.columns([3, 1], gap="large")
+    main, side = columns()
     with side:
         st.info(EMPTY_NOTE)
     with main:
