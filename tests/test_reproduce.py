@@ -336,6 +336,54 @@ def test_every_cell_keeps_its_computing_time_and_the_report_sums_it_across_invoc
     assert f"its {len(stored)} cells took {replay.cell_seconds:.0f} s to compute" in md.read_text()
 
 
+def test_every_cell_records_the_libraries_and_blas_threads_it_was_computed_with(tmp_path, monkeypatch):
+    """The code version does not name the numerical libraries nor the BLAS threads, and both moved
+    cells: the MCPM run of 2026-11-28 gave a Twonorm partition 0.9730 that its own code, in the Python
+    environment installed again the next day, gives as 0.9797, and its CPU times counted a second
+    thread's waiting. Each computed cell records them, and the report says which its cells had."""
+    from importlib.metadata import version
+
+    from kernelviz.reproduce import runner
+
+    settings = tiny(max_points=50)
+    _run_stopped_at_the_third_cell(tmp_path, monkeypatch, settings)  # two cells, computed one BLAS thread
+    first = list(store.ResultStore(tmp_path).scan().values())
+    assert first and all(r["environment"] == {"numpy": version("numpy"), "scipy": version("scipy"),
+                                               "scikit-learn": version("scikit-learn"), "blas_threads": 1}
+                         for r in first)
+    # the rest computed as if by another environment: the report names both, and how many cells each
+    monkeypatch.setattr(runner, "environment", lambda: {"numpy": "1.26.4", "scipy": "1.11.4",
+                                                       "scikit-learn": "1.4.2", "blas_threads": 2})
+    run("rwm", tables=["4"], data={}, rows=ORIGINAL_ROWS["rwm"], out=tmp_path, settings=settings)
+    monkeypatch.undo()
+    replay = run("rwm", tables=["4"], data={}, rows=ORIGINAL_ROWS["rwm"], out=tmp_path, settings=settings)
+    assert replay.computed == 0
+    counts = {env["numpy"]: n for env, n in replay.environments}
+    assert counts == {version("numpy"): len(first), "1.26.4": replay.cells - len(first)}
+    md, js = report.write_report(replay, tmp_path)
+    text = md.read_text()
+    assert "Libraries: **the cells were computed under 2 setting(s)**" in text
+    assert f"numpy {version('numpy')}, SciPy {version('scipy')}, scikit-learn {version('scikit-learn')}, " \
+           f"1 BLAS thread ({len(first)} cells)" in text
+    assert f"numpy 1.26.4, SciPy 1.11.4, scikit-learn 1.4.2, 2 BLAS threads ({replay.cells - len(first)} cells)" in text
+    assert "a cell's CPU seconds count the threads' waiting" in text
+    assert {e["cells"] for e in json.loads(js.read_text())["runs"][0]["environments"]} == {len(first),
+                                                                                        replay.cells - len(first)}
+
+
+def test_a_report_of_cells_that_did_not_record_their_libraries_says_so(tmp_path):
+    from kernelviz.reproduce.runner import Measurement, RunResult
+
+    measured = [Measurement("rwm", "2", "Heart", "RWM", "accuracy", [0.8, 0.82], "tiny", "none", "bundled", 0.0)]
+    result = RunResult("rwm", Settings(), measured, {}, [], 1.0, cells=3)
+    md, _ = report.write_report(result, tmp_path)
+    assert "Libraries: not recorded (the cells were stored before cells kept" in md.read_text()
+    one = RunResult("rwm", Settings(), measured, {}, [], 1.0, cells=3,
+                    environments=[({"numpy": "2.4.6", "scipy": "1.17.1", "scikit-learn": "1.9.1", "blas_threads": 1}, 3)])
+    md, _ = report.write_report(one, tmp_path)
+    assert "Libraries: numpy 2.4.6, SciPy 1.17.1, scikit-learn 1.9.1, 1 BLAS thread, for every cell." in md.read_text()
+
+
 def _counting(monkeypatch, module, name):
     """Count the calls of ``module.name`` (a cell's computation) while still running it."""
     real, calls = getattr(module, name), []

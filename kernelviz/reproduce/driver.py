@@ -5,8 +5,10 @@ while they read only :mod:`kernelviz.reproduce.runner`, so no module imports its
 """
 from __future__ import annotations
 
+import json
 import signal
 import time
+from collections import Counter
 
 from .. import _validation
 from . import datasets as _datasets
@@ -112,10 +114,13 @@ def run(paper, tables=None, data=None, out="reproduce-results", settings=None, p
             done |= c.tally.done
             seconds.update(c.tally.seconds)
         table_seconds = {t: (sum(seconds.values()), len(seconds), len(done)) for t, (done, seconds) in per_table.items()}
+        recorded = {digest: env for c in contexts for digest, env in c.tally.environments.items()}
+        environments = Counter(json.dumps(env, sort_keys=True) for env in recorded.values())
         return RunResult(paper, settings, measurements, not_run, store.problems, time.perf_counter() - started,
                          data=data_used, cells=len(set().union(*(c.tally.done for c in contexts))),
                          computed=len(set().union(*(c.tally.computed for c in contexts))),
                          cell_seconds=sum(timed.values()), cells_timed=len(timed), table_seconds=table_seconds,
+                         environments=[(json.loads(env), n) for env, n in environments.most_common()],
                          code="" if settings.earlier_code else
                          _version.code_version(f"kernelviz.reproduce.papers.{paper}"), **extra)
 

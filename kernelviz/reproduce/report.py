@@ -368,6 +368,41 @@ def _code_line(result):
             "never read. ")
 
 
+_LIBRARY_NAMES = {"numpy": "numpy", "scipy": "SciPy", "scikit-learn": "scikit-learn"}
+
+
+def _environment(env):
+    """One recorded environment in words: "numpy 2.4.6, SciPy 1.17.1, scikit-learn 1.9.1, 1 BLAS thread"."""
+    threads = env.get("blas_threads")
+    return ", ".join([f"{_LIBRARY_NAMES.get(name, name)} {env[name]}" for name in _LIBRARY_NAMES if name in env]
+                     + ([f"{threads} BLAS thread{'s' if threads != 1 else ''}"] if threads is not None else []))
+
+
+def _environment_line(result):
+    """The numerical libraries' versions and the BLAS threads the cells were computed with: the code
+    version does not name them, and both can move a cell (numbers between library versions, CPU
+    seconds between thread counts)."""
+    if not result.cells:
+        return ""
+    recorded = sum(n for _, n in result.environments)
+    if not recorded:
+        return ("Libraries: not recorded (the cells were stored before cells kept the numerical libraries' "
+                "versions and BLAS threads). ")
+    several = len(result.environments) > 1 or recorded < result.cells
+    threads = any((env.get("blas_threads") or 1) > 1 for env, _ in result.environments)
+    if not several:
+        line = f"Libraries: {_environment(result.environments[0][0])}, for every cell."
+    else:
+        kinds = "; ".join(f"{_environment(env)} ({n} cells)" for env, n in result.environments)
+        missing = result.cells - recorded
+        line = (f"Libraries: **the cells were computed under {len(result.environments)} setting(s)**: {kinds}"
+                + (f"; {missing} cells did not record theirs" if missing else "")
+                + ". A cell's numbers may differ between library versions.")
+    if threads:
+        line += " With more than one BLAS thread, a cell's CPU seconds count the threads' waiting."
+    return line + " "
+
+
 def _interrupted_lines(result):
     """The partial report's notice, and the rows the stop left unfinished or unreached."""
     lines = [f"**Partial report: the run was stopped by {result.interrupted}.** It covers the rows finished "
@@ -612,7 +647,7 @@ def write_report(results, out):
         lines += [f"## {paper.citation()}", "",
                   f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
                   "stored by an earlier run of the same command on the same data are read, not recomputed)"
-                  + _computing_time(result) + ". " + _table_times(result) + _code_line(result) + _ties_line(cells) +
+                  + _computing_time(result) + ". " + _table_times(result) + _code_line(result) + _environment_line(result) + _ties_line(cells) +
                   "Verdicts of the protocol's cells: " + (", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
                                                            or "none yet")
                   + (f"; of the check experiments: {', '.join(f'{n} {k}' for k, n in sorted(checked.items()))}"
@@ -673,6 +708,7 @@ def write_report(results, out):
             "complete": not result.interrupted, "interrupted": result.interrupted or None,
             "cells_finished": result.cells, "cells_computed": result.computed,
             "cell_seconds": result.cell_seconds, "cells_timed": result.cells_timed,
+            "environments": [{"environment": env, "cells": n} for env, n in result.environments],
             "unfinished": [{"table": t, "row": row, "cells_stored": stored, "reached": stored is not None}
                            for (t, row), stored in result.unfinished.items()]})
     md_path, json_path = out / "report.md", out / "report.json"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from importlib.metadata import version as _version_of
 import signal
 import threading
 import time
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import train_test_split
+from threadpoolctl import threadpool_info
 
 from .. import _validation
 from . import datasets as _datasets
@@ -132,6 +134,22 @@ class Progress:
                 f"{self.elapsed:.0f} s, about {left} left")
 
 
+#: The libraries whose numbers a cell's computation runs through, by their distribution names.
+LIBRARIES = ("numpy", "scipy", "scikit-learn")
+
+
+def environment() -> dict:
+    """What a cell's numbers depend on besides kernelviz's code (which its key's code version names):
+    the numerical libraries' versions, and the BLAS threads in effect (the most any loaded BLAS uses).
+
+    Recorded with every cell computed since 2026-11-29. The code version alone did not tell two runs
+    apart: the MCPM paper's run of 2026-11-28 gave SCM(RBF-PPK) on a Twonorm partition 0.9730 where its
+    own code, run a day later in a Python environment installed again, gives 0.9797 at the same
+    parameters; and its CPU times counted a second BLAS thread's waiting (docs/reproduction/mcpm)."""
+    threads = [lib["num_threads"] for lib in threadpool_info() if lib.get("user_api") == "blas"]
+    return {**{name: _version_of(name) for name in LIBRARIES}, "blas_threads": max(threads, default=1)}
+
+
 @dataclass
 class _Tally:
     """The cells finished (computed, or read from the store) and those computed, over a context's
@@ -142,6 +160,8 @@ class _Tally:
     #: digest → the seconds the cell took to compute, whenever that was (cells stored before
     #: cells recorded it have none)
     seconds: dict = field(default_factory=dict)
+    #: digest → the cell's :func:`environment` (cells stored before cells recorded it have none)
+    environments: dict = field(default_factory=dict)
     computed: set = field(default_factory=set)
 
 
@@ -306,7 +326,7 @@ class _Tracker:
             started, written = CLOCK.now(), store.written
             # the cell keeps its own computing time: a full protocol's cells are computed over
             # several invocations, and each report sums them (RunResult.cell_seconds)
-            result = {**compute(), "seconds": round(CLOCK.now() - started, 3)}
+            result = {**compute(), "seconds": round(CLOCK.now() - started, 3), "environment": environment()}
             try:
                 store.put(key, result)
             finally:  # a stop right after the write still counts the cell it stored
@@ -323,6 +343,8 @@ class _Tracker:
             self.tally.done.add(key.digest())
         if "seconds" in result:
             self.tally.seconds[key.digest()] = result["seconds"]
+        if "environment" in result:
+            self.tally.environments[key.digest()] = result["environment"]
             column.timed += 1
             column.recorded += result["seconds"]
         column.cells += 1
@@ -437,6 +459,8 @@ class RunResult:
     cell_seconds: float = 0.0  # the computing time of those cells, whichever invocation computed them
     cells_timed: int = 0  # the cells that recorded it (cells stored before they did have none)
     code: str = ""  # the code version every cell of this run was computed by (version.code_version)
+    #: [(environment, cells)]: each :func:`environment` the run's cells recorded, with how many recorded it
+    environments: list = field(default_factory=list)
     #: table -> (computing seconds of the cells its rows read, cells that recorded them, cells); a cell
     #: read by several tables (CkRBF's grids) counts in each
     table_seconds: dict = field(default_factory=dict)
