@@ -430,6 +430,28 @@ def test_mcpm_cells_time_training_and_testing_and_the_time_claim_is_decided(tmp_
     assert timed["verdict"].startswith("timed: ")
 
 
+def test_a_time_claim_on_cells_timed_with_two_blas_threads_is_undecided(tmp_path):
+    """CPU seconds count a second BLAS thread's waiting: MCPM's run of 2026-11-28, timed with two
+    threads, said Twonorm's MCPM tests no faster than the kernel MPM (0.185 s against 0.150 s), where
+    one thread gives 0.018 s against 0.035 s. A "faster" claim on cells that recorded more than one
+    thread is undecided, and the report says why; the accuracy claims are decided as before."""
+    result = run("mcpm", tables=["II"], out=tmp_path, settings=tiny(repetitions=2, max_points=80))
+    assert result.environments and all(env["blas_threads"] == 1 for env, _ in result.environments)
+    cells = report.compare(result)
+    one = {r["claim"]: r["status"] for r in claims.evaluate("mcpm", cells, blas_threads=1) if r["table"] == "II"}
+    two = {r["claim"]: r["status"] for r in claims.evaluate("mcpm", cells, blas_threads=2) if r["table"] == "II"}
+    timed = [c for c in one if "faster" in c]
+    assert len(timed) == 2
+    for claim in one:
+        if claim in timed:
+            assert two[claim] == "undecided: timed with 2 BLAS threads (CPU seconds count the threads' waiting)"
+        else:
+            assert two[claim] == one[claim]
+    result.environments = [({**env, "blas_threads": 2}, n) for env, n in result.environments]
+    md, _ = report.write_report(result, tmp_path)
+    assert md.read_text().count("undecided: timed with 2 BLAS threads") == 2
+
+
 def test_earlier_code_cells_are_found_under_another_numpys_float_text_and_never_computed(tmp_path):
     """The committed full reports are re-judged from cells stored before cells carried a code version;
     their keys spell γ = 10⁻⁵ as another numpy printed it."""

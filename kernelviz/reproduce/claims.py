@@ -369,7 +369,7 @@ def _pairable(cell):
     return ()
 
 
-def evaluate(paper, cells, not_papers=None):
+def evaluate(paper, cells, not_papers=None, blas_threads=None):
     """Every claim of ``paper`` decided on ``cells`` (the report's compared cells): a list of
     ``{"claim", "table", "status", "summary", "cells", "flagged", "excluded", "paper_on_these_rows"}``.
 
@@ -381,7 +381,11 @@ def evaluate(paper, cells, not_papers=None):
     out ("holds", "does not hold"). ``not_papers`` maps (table, row) to how the row's data differ
     from the paper's: such a row does not decide a claim (CKSVMNDA's Breast-Cancer run on the
     Wisconsin set, 683 × 10, is another experiment than the paper's Ljubljana set, 277 × 9); the
-    claim lists it in ``excluded`` with the reason.
+    claim lists it in ``excluded`` with the reason. ``blas_threads``: the most BLAS threads any of the
+    cells recorded (None when none recorded it): a "faster" claim compares CPU seconds, which with more
+    than one thread count the threads' waiting (the MCPM run of 2026-11-28: a kernel MPM fit took 2.95 ×
+    the CPU seconds with two threads on a free core, 212 × beside another BLAS process), so on such
+    cells it is undecided.
     """
     not_papers = not_papers or {}
     out = []
@@ -415,6 +419,9 @@ def evaluate(paper, cells, not_papers=None):
                                      + ("no row is left" if again is None else again_summary))
                 if again is not holds:
                     record["status"] = "undecided: rests on untrustworthy cells"
+            if claim.test == "faster" and (blas_threads or 1) > 1:
+                record["status"] = (f"undecided: timed with {blas_threads} BLAS threads (CPU seconds count "
+                                    "the threads' waiting)")
             theirs, _, _ = decide(claim, _published_table(claim, rows))
             record["paper_on_these_rows"] = None if theirs is None else ("holds" if theirs else "does not hold")
         out.append(record)

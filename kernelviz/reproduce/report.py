@@ -643,7 +643,8 @@ def write_report(results, out):
             kind = c["verdict"].split()[0].rstrip(":")
             tally = checked if c["variant"] else counts
             tally[kind] = tally.get(kind, 0) + 1
-        claims = _claims.evaluate(result.paper, cells, _not_papers(result))
+        threads = [env["blas_threads"] for env, _ in result.environments if "blas_threads" in env]
+        claims = _claims.evaluate(result.paper, cells, _not_papers(result), max(threads, default=None))
         lines += [f"## {paper.citation()}", "",
                   f"Run: `{result.settings.describe()}` settings, {result.seconds:.0f} s in this invocation (cells "
                   "stored by an earlier run of the same command on the same data are read, not recomputed)"
