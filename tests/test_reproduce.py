@@ -345,8 +345,11 @@ def test_every_cell_records_the_libraries_and_blas_threads_it_was_computed_with(
 
     from kernelviz.reproduce import runner
 
+    from threadpoolctl import threadpool_limits
+
     settings = tiny(max_points=50)
-    _run_stopped_at_the_third_cell(tmp_path, monkeypatch, settings)  # two cells, computed one BLAS thread
+    with threadpool_limits(limits=1, user_api="blas"):  # as `kernelviz reproduce` computes (kernelviz._threads)
+        _run_stopped_at_the_third_cell(tmp_path, monkeypatch, settings)  # two cells
     first = list(store.ResultStore(tmp_path).scan().values())
     assert first and all(r["environment"] == {"numpy": version("numpy"), "scipy": version("scipy"),
                                                "scikit-learn": version("scikit-learn"), "blas_threads": 1}
