@@ -298,8 +298,8 @@ def test_a_drawn_point_appears_on_the_canvas_before_the_server_answers(server, p
     points = parse_qs(urlparse(page.url).query)["points"][0].split("~")
     assert len(points) == 4
     (x3, y3, label3), (x4, y4, _) = (map(float, p.split("_")) for p in points[2:])
-    assert (x3, y3, label3) == (pytest.approx(1.5, abs=0.05), pytest.approx(1.5, abs=0.05), 1.0)
-    assert (x4, y4) == (pytest.approx(-1.5, abs=0.05), pytest.approx(-1.5, abs=0.05))
+    assert (x3, y3, label3) == (pytest.approx(1.5, abs=0.05), pytest.approx(1.5, abs=0.05), 1.0), live_drag.CLICKS[-2:]
+    assert (x4, y4) == (pytest.approx(-1.5, abs=0.05), pytest.approx(-1.5, abs=0.05)), live_drag.CLICKS[-2:]
 
 
 def test_cancel_keeps_the_finished_cells_and_the_page_usable(server, page):

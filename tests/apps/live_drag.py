@@ -512,14 +512,30 @@ def canvas_point(page, fraction_x: float, fraction_y: float) -> tuple[float, flo
     }""", [fraction_x, fraction_y]))
 
 
+def canvas_box(page) -> list[float]:
+    """The drawing canvas's box on the page: left, top, width, height."""
+    return page.locator(DRAW_CANVAS).evaluate(
+        "(canvas) => { const b = canvas.getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; }")
+
+
+#: Each click of :func:`click_canvas`: where it was aimed, and the canvas's box just before it was aimed and
+#: once its point was drawn. A point drawn off its mark (once in about a hundred runs of a loaded machine)
+#: puts these in its failure's message: they say whether the canvas moved or changed size under the click.
+CLICKS: list[dict] = []
+
+
 def click_canvas(page, fraction_x: float, fraction_y: float) -> float:
     """Click the drawing canvas at a share of its plot square; seconds until one more point is drawn."""
     before = count_drawn(page)
+    box_before = canvas_box(page)
     x, y = canvas_point(page, fraction_x, fraction_y)
     start = time.perf_counter()
     page.mouse.click(x, y)
     page.locator(f'{DRAW}[data-points="{before + 1}"]').wait_for()
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    CLICKS.append({"share": (fraction_x, fraction_y), "at": (x, y), "box_before": box_before,
+                   "box_after": canvas_box(page)})
+    return seconds
 
 
 def switch_view(page, button: str, title: str) -> float:
