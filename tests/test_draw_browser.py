@@ -132,8 +132,8 @@ def test_twenty_quick_clicks_on_a_busy_machine_all_arrive_in_order(server, page)
     drawn = decode_points(link(page)["points"])
     assert len(drawn) == 22
     expected = [(-3 + 6 * fx, 3 - 6 * fy) for fx, fy in shares]
-    for (x, y, label), (ex, ey) in zip(drawn[2:], expected):
-        assert (x, y, label) == (pytest.approx(ex, abs=0.05), pytest.approx(ey, abs=0.05), 1.0)
+    for (x, y, label), (ex, ey), click in zip(drawn[2:], expected, live_drag.CLICKS[-20:]):
+        assert (x, y, label) == (pytest.approx(ex, abs=0.05), pytest.approx(ey, abs=0.05), 1.0), click
 
 
 def test_a_click_right_after_undo_is_kept_and_the_undo_too(server, page):
