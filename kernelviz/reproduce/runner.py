@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from importlib.metadata import version as _version_of
 import signal
 import threading
 import time
 from dataclasses import dataclass, field
+from importlib.metadata import version as _version_of
 
 import numpy as np
 from sklearn.model_selection import train_test_split
