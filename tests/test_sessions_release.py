@@ -213,8 +213,11 @@ def test_closed_sessions_release_their_lattices_grid_searches_and_jobs(counting_
     searched, page = open_session(browser, f"{url}/?view=grid&{SMALL}&grid_steps=3&cv=2")
     page.get_by_role("button", name="Run grid search").click()
     live_drag.grid_search_finished(page)
-    # a long grid search, running when its session closes
-    searching, page = open_session(browser, f"{url}/?view=grid&{SMALL}&grid_steps=15&cv=10")
+    # a long grid search, running when its session closes: on 1,000 points, about 70 s beside one busy process.
+    # On the 120 points of the others it took 9 s, and a loaded fresh-clone CI (2026-11-29) read the counts
+    # after it had ended ("running jobs": 0)
+    searching, page = open_session(browser, f"{url}/?view=grid&gen_params=n_samples:1000&kernels=rbf,ckrbf"
+                                            "&grid_steps=15&cv=10")
     page.get_by_role("button", name="Run grid search").click()
     page.get_by_role("button", name="Cancel").wait_for()
 
