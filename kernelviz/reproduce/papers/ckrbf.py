@@ -248,12 +248,16 @@ def _one_index(values, target):
     return int(matches[0]) if len(matches) else None
 
 
-def _measure(context, table_id, row, column, values, cells, y, read=None, notes=(), variant="", C_index=None):
+def _measure(context, table_id, row, column, values, cells, y, read=None, notes=(), variant="", C_index=None,
+             sides=None):
     """The table's measurement of ``column``; ``read``: per repetition, ``(i_C, i_γ, tied)`` of the
     grid cell its value is read from and of the cells tied with it (Tables 2–4), whose parameters,
     per-fold scores and predicted class counts go into the value's record (the grid-edge, tied-best,
     one-class and identical-to diagnostics, and the claims' paired tests, read them). ``C_index``:
-    the value is read in the row C = Cs[C_index] alone, whose fits its capped share counts."""
+    the value is read in the row C = Cs[C_index] alone, whose fits its capped share counts.
+    ``sides``: the cells of each kernel a comparison reads (Table 5); its capped share is the larger
+    of theirs, since a comparison is as sound as its less converged side (pooled, RBF's fits, which
+    never cap, halved the CkRBF kernel's share)."""
     Cs, gammas, folds, repetitions = _grid(context)
     grid = {"C": list(Cs), "gamma": list(gammas)} if table_id in ("2", "3", "6") else {"gamma": list(gammas)}
     names = list(grid)
@@ -276,8 +280,10 @@ def _measure(context, table_id, row, column, values, cells, y, read=None, notes=
                 record["predicted_folds"] = counts
                 record["predicted"] = _summed(counts)
         parts.append(record)
+    shares = [_capped_share(side, C_index) for side in (sides or [cells])]
+    shares = [share for share in shares if share is not None]
     return Measurement(PAPER, table_id, row, column, _METRICS[table_id], values, _protocol(context),
-                       _SELECTION[table_id], context.source(row), _capped_share(cells, C_index), variant=variant,
+                       _SELECTION[table_id], context.source(row), max(shares) if shares else None, variant=variant,
                        notes=list(notes), parts=parts, grid=grid)
 
 
@@ -363,7 +369,8 @@ def _win_table(context):
                         rates.append(float(np.mean([a[w].max() > b[w].max() for w in windows])))
                     out.append(_measure(context, "5", row, f"C{k}RBF>{other}", rates, ck + grids[other], y,
                                         notes=[f"{len(windows)} of the paper's 6 windows are in the grid"]
-                                        if len(windows) < 6 else [], variant=variant, C_index=i))
+                                        if len(windows) < 6 else [], variant=variant, C_index=i,
+                                        sides=[ck, grids[other]]))
     return out
 
 
