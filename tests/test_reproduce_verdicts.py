@@ -235,7 +235,8 @@ def test_ckrbf_table_5_trusts_a_comparison_no_more_than_its_less_converged_kerne
                 "fits": scores.size * folds}
 
     grids = {**{f"C{k}RBF": [grid(2 if k == 2 else 0)] for k in (2, 3, 4)}, "RBF": [grid(0)], "mRBF": [grid(0)]}
-    monkeypatch.setattr(ckrbf, "_grids_for", lambda context, table_id, row, unit_scale=False: (grids, np.arange(20) % 2))
+    labels = np.arange(20) % 2
+    monkeypatch.setattr(ckrbf, "_grids_for", lambda context, table_id, row, unit_scale=False: (grids, labels))
     shares = {m.model: m.capped_share for m in ckrbf._win_table(context) if not m.variant}
     assert shares["C2RBF>RBF"] == shares["C2RBF>mRBF"] == pytest.approx(2 / folds)  # pooled with RBF's: half of it
     assert shares["C3RBF>RBF"] == 0
