@@ -59,7 +59,7 @@ def test_a_dragged_point_refits_every_panel_during_the_drag_and_stays_where_it_i
     top = page.locator(".kv-plot").first.evaluate("(r) => r.getBoundingClientRect().top")
     result = live_drag.drag_point(page, seconds=3.0, radius=50, release=False)
     # refitted figures came while the point moved, and the panels changed with them
-    page.wait_for_function("() => Object.keys(window.__kvEdit.painted).length >= 2")
+    live_drag.wait_for_refits(page, 2)
     during = figure_state(page)
     assert during["fields"] != before["fields"]
     # nothing above the figure came or went: it did not move under the pointer

@@ -640,3 +640,18 @@ def drag_point(page, seconds: float = 4.0, radius: float = 60.0, index: int = 3,
     latencies = [(probe["painted"][seq] - sent) / 1000 for seq, sent in probe["sent"].items() if seq in probe["painted"]]
     return {"refits": len(probe["painted"]), "seconds": elapsed, "latencies": latencies, "release": released,
             "start": (point["x"], point["y"]), "end": (x, y), "point": point, "runs": probe["runs"]}
+
+
+def wait_for_refits(page, count: int) -> None:
+    """Wait until ``count`` refitted figures of a dragged point (``drag_point``'s probe) are drawn; a
+    timeout says what the figure and the page had sent, answered and drawn by then."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("(n) => Object.keys(window.__kvEdit.painted).length >= n", arg=count)
+    except PlaywrightTimeout:
+        state = page.locator(".kv-plot").first.evaluate("""(root) => ({
+            probe: window.__kvEdit, figure: {...root.dataset}, figures: document.querySelectorAll('.kv-plot').length,
+            script: document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state'),
+            errors: [...document.querySelectorAll('[data-testid="stException"], .kv-plot-error')].map((e) => e.textContent)})""")
+        raise AssertionError(f"fewer than {count} refitted figures were drawn while the point was held: {state}") from None

@@ -153,3 +153,52 @@ test("with editing off nothing is sent, and a stopped figure no longer hears the
     uninstall();
   }
 });
+
+// ---------------------------------------------------------------------------- moves that go unanswered
+import { mock } from "node:test";
+import { RESEND_MS } from "../../kernelviz/components/plot/edit.js";
+
+test("a move left unanswered is sent again while the pointer rests, and a late answer to it still counts", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const page = editablePage([[2, 2, 1], [5, 5, -1]]);
+  try {
+    const { view, sent, fire, window } = page;
+    fire(view.root, "pointerdown", 20, 80);
+    fire(window, "pointermove", 30, 70);  // move 1: (3, 3)
+    mock.timers.tick(RESEND_MS - 1);
+    assert.equal(sent.length, 1);
+    // no answer in time (a run that never came): the same position goes again, under a new number,
+    // with no pointer move to prompt it (a hand that holds still)
+    mock.timers.tick(1);
+    assert.equal(sent.length, 2);
+    assert.deepEqual(sent[1][1].moving, { seq: 2, index: 0, x: 3, y: 3 });
+    fire(window, "pointermove", 50, 50);  // move 2 is on its way: (5, 5) waits
+    assert.equal(sent.length, 2);
+    // move 1's figure comes after all: it draws the point at (3, 3), which goes under the pointer, and
+    // the figure counts as a refit drawn; move 2 is still awaited, so nothing more goes yet
+    view.payload = { edit: { ...view.payload.edit, moved: 1 } };
+    const late = { x: [3, 5], y: [3, 5] };
+    editArrived(view);
+    editDrawn(view, [late]);
+    assert.deepEqual([late.x[0], late.y[0]], [5, 5]);
+    assert.equal(view.edit.answered, 1);
+    assert.equal(sent.length, 2);
+    // move 2's figure: the point under the pointer again, and the pointer's position goes next
+    view.payload = { edit: { ...view.payload.edit, moved: 2 } };
+    const answer = { x: [3, 5], y: [3, 5] };
+    editArrived(view);
+    editDrawn(view, [answer]);
+    assert.deepEqual([answer.x[0], answer.y[0]], [5, 5]);
+    assert.equal(view.edit.answered, 2);
+    assert.deepEqual(sent[2][1].moving, { seq: 3, index: 0, x: 5, y: 5 });
+    // once released, nothing is sent again however long the answer takes
+    fire(window, "pointerup", 50, 50);
+    const count = sent.length;
+    mock.timers.tick(10 * RESEND_MS);
+    assert.equal(sent.length, count);
+  } finally {
+    page.stop();
+    uninstall();
+    mock.timers.reset();
+  }
+});

@@ -10,7 +10,10 @@
 // script run. The move goes to Python as the state `edit.moving` = {seq, index, x, y}; Python
 // refits every stage on the data with the point there and sends the figure back. The next position
 // goes only once that figure has come (its `moved` is the move's seq): the latest position always
-// wins, and refits never queue behind each other. The release, a click on empty space and a
+// wins, and refits never queue behind each other. A move left unanswered (a run that never came,
+// say a reload) goes again after RESEND_MS under a new number, also while the pointer rests; the
+// figure of the earlier number may still come, and is a refit like any other: every number sent
+// keeps its position, so that each figure's point is found where that figure drew it. The release, a click on empty space and a
 // removal are edits, numbered in the page's outbox (../outbox.js) and sent until Python has
 // applied them, so that none is lost or applied twice, whatever the load.
 
@@ -19,7 +22,7 @@ import { acknowledge, createOutbox, pending, post } from "../outbox.js";
 // A press that moves less than this many pixels is a click.
 export const CLICK_PX = 4;
 // A move not answered within this time is sent again (a run that never came, say a reload).
-const RESEND_MS = 3000;
+export const RESEND_MS = 3000;
 
 // One outbox per load of the page, shared by the figures and kept across remounts (as the drawing
 // canvas's): Python keeps the last number it applied per token.
@@ -101,32 +104,38 @@ export function editDrawn(view, layers) {
   const released = view.edit && view.edit.released;
   const drag = (view.edit && view.edit.drag) || (released && released.drag);
   if (!drag) return;
-  const answered = drag.sentSeq > 0 && view.payload.edit.moved >= drag.sentSeq;
-  // the new figure draws the point where the last answered move put it (before any, where it was)
-  const drawnAt = answered ? drag.sentAt : (drag.answeredAt || drag.origin);
-  if (answered) {
-    drag.answeredAt = drag.sentAt;
-    drag.inFlight = false;
-    view.edit.answered = drag.sentSeq;  // plot.js marks it painted (data-edit-painted) once Plotly has drawn it
+  const moved = view.payload.edit.moved;
+  if (drag.sent.has(moved)) {  // the figure of a move sent (the latest, or one sent again since)
+    drag.answeredAt = drag.sent.get(moved);
+    for (const seq of drag.sent.keys()) if (seq <= moved) drag.sent.delete(seq);
+    if (moved === drag.sentSeq) drag.inFlight = false;
+    view.edit.answered = moved;  // plot.js marks it painted (data-edit-painted) once Plotly has drawn it
   }
-  moveMarkers(layers, drawnAt, drag.at);
+  // the new figure draws the point where the latest answered move put it (before any, where it was)
+  moveMarkers(layers, drag.answeredAt || drag.origin, drag.at);
   drag.shown = drag.at;
   if (!released) sendMove(view);
 }
 
-function sendMove(view) {
+// The dragged point's position goes to Python, unless a move is on its way or this position went
+// last; `again`: the move on its way went unanswered, and goes again.
+function sendMove(view, again = false) {
   const drag = view.edit && view.edit.drag;
   if (!drag || !drag.moved) return;
-  const now = performance.now();
-  if (drag.inFlight && now - drag.sentTime < RESEND_MS) return;
-  if (drag.sentAt && drag.sentAt[0] === drag.at[0] && drag.sentAt[1] === drag.at[1] && !drag.inFlight) return;
+  if (!again && drag.inFlight) return;
+  if (!again && drag.sentAt && drag.sentAt[0] === drag.at[0] && drag.sentAt[1] === drag.at[1]) return;
   view.edit.seq += 1;
-  drag.sentSeq = view.edit.seq;
+  const seq = view.edit.seq;
+  drag.sentSeq = seq;
   drag.sentAt = drag.at.slice();
-  drag.sentTime = now;
+  drag.sent.set(seq, drag.sentAt);
   drag.inFlight = true;
-  view.root.dataset.editSent = String(drag.sentSeq);  // for tests: the moves sent
-  view.setStateValue("edit", state({ seq: drag.sentSeq, index: drag.index, x: drag.at[0], y: drag.at[1] }));
+  clearTimeout(drag.resend);
+  drag.resend = setTimeout(() => {
+    if (view.edit && view.edit.drag === drag && drag.inFlight && drag.sentSeq === seq) sendMove(view, true);
+  }, RESEND_MS);
+  view.root.dataset.editSent = String(seq);  // for tests: the moves sent
+  view.setStateValue("edit", state({ seq, index: drag.index, x: drag.at[0], y: drag.at[1] }));
 }
 
 // An edit joins the outbox and goes to Python with every one not yet applied: its number.
@@ -184,7 +193,7 @@ export function listenForEdits(view, hooks) {
       const where = dataAt(view, event.clientX, event.clientY, hooks);
       view.edit.drag = { index: hit.index, start: [event.clientX, event.clientY], origin: [hit.x, hit.y],
                          shown: [hit.x, hit.y], at: [hit.x, hit.y], moved: false, inFlight: false, sentSeq: 0,
-                         sentAt: null, answeredAt: null, sentTime: 0,
+                         sentAt: null, sent: new Map(), answeredAt: null, resend: null,
                          panel: where && { xaxis: where.xaxis, yaxis: where.yaxis } };
       root.dataset.editing = "drag";
       hooks.hideHover(view);  // the point's label would stay where the point was
@@ -229,6 +238,7 @@ export function listenForEdits(view, hooks) {
     view.edit.drag = null;
     view.edit.press = null;
     if (drag) {
+      clearTimeout(drag.resend);
       root.dataset.editing = "";
       if (drag.moved) {
         const number = sendEdit(view, ["move", drag.index, drag.at[0], drag.at[1], 0]);
@@ -247,6 +257,7 @@ export function listenForEdits(view, hooks) {
   };
   const cancel = () => {
     if (view.edit) {
+      if (view.edit.drag) clearTimeout(view.edit.drag.resend);
       view.edit.drag = null;
       view.edit.press = null;
     }
