@@ -13,9 +13,9 @@
 // wins, and refits never queue behind each other. A move left unanswered (a run that never came,
 // say a reload) goes again after RESEND_MS under a new number, also while the pointer rests; the
 // figure of the earlier number may still come, and is a refit like any other: every number sent
-// keeps its position, so that each figure's point is found where that figure drew it. The release, a click on empty space and a
-// removal are edits, numbered in the page's outbox (../outbox.js) and sent until Python has
-// applied them, so that none is lost or applied twice, whatever the load.
+// keeps its position, so that each figure's point is found where that figure drew it. The release,
+// a click on empty space and a removal are edits, numbered in the page's outbox (../outbox.js) and
+// sent until Python has applied them, so that none is lost or applied twice, whatever the load.
 
 import { acknowledge, createOutbox, pending, post } from "../outbox.js";
 
