@@ -176,19 +176,19 @@ test("a move left unanswered is sent again while the pointer rests, and a late a
     assert.equal(sent.length, 2);
     // move 1's figure comes after all: it draws the point at (3, 3), which goes under the pointer, and
     // the figure counts as a refit drawn; move 2 is still awaited, so nothing more goes yet
-    view.payload = { edit: { ...view.payload.edit, moved: 1 } };
-    const late = { x: [3, 5], y: [3, 5] };
-    editArrived(view);
-    editDrawn(view, [late]);
-    assert.deepEqual([late.x[0], late.y[0]], [5, 5]);
+    // (both figures draw the point at (3, 3), where both moves put it: their markers as drawn come back)
+    const figureOf = (moved) => {
+      view.payload = { edit: { ...view.payload.edit, moved } };
+      const markers = { x: [3, 5], y: [3, 5] };
+      editArrived(view);
+      editDrawn(view, [markers]);
+      return [markers.x[0], markers.y[0]];
+    };
+    assert.deepEqual(figureOf(1), [5, 5]);
     assert.equal(view.edit.answered, 1);
     assert.equal(sent.length, 2);
     // move 2's figure: the point under the pointer again, and the pointer's position goes next
-    view.payload = { edit: { ...view.payload.edit, moved: 2 } };
-    const answer = { x: [3, 5], y: [3, 5] };
-    editArrived(view);
-    editDrawn(view, [answer]);
-    assert.deepEqual([answer.x[0], answer.y[0]], [5, 5]);
+    assert.deepEqual(figureOf(2), [5, 5]);
     assert.equal(view.edit.answered, 2);
     assert.deepEqual(sent[2][1].moving, { seq: 3, index: 0, x: 5, y: 5 });
     // once released, nothing is sent again however long the answer takes
